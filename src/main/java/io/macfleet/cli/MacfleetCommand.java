@@ -1,0 +1,20 @@
+package io.macfleet.cli;
+
+import picocli.CommandLine.Command;
+
+/**
+ * The root of the `macfleet` command line. Subcommands are registered here.
+ */
+@Command(name = "macfleet",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        description = "Fleet management and provisioning for Mac Studio clusters running local LLM inference.",
+        subcommands = {ServeCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+                "0:success",
+                "1:a check failed (invalid inventory, drift, failed provisioning step, ...)",
+                "2:usage or input error (bad option, unreadable file, unknown machine)",
+                "3:stopped at a step that needs a person (non-interactive mode)"})
+public class MacfleetCommand {
+}

@@ -1,0 +1,48 @@
+package io.macfleet.cli;
+
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.QuarkusApplication;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import jakarta.inject.Inject;
+import picocli.CommandLine;
+
+/**
+ * One program that is both the CLI and the service. The command line is looked at before Quarkus boots:
+ * only `macfleet serve` may open the HTTP listener and run the scheduler, every other command is one-shot
+ * (the pattern Keycloak uses for its `kc.sh` commands).
+ */
+@QuarkusMain
+public class MacfleetMain implements QuarkusApplication {
+
+    @Inject
+    CommandLine.IFactory factory;
+
+    public static void main(String... args) {
+        if (!isServe(args)) {
+            System.setProperty("quarkus.http.host-enabled", "false");
+            System.setProperty("quarkus.scheduler.enabled", "false");
+            System.setProperty("quarkus.banner.enabled", "false");
+            if (System.getProperty("quarkus.log.console.level") == null) {
+                System.setProperty("quarkus.log.console.level", "WARN");
+            }
+        }
+        Quarkus.run(MacfleetMain.class, args);
+    }
+
+    static boolean isServe(String... args) {
+        for (String argument : args) {
+            if (argument.startsWith("-")) {
+                continue;
+            }
+            return argument.equals("serve") || argument.equals("demo");
+        }
+        return false;
+    }
+
+    @Override
+    public int run(String... args) {
+        return new CommandLine(MacfleetCommand.class, factory)
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .execute(args);
+    }
+}
