@@ -1,0 +1,241 @@
+package io.macfleet.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.macfleet.database.DatabaseException;
+import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.inventory.ExampleInventory;
+import io.macfleet.inventory.InventoryDirectoryException;
+import io.macfleet.inventory.InventoryError;
+import io.macfleet.inventory.InventoryLoader;
+import io.macfleet.inventory.LoadResult;
+import io.macfleet.inventory.Plan;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * `macfleet inventory ...`: validate, plan and apply the GitOps inventory (the desired state of the fleet).
+ */
+@Command(name = "inventory", mixinStandardHelpOptions = true,
+        description = "Validate, plan and apply the YAML inventory (the desired state of the fleet).",
+        subcommands = {InventoryCommand.Validate.class, InventoryCommand.PlanCommand.class, InventoryCommand.Apply.class,
+                InventoryCommand.Example.class, InventoryCommand.Schema.class})
+public class InventoryCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return ExitCodes.USAGE;
+    }
+
+    static final ObjectMapper JSON = new ObjectMapper().findAndRegisterModules().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /** Loads and prints the errors; null when the inventory is invalid. */
+    static LoadResult load(Path directory, PrintWriter err) {
+        LoadResult result = InventoryLoader.load(directory);
+        for (InventoryError error : result.errors()) {
+            err.println(error);
+        }
+        if (!result.valid()) {
+            err.println(result.errors().size() + " error(s) in inventory " + directory);
+        }
+        err.flush();
+        return result;
+    }
+
+    static void printPlan(Plan plan, PrintWriter out) {
+        if (plan.isEmpty()) {
+            out.println("No changes. The stored desired state matches the inventory.");
+            return;
+        }
+        for (Plan.Change change : plan.changes()) {
+            String sign = switch (change.action()) {
+                case ADD -> "+";
+                case CHANGE -> "~";
+                case REMOVE -> "-";
+            };
+            out.println("  " + sign + " " + change.kind().name().toLowerCase() + " " + change.name());
+            if (change.action() == Plan.Action.REMOVE) {
+                continue;
+            }
+            for (Plan.FieldChange field : change.fields()) {
+                if (change.action() == Plan.Action.ADD) {
+                    out.println("      " + field.field() + " = " + field.after());
+                } else {
+                    out.println("      " + field.field() + ": " + (field.before() == null ? "(none)" : field.before()) + " -> "
+                            + (field.after() == null ? "(none)" : field.after()));
+                }
+            }
+        }
+        out.println();
+        out.println("Plan: " + plan.summary());
+    }
+
+    @Command(name = "validate", mixinStandardHelpOptions = true,
+            description = "Check an inventory directory: schema, names, addresses, references, topology, secrets.",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:the inventory is valid", "1:the inventory has errors (all listed as FILE:LINE:COLUMN: message)",
+                    "2:the directory cannot be read"})
+    static class Validate implements Callable<Integer> {
+        @Parameters(paramLabel = "DIR", description = "the inventory directory")
+        Path directory;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try {
+                LoadResult result = load(directory, spec.commandLine().getErr());
+                if (!result.valid()) {
+                    return ExitCodes.CHECK_FAILED;
+                }
+                spec.commandLine().getOut().printf("inventory %s is valid: %d cluster(s), %d machine(s)%n", directory,
+                        result.inventory().clusters().size(), result.inventory().machines().size());
+                return ExitCodes.OK;
+            } catch (InventoryDirectoryException e) {
+                spec.commandLine().getErr().println(e.getMessage());
+                return ExitCodes.USAGE;
+            }
+        }
+    }
+
+    @Command(name = "plan", mixinStandardHelpOptions = true,
+            description = "Show what apply would add, change and remove in the stored desired state; changes nothing.",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:the plan was shown (empty or not)", "1:the inventory has errors, or the database failed",
+                    "2:the directory cannot be read"})
+    static class PlanCommand implements Callable<Integer> {
+        @Parameters(paramLabel = "DIR", description = "the inventory directory")
+        Path directory;
+
+        @Option(names = "--json", description = "print the plan as JSON")
+        boolean json;
+
+        @Spec
+        CommandSpec spec;
+
+        @Inject
+        DesiredStateStore store;
+
+        @Override
+        public Integer call() throws IOException {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            try {
+                LoadResult result = load(directory, err);
+                if (!result.valid()) {
+                    return ExitCodes.CHECK_FAILED;
+                }
+                Plan plan = store.plan(result.inventory());
+                if (json) {
+                    out.println(JSON.writeValueAsString(Map.of("changes", plan.changes(), "add", plan.count(Plan.Action.ADD),
+                            "change", plan.count(Plan.Action.CHANGE), "remove", plan.count(Plan.Action.REMOVE))));
+                } else {
+                    printPlan(plan, out);
+                }
+                out.flush();
+                return ExitCodes.OK;
+            } catch (InventoryDirectoryException e) {
+                err.println(e.getMessage());
+                return ExitCodes.USAGE;
+            } catch (DatabaseException e) {
+                err.println("macfleet: " + e.getMessage());
+                return ExitCodes.CHECK_FAILED;
+            }
+        }
+    }
+
+    @Command(name = "apply", mixinStandardHelpOptions = true,
+            description = "Make the stored desired state match the inventory, in one transaction, recorded in the audit log.",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:applied (or nothing to change)", "1:the inventory has errors or the apply failed; nothing was changed",
+                    "2:the directory cannot be read"})
+    static class Apply implements Callable<Integer> {
+        @Parameters(paramLabel = "DIR", description = "the inventory directory")
+        Path directory;
+
+        @Option(names = "--actor", paramLabel = "NAME", description = "who applies, for the audit log (default: the OS user)")
+        String actor;
+
+        @Spec
+        CommandSpec spec;
+
+        @Inject
+        DesiredStateStore store;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            try {
+                LoadResult result = load(directory, err);
+                if (!result.valid()) {
+                    err.println("Nothing was applied.");
+                    return ExitCodes.CHECK_FAILED;
+                }
+                Plan plan = store.apply(result.inventory(), Actors.resolve(actor), directory.toAbsolutePath().normalize() + Actors.osUserNote(actor));
+                printPlan(plan, out);
+                out.println(plan.isEmpty() ? "Apply complete: nothing to do." : "Apply complete: " + plan.appliedSummary() + ".");
+                out.flush();
+                return ExitCodes.OK;
+            } catch (InventoryDirectoryException e) {
+                err.println(e.getMessage());
+                return ExitCodes.USAGE;
+            } catch (DatabaseException e) {
+                err.println("macfleet: apply failed, nothing was changed: " + e.getMessage());
+                return ExitCodes.CHECK_FAILED;
+            }
+        }
+    }
+
+    @Command(name = "example", mixinStandardHelpOptions = true,
+            description = "Write the example inventory (4 Mac Studio M3 Ultra, one cluster) into DIR.")
+    static class Example implements Callable<Integer> {
+        @Parameters(paramLabel = "DIR", description = "the directory to write (created if missing)")
+        Path directory;
+
+        @Option(names = "--force", description = "overwrite existing files")
+        boolean force;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try {
+                for (Path file : ExampleInventory.writeTo(directory, force)) {
+                    spec.commandLine().getOut().println("wrote " + file);
+                }
+                return ExitCodes.OK;
+            } catch (IOException e) {
+                spec.commandLine().getErr().println("macfleet: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+        }
+    }
+
+    @Command(name = "schema", mixinStandardHelpOptions = true, description = "Print the inventory JSON Schema.")
+    static class Schema implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            spec.commandLine().getOut().print(InventoryLoader.schemaText());
+            return ExitCodes.OK;
+        }
+    }
+}
