@@ -1,0 +1,128 @@
+package io.macfleet.database;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.macfleet.audit.AuditEvent;
+import io.macfleet.audit.AuditQuery;
+import io.macfleet.audit.JdbcAuditLog;
+import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.inventory.ExampleInventory;
+import io.macfleet.inventory.Inventory;
+import io.macfleet.inventory.InventoryLoader;
+import io.macfleet.inventory.LoadResult;
+import io.macfleet.inventory.Machine;
+import io.macfleet.inventory.Plan;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The same migrations and the same plan/apply/audit behaviour on every supported database: each subclass
+ * supplies a freshly migrated, empty database.
+ */
+abstract class DesiredStateContract {
+
+    @TempDir
+    Path directory;
+
+    abstract DataSource dataSource();
+
+    private Inventory example() throws Exception {
+        ExampleInventory.writeTo(directory, true);
+        LoadResult result = InventoryLoader.load(directory);
+        assertThat(result.errors()).isEmpty();
+        return result.inventory();
+    }
+
+    @Test
+    void planApplyPlanAgainIsEmptyAndChangesAreFieldLevel() throws Exception {
+        DesiredStateStore store = new DesiredStateStore(dataSource());
+        Inventory inventory = example();
+
+        Plan first = store.plan(inventory);
+        assertThat(first.count(Plan.Action.ADD)).isEqualTo(5);
+        assertThat(store.machines(null)).as("plan changes nothing").isEmpty();
+
+        assertThat(store.apply(inventory, "alice", "test")).isEqualTo(first);
+        assertThat(store.plan(inventory).isEmpty()).isTrue();
+        assertThat(store.machines("llm-a")).extracting(machine -> machine.get("name"))
+                .containsExactly("studio-01", "studio-02", "studio-03", "studio-04");
+        assertThat(store.cluster("llm-a").orElseThrow().get("machines")).isEqualTo(List.of("studio-01", "studio-02", "studio-03", "studio-04"));
+
+        Files.writeString(directory.resolve("machines.yaml"), Files.readString(directory.resolve("machines.yaml"))
+                .replace("groups: [studio-256]", "groups: [studio-512]")
+                .replace("  - name: studio-02\n    address: 192.168.50.12", "  - name: studio-05\n    address: 192.168.50.15"));
+        String clusters = Files.readString(directory.resolve("clusters.yaml"));
+        Files.writeString(directory.resolve("clusters.yaml"), clusters.substring(0, clusters.indexOf("      links:"))
+                + clusters.substring(clusters.indexOf("    inference:")));
+        LoadResult changedResult = InventoryLoader.load(directory);
+        assertThat(changedResult.errors()).isEmpty();
+        Inventory changed = changedResult.inventory();
+        Plan second = store.plan(changed);
+        assertThat(second.changes()).extracting(change -> change.action() + " " + change.name()).containsExactly(
+                "CHANGE llm-a", "REMOVE studio-02", "CHANGE studio-03", "CHANGE studio-04", "ADD studio-05");
+        assertThat(second.changes().getFirst().fields()).extracting(Plan.FieldChange::field, Plan.FieldChange::after)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("topology.links", null));
+        assertThat(second.changes().get(2).fields()).containsExactly(
+                new Plan.FieldChange("groups", "[studio-256]", "[studio-512]"),
+                new Plan.FieldChange("labels.memory", "256", "512"),
+                new Plan.FieldChange("memoryGb", "256", "512"));
+        store.apply(changed, "bob", "test");
+        assertThat(store.plan(changed).isEmpty()).isTrue();
+
+        JdbcAuditLog audit = new JdbcAuditLog(dataSource());
+        assertThat(audit.find(new AuditQuery(null, "inventory.apply", null, null, 10)))
+                .extracting(entry -> entry.event().actor()).containsExactly("bob", "alice");
+        assertThat(audit.find(new AuditQuery("studio-03", null, null, null, 10)))
+                .extracting(entry -> entry.event().action() + " " + entry.event().detail()).containsExactly(
+                        "inventory.machine.change machine studio-03: groups [studio-256] -> [studio-512]; labels.memory 256 -> 512; memoryGb 256 -> 512",
+                        "inventory.machine.add machine studio-03");
+    }
+
+    @Test
+    void aFailedApplyChangesNothing() throws Exception {
+        DesiredStateStore store = new DesiredStateStore(dataSource());
+        Inventory inventory = example();
+        List<Machine> machines = new ArrayList<>(inventory.machines());
+        Machine last = machines.removeLast();
+        // A name longer than the column: the database rejects it after the cluster and three machines were written.
+        machines.add(new Machine("x".repeat(150), last.address(), last.ssh(), last.serialNumber(), last.model(), last.memoryGb(),
+                last.role(), last.cluster(), last.groups(), last.mdmEnrollmentId(), last.volumeOwner(), last.labels()));
+        Inventory broken = new Inventory(inventory.clusters(), machines, null);
+        long auditBefore = new JdbcAuditLog(dataSource()).find(AuditQuery.all()).size();
+
+        assertThatThrownBy(() -> store.apply(broken, "alice", "test")).isInstanceOf(DatabaseException.class);
+
+        assertThat(store.clusters()).isEmpty();
+        assertThat(store.machines(null)).isEmpty();
+        assertThat(new JdbcAuditLog(dataSource()).find(AuditQuery.all())).hasSize((int) auditBefore);
+        assertThat(store.plan(inventory).count(Plan.Action.ADD)).isEqualTo(5);
+    }
+
+    @Test
+    void theAuditLogFiltersAndKeepsNewestFirst() {
+        JdbcAuditLog audit = new JdbcAuditLog(dataSource());
+        Instant start = Instant.parse("2026-01-01T00:00:00Z");
+        audit.record(new AuditEvent(start, "alice", "studio-01", "ssh.exec", "uname -a", AuditEvent.Outcome.SUCCESS));
+        audit.record(new AuditEvent(start.plusSeconds(60), "bob", "studio-02", "ssh.exec", "reboot", AuditEvent.Outcome.FAILURE));
+        audit.record(new AuditEvent(start.plusSeconds(120), "alice", null, "inventory.apply", "", AuditEvent.Outcome.SUCCESS));
+
+        assertThat(audit.find(AuditQuery.all())).extracting(entry -> entry.event().detail()).containsExactly("", "reboot", "uname -a");
+        assertThat(audit.find(new AuditQuery(null, null, "alice", null, 100))).hasSize(2);
+        assertThat(audit.find(new AuditQuery("studio-02", "ssh.exec", null, null, 100)))
+                .singleElement().satisfies(entry -> {
+                    assertThat(entry.event().outcome()).isEqualTo(AuditEvent.Outcome.FAILURE);
+                    assertThat(entry.event().at()).isEqualTo(start.plusSeconds(60));
+                });
+        assertThat(audit.find(new AuditQuery(null, null, null, start.plusSeconds(60), 100))).hasSize(2);
+        assertThat(audit.find(new AuditQuery(null, null, null, null, 1))).extracting(entry -> entry.event().action())
+                .containsExactly("inventory.apply");
+        assertThatThrownBy(() -> new AuditQuery(null, null, null, null, 0)).hasMessageContaining("expected 1 to 10000");
+    }
+}
