@@ -50,6 +50,10 @@ public final class Database {
     }
 
     static AgroalDataSource pool(DatabaseSettings settings) {
+        // H2's AUTO_SERVER listener binds every interface unless told otherwise; sharing is for local processes only.
+        if (System.getProperty("h2.bindAddress") == null) {
+            System.setProperty("h2.bindAddress", "127.0.0.1");
+        }
         String password = settings.password() == null ? "" : settings.password().resolve();
         Class<?> driver = settings.postgresql() ? org.postgresql.Driver.class : org.h2.Driver.class;
         AgroalDataSourceConfigurationSupplier configuration = new AgroalDataSourceConfigurationSupplier()

@@ -443,6 +443,54 @@ class InventoryLoaderTest {
     }
 
     @Test
+    void groupsDefaultsAndTheMdmServerAreDefinedOnce() throws IOException {
+        write("more.yaml", """
+                defaults:
+                  model: Mac16,9
+                groups:
+                  small:
+                    memoryGb: 128
+                mdm:
+                  url: https://mdm.example.com
+                """);
+        assertThat(errorsOf(loadWith("mdm.yaml", """
+                mdm:
+                  url: https://mdm.example.com
+                  apiToken: env:MDM_TOKEN
+                """))).containsExactly(
+                "more.yaml:1:1: defaults are already defined at " + directory.resolve("fleet.yaml") + ":1:1; expected one defaults section in the whole inventory",
+                "more.yaml:4:3: group 'small' is already defined at " + directory.resolve("fleet.yaml") + ":11:3; expected unique group names",
+                "more.yaml:6:1: the MDM server is already defined at " + directory.resolve("mdm.yaml") + ":1:1; expected one mdm section");
+    }
+
+    @Test
+    void theMdmTokenIsASecretReference() throws IOException {
+        LoadResult valid = loadWith("mdm.yaml", """
+                mdm:
+                  url: https://mdm.example.com
+                  apiToken: env:MDM_TOKEN
+                """);
+        assertThat(valid.errors()).isEmpty();
+        assertThat(valid.inventory().mdm()).isEqualTo(new MdmServer("https://mdm.example.com", SecretReference.of("env:MDM_TOKEN")));
+        assertThat(errorsOf(loadWith("mdm.yaml", """
+                mdm:
+                  url: https://mdm.example.com
+                  apiToken: 4f9d0c1e2b3a
+                """))).containsExactly(
+                "mdm.yaml:3:3: mdm.apiToken holds a literal secret (value not shown); expected a secret reference env:NAME or file:PATH");
+    }
+
+    @Test
+    void oneYamlDocumentPerFile() throws IOException {
+        assertThat(errorsOf(loadWith("extra.yaml", """
+                machines: []
+                ---
+                clusters: []
+                """))).containsExactly(
+                "extra.yaml:3:1: a second YAML document in the same file; expected one document per file");
+    }
+
+    @Test
     void anUnreadableDirectoryIsItsOwnError() {
         assertThatThrownBy(() -> InventoryLoader.load(directory.resolve("missing")))
                 .isInstanceOf(InventoryDirectoryException.class)
