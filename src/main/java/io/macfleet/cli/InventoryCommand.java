@@ -141,8 +141,12 @@ public class InventoryCommand implements Callable<Integer> {
                 }
                 Plan plan = store.plan(result.inventory());
                 if (json) {
-                    out.println(JSON.writeValueAsString(Map.of("changes", plan.changes(), "add", plan.count(Plan.Action.ADD),
-                            "change", plan.count(Plan.Action.CHANGE), "remove", plan.count(Plan.Action.REMOVE))));
+                    Map<String, Object> document = new java.util.LinkedHashMap<>();
+                    document.put("add", plan.count(Plan.Action.ADD));
+                    document.put("change", plan.count(Plan.Action.CHANGE));
+                    document.put("remove", plan.count(Plan.Action.REMOVE));
+                    document.put("changes", plan.changes());
+                    out.println(JSON.writeValueAsString(document));
                 } else {
                     printPlan(plan, out);
                 }

@@ -28,6 +28,15 @@ public class DatabaseProducer {
     @Produces
     @ApplicationScoped
     DataSource dataSource() {
+        try {
+            return open();
+        } catch (IllegalArgumentException | io.macfleet.secrets.SecretUnavailableException e) {
+            // Bad configuration: reported like any other database failure, without a stack trace.
+            throw new DatabaseException(e.getMessage(), e);
+        }
+    }
+
+    private DataSource open() {
         SecretReference reference = password.filter(text -> !text.isBlank()).map(text -> SecretReference.parse(text)
                 .orElseThrow(() -> new IllegalArgumentException(
                         "macfleet.database.password: expected a secret reference env:NAME or file:PATH, never the password itself")))

@@ -67,6 +67,11 @@ public final class InventoryLoader {
         } catch (IOException | UncheckedIOException e) {
             throw new InventoryDirectoryException(directory + ": cannot be read (" + e.getMessage() + ")");
         }
+        if (files.isEmpty()) {
+            // An empty inventory would plan the removal of everything: far more likely a wrong path than intent.
+            throw new InventoryDirectoryException(directory + ": no *.yaml or *.yml files; expected an inventory directory"
+                    + " (an intentionally empty inventory is a file with 'machines: []')");
+        }
         return new Run().load(files);
     }
 

@@ -32,6 +32,7 @@ class CliTest {
     /** The test database is shared by every test of the run: start from an empty desired state. */
     private void reset(QuarkusMainLauncher launcher) throws Exception {
         Path empty = Files.createDirectories(directory.resolve("empty"));
+        Files.writeString(empty.resolve("empty.yaml"), "machines: []\n");
         assertThat(launcher.launch("inventory", "apply", empty.toString(), "--actor", "reset").exitCode()).isZero();
     }
 
@@ -67,6 +68,14 @@ class CliTest {
         LaunchResult result = launcher.launch("inventory", "validate", directory.resolve("nowhere").toString());
         assertThat(result.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(result.getErrorOutput()).contains("not a directory");
+    }
+
+    @Test
+    void aDirectoryWithoutYamlIsAUsageErrorNotAnEmptyInventory(QuarkusMainLauncher launcher) throws Exception {
+        Path empty = Files.createDirectories(directory.resolve("typo"));
+        LaunchResult result = launcher.launch("inventory", "apply", empty.toString());
+        assertThat(result.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(result.getErrorOutput()).contains("no *.yaml or *.yml files; expected an inventory directory");
     }
 
     @Test

@@ -495,5 +495,8 @@ class InventoryLoaderTest {
         assertThatThrownBy(() -> InventoryLoader.load(directory.resolve("missing")))
                 .isInstanceOf(InventoryDirectoryException.class)
                 .hasMessageContaining("not a directory");
+        assertThatThrownBy(() -> InventoryLoader.load(directory))
+                .isInstanceOf(InventoryDirectoryException.class)
+                .hasMessageContaining("no *.yaml or *.yml files");
     }
 }
