@@ -509,6 +509,12 @@ public final class InventoryLoader {
                                 + "; expected unique machine names");
                         continue;
                     }
+                    String addressProblem = addressProblem(expanded.address());
+                    if (addressProblem != null) {
+                        error(entry.child("address"), "address '" + expanded.address() + "' of machine '" + expanded.name() + "' "
+                                + addressProblem + "; expected an IPv4 address (four numbers 0 to 255) or a host name");
+                        continue;
+                    }
                     Machine machine = machine(expanded, merged, groupNames);
                     String addressKey = machine.address() + " port " + machine.ssh().port();
                     String owner = addressOwners.putIfAbsent(addressKey, machine.name());
@@ -523,6 +529,29 @@ public final class InventoryLoader {
                 }
             }
             return machines;
+        }
+
+        private static final Pattern IPV4_SHAPE = Pattern.compile("^[0-9]+(\\.[0-9]+)*$");
+        private static final Pattern HOST_NAME = Pattern.compile("^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\\.?$");
+
+        /** Null for a plausible address, else what is wrong (ranges are checked after expansion). */
+        private static String addressProblem(String address) {
+            if (IPV4_SHAPE.matcher(address).matches()) {
+                String[] parts = address.split("\\.");
+                if (parts.length != 4) {
+                    return "has " + parts.length + " numbers";
+                }
+                for (String part : parts) {
+                    if (part.length() > 3 || Integer.parseInt(part) > 255) {
+                        return "has the number " + part + " above 255";
+                    }
+                }
+                return null;
+            }
+            if (address.contains(":")) {
+                return null; // IPv6: left to the resolver
+            }
+            return HOST_NAME.matcher(address).matches() ? null : "is neither an IPv4 address nor a valid host name";
         }
 
         private static String namesOrNone(Set<String> names) {

@@ -387,6 +387,30 @@ class InventoryLoaderTest {
     }
 
     @Test
+    void addressesAreIpv4OrHostNamesAfterExpansion() throws IOException {
+        assertThat(errorsOf(loadWith("machines.yaml", """
+                machines:
+                  - name: studio-[01-02]
+                    address: 10.0.0.[255-256]
+                    cluster: llm-a
+                  - name: studio-03
+                    address: studio 03.local
+                  - name: studio-04
+                    address: studio-04.local
+                  - name: studio-05
+                    address: 10.0.1
+                """))).containsExactly(
+                "clusters.yaml:2:5: full-mesh cluster 'llm-a' has 1 machine(s); expected 2 to 6 (a Thunderbolt 5 full mesh; "
+                        + "other sizes need topology kind explicit with links)",
+                "machines.yaml:3:5: address '10.0.0.256' of machine 'studio-02' has the number 256 above 255; "
+                        + "expected an IPv4 address (four numbers 0 to 255) or a host name",
+                "machines.yaml:6:5: address 'studio 03.local' of machine 'studio-03' is neither an IPv4 address nor a valid host name; "
+                        + "expected an IPv4 address (four numbers 0 to 255) or a host name",
+                "machines.yaml:10:5: address '10.0.1' of machine 'studio-05' has 3 numbers; "
+                        + "expected an IPv4 address (four numbers 0 to 255) or a host name");
+    }
+
+    @Test
     void atMostOneCoordinatorPerCluster() throws IOException {
         assertThat(errorsOf(loadWith("machines.yaml", """
                 machines:
