@@ -63,6 +63,7 @@ final class TestSshServer implements AutoCloseable {
     private final AtomicReference<KeyPair> hostKey = new AtomicReference<>(generateHostKey());
     private final List<PublicKey> authorizedKeys;
     private final List<String> received = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
     private volatile Behaviour behaviour;
 
     private TestSshServer(Behaviour behaviour, List<PublicKey> authorizedKeys) throws IOException {
@@ -77,6 +78,12 @@ final class TestSshServer implements AutoCloseable {
         server.setPublickeyAuthenticator((user, key, session) -> USER.equals(user)
                 && this.authorizedKeys.stream().anyMatch(authorized -> KeyUtils.compareKeys(authorized, key)));
         server.setCommandFactory((channel, commandLine) -> new ExecCommand(commandLine));
+        server.addSessionListener(new org.apache.sshd.common.session.SessionListener() {
+            @Override
+            public void sessionCreated(org.apache.sshd.common.session.Session session) {
+                connections.incrementAndGet();
+            }
+        });
         server.start();
     }
 
@@ -120,6 +127,11 @@ final class TestSshServer implements AutoCloseable {
 
     void behave(Behaviour newBehaviour) {
         this.behaviour = newBehaviour;
+    }
+
+    /** How many SSH connections were accepted. */
+    int connections() {
+        return connections.get();
     }
 
     /** The command lines received, in order. */
