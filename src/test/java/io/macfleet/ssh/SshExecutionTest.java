@@ -265,6 +265,23 @@ class SshExecutionTest {
     }
 
     @Test
+    void anExitSignalIsReported() throws IOException {
+        TestSshServer server = server(exec -> {
+            exec.printError("Killed\n");
+            exec.killedBy("KILL");
+            return 0;
+        });
+        try (SshRun run = transport().openRun()) {
+            CommandResult result = run.execute(server.target("studio-11"), Command.reading("inference-node"));
+            assertThat(result.exitSignal()).isEqualTo("KILL");
+            assertThat(result.exitStatus()).isNull();
+            assertThat(result.stderr()).isEqualTo("Killed\n");
+            assertThatThrownBy(result::requireSuccess).isInstanceOf(SshException.CommandFailed.class)
+                    .hasMessageContaining("`inference-node` was killed by signal KILL: Killed");
+        }
+    }
+
+    @Test
     void theAuditLogHasCommandMachineStatusAndDurationButNoOutput() throws IOException {
         TestSshServer server = server(exec -> {
             exec.print("SECRET-LOOKING OUTPUT");

@@ -53,6 +53,21 @@ final class TestSshServer implements AutoCloseable {
             stderr.flush();
         }
 
+        /** Ends the command as killed by a signal: sends exit-signal (RFC 4254 6.10) and closes the channel. */
+        void killedBy(String signal) throws IOException {
+            org.apache.sshd.common.util.buffer.Buffer buffer = channel.getSession()
+                    .createBuffer(org.apache.sshd.common.SshConstants.SSH_MSG_CHANNEL_REQUEST, 64);
+            buffer.putUInt(channel.getRecipient());
+            buffer.putString("exit-signal");
+            buffer.putBoolean(false);
+            buffer.putString(signal);
+            buffer.putBoolean(false);
+            buffer.putString("");
+            buffer.putString("");
+            channel.writePacket(buffer);
+            channel.close(false);
+        }
+
         /** Breaks the TCP connection at once, as a crashing or rebooting machine would. */
         void dropConnection() throws IOException {
             channel.getSession().close(true);
@@ -191,7 +206,7 @@ final class TestSshServer implements AutoCloseable {
             Thread.ofVirtual().start(() -> {
                 try {
                     int status = current.run(new Exec(commandLine, stdout, stderr, channel, destroyed));
-                    if (destroyed.getCount() > 0 && channel.isOpen()) {
+                    if (destroyed.getCount() > 0 && channel.isOpen() && !channel.isClosing()) {
                         exit.onExit(status);
                     }
                 } catch (IOException e) {
