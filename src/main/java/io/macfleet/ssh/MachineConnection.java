@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** One authenticated SSH connection to one machine; commands run on it as separate channels. */
 final class MachineConnection implements AutoCloseable {
@@ -92,15 +93,31 @@ final class MachineConnection implements AutoCloseable {
         client.getConnection().setTimeoutMs(timeoutMillis);
         client.addHostKeyVerifier(verifier);
         client.setSocketFactory(NO_DELAY_SOCKETS);
+        // SSHJ reads the server's identification line without a time limit: a machine that accepts TCP but
+        // never speaks SSH would hold us forever. The watchdog closes the socket when the connect timeout is up.
+        AtomicBoolean timedOut = new AtomicBoolean();
+        Thread watchdog = Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(connectTimeout);
+            } catch (InterruptedException finished) {
+                return;
+            }
+            timedOut.set(true);
+            closeSocket(client);
+        });
         try {
             client.connect(target.host(), target.port());
         } catch (IOException e) {
+            watchdog.interrupt();
             closeQuietly(client);
             if (verifier.refusal().isPresent()) {
                 throw verifier.refusal().get();
             }
-            throw new SshException.Unreachable(target, describeConnectFailure(e, connectTimeout), e);
+            throw new SshException.Unreachable(target, timedOut.get()
+                    ? "unreachable: no SSH answer within the connect timeout of " + connectTimeout.toMillis() + " ms"
+                    : describeConnectFailure(e, connectTimeout), e);
         } catch (RuntimeException e) {
+            watchdog.interrupt();
             closeQuietly(client);
             throw e;
         }
@@ -112,7 +129,17 @@ final class MachineConnection implements AutoCloseable {
                     + target.privateKey() + " (" + e.getMessage() + ")", e);
         } catch (IOException e) {
             closeQuietly(client);
-            throw new SshException.ConnectionDropped(target, "connection lost during authentication: " + e, false, e);
+            throw timedOut.get()
+                    ? new SshException.Unreachable(target, "unreachable: authentication not finished within the connect"
+                    + " timeout of " + connectTimeout.toMillis() + " ms", e)
+                    : new SshException.ConnectionDropped(target, "connection lost during authentication: " + e, false, e);
+        } finally {
+            watchdog.interrupt();
+        }
+        if (timedOut.get()) {
+            closeQuietly(client);
+            throw new SshException.Unreachable(target, "unreachable: connection not ready within the connect timeout of "
+                    + connectTimeout.toMillis() + " ms", null);
         }
         return new MachineConnection(target, client);
     }
@@ -241,6 +268,17 @@ final class MachineConnection implements AutoCloseable {
     @Override
     public void close() {
         closeQuietly(client);
+    }
+
+    private static void closeSocket(SSHClient client) {
+        try {
+            java.net.Socket socket = client.getSocket();
+            if (socket != null) {
+                socket.close();
+            }
+        } catch (IOException ignored) {
+            // Closing is all we wanted; a failure to close leaves nothing more to do.
+        }
     }
 
     private static void closeQuietly(SSHClient client) {

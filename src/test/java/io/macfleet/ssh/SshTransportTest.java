@@ -152,6 +152,35 @@ class SshTransportTest {
     }
 
     @Test
+    void aMachineThatAcceptsTcpButNeverSpeaksSshCostsOnlyTheConnectTimeout() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 10, java.net.InetAddress.getLoopbackAddress())) {
+            Thread acceptor = Thread.ofVirtual().start(() -> {
+                List<java.net.Socket> held = new ArrayList<>();
+                try {
+                    while (true) {
+                        held.add(silent.accept());
+                    }
+                } catch (IOException closed) {
+                    // The test is over.
+                }
+            });
+            SshTarget target = new SshTarget("studio-98", "127.0.0.1", silent.getLocalPort(), "admin",
+                    TestSshServer.TestKeys.ED25519, null, null);
+            SshTransport transport = transport(SshSettings.defaults("test").withAcceptNewHostKeys(true)
+                    .withLimits(ExecutionLimits.DEFAULTS.withConnectTimeout(Duration.ofMillis(500))));
+            long start = System.nanoTime();
+            try (SshRun run = transport.openRun()) {
+                assertThatThrownBy(() -> run.execute(target, Command.reading("true")))
+                        .isInstanceOf(SshException.Unreachable.class)
+                        .hasMessage("studio-98 (127.0.0.1:" + silent.getLocalPort()
+                                + "): unreachable: no SSH answer within the connect timeout of 500 ms");
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+            acceptor.interrupt();
+        }
+    }
+
+    @Test
     void anUnreachableMachineIsReportedAsSuch() throws IOException {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
