@@ -53,7 +53,17 @@ class SshExecutionTest {
         List<SshTarget> targets = new ArrayList<>();
         for (int index = 1; index <= 4; index++) {
             String name = "studio-0" + index;
-            targets.add(server(index == 2 ? TestSshServer.hang() : TestSshServer.answer(name, 0)).target(name));
+            TestSshServer.Behaviour behaviour = switch (index) {
+                case 2 -> TestSshServer.hang();
+                case 3 -> exec -> {
+                    // Slow, but within the timeout: must not be cut off.
+                    Thread.sleep(300);
+                    exec.print(name);
+                    return 0;
+                };
+                default -> TestSshServer.answer(name, 0);
+            };
+            targets.add(server(behaviour).target(name));
         }
         SshTransport transport = transport(SshSettings.defaults("cli:test").withAcceptNewHostKeys(true)
                 .withLimits(limits.withCommandTimeout(Duration.ofMillis(700))).withParallelism(2));
