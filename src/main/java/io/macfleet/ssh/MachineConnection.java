@@ -196,7 +196,8 @@ final class MachineConnection implements AutoCloseable {
                     close();
                 }
             } else {
-                running.join(remainingNanos(deadline), TimeUnit.NANOSECONDS);
+                // At least 1 ms: SSHJ reads a zero timeout as "wait forever".
+                running.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos(deadline))), TimeUnit.MILLISECONDS);
             }
         } catch (TimeoutException | net.schmizz.sshj.connection.ConnectionException e) {
             if (e instanceof TimeoutException || isTimeout(e)) {

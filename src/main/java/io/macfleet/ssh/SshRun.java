@@ -186,7 +186,8 @@ public final class SshRun implements AutoCloseable {
         PasswordFinder passphrase = target.passphrase() == null ? null : new PasswordFinder() {
             @Override
             public char[] reqPassword(Resource<?> resource) {
-                return target.passphrase().resolve(settings.environment()).strip().toCharArray();
+                // A passphrase file usually ends with a line break that is not part of the passphrase.
+                return target.passphrase().resolve(settings.environment()).replaceFirst("\\R\\z", "").toCharArray();
             }
 
             @Override

@@ -226,6 +226,15 @@ class SshExecutionTest {
                 Map.of("STUDIO_KEY_PASSPHRASE", TestSshServer.TestKeys.PASSPHRASE))).openRun()) {
             assertThat(run.execute(target, Command.reading("true")).stdout()).isEqualTo("ok");
         }
+        // A passphrase file written with `echo` ends with a line break that is not part of the passphrase.
+        Path passphraseFile = Files.createTempFile("macfleet-passphrase", "");
+        Files.writeString(passphraseFile, TestSshServer.TestKeys.PASSPHRASE + "\n");
+        try (SshRun run = transport(settings).openRun()) {
+            SshTarget fromFile = target.withPassphrase(SecretReference.of("file:" + passphraseFile));
+            assertThat(run.execute(fromFile, Command.reading("true")).stdout()).isEqualTo("ok");
+        } finally {
+            Files.delete(passphraseFile);
+        }
         try (SshRun run = transport(settings.withEnvironment(Map.of("STUDIO_KEY_PASSPHRASE", "wrong horse"))).openRun()) {
             assertThatThrownBy(() -> run.execute(target, Command.reading("true")))
                     .isInstanceOf(SshException.AuthenticationFailed.class)
