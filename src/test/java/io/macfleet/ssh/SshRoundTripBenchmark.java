@@ -111,6 +111,37 @@ class SshRoundTripBenchmark {
         Files.writeString(Path.of("target", "ssh-round-trip-benchmark.txt"), report);
     }
 
+    @Test
+    void fleetOfTwoHundred() throws Exception {
+        List<TestSshServer> servers = new ArrayList<>();
+        StringBuilder report = new StringBuilder();
+        try {
+            List<SshTarget> targets = new ArrayList<>();
+            for (int index = 0; index < 200; index++) {
+                TestSshServer server = TestSshServer.start(TestSshServer.answer(SW_VERS, 0));
+                servers.add(server);
+                targets.add(server.target("studio-%03d".formatted(index + 1)));
+            }
+            InMemoryHostKeyStore hostKeys = new InMemoryHostKeyStore();
+            for (int parallelism : new int[] {32, 64, 32}) {
+                SshTransport transport = new SshTransport(SshSettings.defaults("benchmark").withAcceptNewHostKeys(true)
+                        .withParallelism(parallelism), hostKeys, new InMemoryAuditLog());
+                long start = System.nanoTime();
+                List<MachineResult<String>> results = transport.onFleet(targets,
+                        machine -> machine.execute(Command.reading("sw_vers")).requireSuccess().stdout());
+                double elapsed = millis(start);
+                assertThat(results).allSatisfy(result -> assertThat(result.succeeded()).as(result.describe()).isTrue());
+                report.append("200 machines, connect+auth+sw_vers, parallelism %d: %.0f ms%n".formatted(parallelism, elapsed));
+            }
+        } finally {
+            for (TestSshServer server : servers) {
+                server.close();
+            }
+        }
+        System.out.println(report);
+        Files.writeString(Path.of("target", "ssh-fleet-benchmark.txt"), report);
+    }
+
     private static SSHClient bareClient(DefaultConfig config, TestSshServer server, KeyProvider key, boolean noDelay)
             throws IOException {
         SSHClient client = new SSHClient(config);
