@@ -207,7 +207,23 @@ public final class SshRun implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             throw new SshException.AuthenticationFailed(target, "cannot read the private key " + target.privateKey()
                     + (target.passphrase() == null ? "" : " with the passphrase " + target.passphrase()) + ": "
-                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()), e);
+                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage())
+                    + (target.passphrase() == null && looksEncrypted(content)
+                    ? " (the key looks encrypted: set ssh.passphrase)" : ""), e);
+        }
+    }
+
+    /** PEM and PKCS#8 say ENCRYPTED in the clear; OpenSSH keys name their key derivation inside the base64. */
+    private static boolean looksEncrypted(String content) {
+        if (content.contains("ENCRYPTED")) {
+            return true;
+        }
+        String body = content.replaceAll("-----[^-]+-----", "").replaceAll("\\s", "");
+        try {
+            return new String(java.util.Base64.getDecoder().decode(body), java.nio.charset.StandardCharsets.ISO_8859_1)
+                    .contains("bcrypt");
+        } catch (IllegalArgumentException notBase64) {
+            return false;
         }
     }
 

@@ -248,6 +248,12 @@ class SshExecutionTest {
                     .isInstanceOf(SshException.AuthenticationFailed.class)
                     .hasMessageContaining("passphrase unavailable: env:STUDIO_KEY_PASSPHRASE");
         }
+        try (SshRun run = transport(settings).openRun()) {
+            assertThatThrownBy(() -> run.execute(target.withPassphrase(null), Command.reading("true")))
+                    .isInstanceOf(SshException.AuthenticationFailed.class)
+                    .hasMessageContaining("cannot read the private key " + TestSshServer.TestKeys.ED25519_PROTECTED)
+                    .hasMessageContaining("set ssh.passphrase");
+        }
         assertThat(audit.events()).extracting(AuditEvent::detail)
                 .noneMatch(detail -> detail.contains(TestSshServer.TestKeys.PASSPHRASE) || detail.contains("wrong horse"));
     }
