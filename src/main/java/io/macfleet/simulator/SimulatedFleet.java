@@ -245,6 +245,92 @@ public final class SimulatedFleet implements AutoCloseable {
         return machine(name).launchd().crash(label);
     }
 
+    /** The fault kinds {@link #inject(FaultStep)} understands. */
+    public static final List<String> FAULT_KINDS = List.of("hang", "slow", "drop-connection", "garbage", "reboot-never-returns",
+            "disk-full", "crash-loop", "daemon-crash", "host-key-change", "reboot", "power-off", "power-on", "recovery", "clear",
+            "unplug", "plug", "tb4", "tb5", "one-sided", "move");
+
+    /**
+     * Injects one fault. Machine faults: hang, slow (millis), drop-connection, garbage, reboot-never-returns,
+     * disk-full, crash-loop (daemon), daemon-crash (daemon), host-key-change, reboot, power-off, power-on, recovery,
+     * clear. Cable faults (cable = a port): unplug, plug (peer, TB5), tb4, tb5, one-sided, move (to).
+     *
+     * @return a sentence saying what was done
+     */
+    public String inject(FaultStep step) {
+        String kind = step.kind();
+        if (step.cable() != null) {
+            PortRef port = PortRef.parse(step.cable());
+            machine(port.machine());
+            return switch (kind) {
+                case "unplug" -> cabling.unplug(port).map(c -> "unplugged " + c).orElse("no cable was in " + port);
+                case "plug" -> {
+                    if (step.peer() == null) {
+                        throw new IllegalArgumentException("fault 'plug' of " + port + " needs 'peer' (machine:port)");
+                    }
+                    Cable cable = new Cable(port, PortRef.parse(step.peer()), LinkSpeed.TB5);
+                    machine(cable.b().machine());
+                    cabling.plug(cable);
+                    yield "plugged " + cable;
+                }
+                case "tb4", "tb5" -> "now " + cabling.replace(port, kind.equals("tb4") ? LinkSpeed.TB4 : LinkSpeed.TB5, false);
+                case "one-sided" -> {
+                    Cable cable = cabling.at(port).orElseThrow(() -> new IllegalStateException("no cable in " + port));
+                    cabling.unplug(port);
+                    Cable seenFromHereOnly = cable.a().equals(port) ? new Cable(cable.a(), cable.b(), cable.speed(), true)
+                            : new Cable(cable.b(), cable.a(), cable.speed(), true);
+                    cabling.plug(seenFromHereOnly);
+                    yield "now " + seenFromHereOnly;
+                }
+                case "move" -> {
+                    if (step.to() == null) {
+                        throw new IllegalArgumentException("fault 'move' of " + port + " needs 'to' (machine:port)");
+                    }
+                    yield "moved to " + cabling.move(port, PortRef.parse(step.to()));
+                }
+                default -> throw new IllegalArgumentException("'" + kind + "' is not a cable fault (unplug, plug, tb4, tb5, one-sided, move)");
+            };
+        }
+        if (step.machine() == null) {
+            throw new IllegalArgumentException("a fault step needs 'machine' or 'cable'");
+        }
+        SimulatedMac mac = machine(step.machine());
+        Faults faults = mac.faults();
+        String name = mac.name();
+        switch (kind) {
+            case "hang" -> faults.hang = true;
+            case "slow" -> faults.slowMillis = step.millis() == null ? 2000 : step.millis();
+            case "drop-connection" -> faults.dropMidCommand = true;
+            case "garbage" -> faults.garbage = true;
+            case "reboot-never-returns" -> faults.rebootNeverReturns = true;
+            case "disk-full" -> faults.diskFull = true;
+            case "crash-loop" -> {
+                faults.crashLoopingDaemons.add(requireDaemon(step));
+                mac.launchd().crash(step.daemon());
+            }
+            case "daemon-crash" -> {
+                if (!crashDaemon(name, requireDaemon(step))) {
+                    return step.daemon() + " is not running on " + name;
+                }
+            }
+            case "host-key-change" -> changeHostKey(name);
+            case "reboot" -> reboot(name);
+            case "power-off" -> powerOff(name);
+            case "power-on" -> powerOn(name);
+            case "recovery" -> enterRecovery(name);
+            case "clear" -> faults.clear();
+            default -> throw new IllegalArgumentException("unknown fault '" + kind + "' for " + name + "; known: " + FAULT_KINDS);
+        }
+        return kind + " on " + name;
+    }
+
+    private static String requireDaemon(FaultStep step) {
+        if (step.daemon() == null || step.daemon().isBlank()) {
+            throw new IllegalArgumentException("fault '" + step.fault() + "' needs 'daemon' (a launch daemon label)");
+        }
+        return step.daemon();
+    }
+
     // ---- what the machines see ----
 
     /** The newest release softwareupdate offers to a Mac running {@code current}. */

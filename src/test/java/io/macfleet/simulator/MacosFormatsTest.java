@@ -30,6 +30,7 @@ class MacosFormatsTest {
 
     @BeforeAll
     static void startFleet() {
+        TestSupport.quietSshLogs();
         key = SshKeys.generate();
         fleet = SimulatedFleet.builder(state)
                 .authorizedKey(key.getPublic())
