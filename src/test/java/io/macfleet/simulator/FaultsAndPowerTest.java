@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
@@ -15,10 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import net.schmizz.sshj.DefaultConfig;
 import net.schmizz.sshj.SSHClient;
 import net.schmizz.sshj.connection.channel.direct.Session;
-import net.schmizz.sshj.sftp.SFTPClient;
 import net.schmizz.sshj.transport.verification.HostKeyVerifier;
-import net.schmizz.sshj.userauth.keyprovider.KeyPairWrapper;
-import net.schmizz.sshj.xfer.InMemorySourceFile;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -188,34 +184,12 @@ class FaultsAndPowerTest {
     @Test
     void aFullDiskFailsSftpUploads() throws Exception {
         fleet.inject(FaultStep.machine("studio-01", "disk-full"));
-        assertThatThrownBy(() -> upload("studio-01", "/usr/local/bin/payload", "hello")).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> SshClient.upload(fleet, key, "studio-01", "/usr/local/bin/payload", "hello")).isInstanceOf(IOException.class);
         assertThat(run("studio-01", "df -h /").stdout()).contains("100%");
         fleet.machine("studio-01").faults().clear();
-        upload("studio-01", "/usr/local/bin/payload", "hello");
+        SshClient.upload(fleet, key, "studio-01", "/usr/local/bin/payload", "hello");
         assertThat(Files.readString(fleet.machine("studio-01").resolve("/usr/local/bin/payload"))).isEqualTo("hello");
         assertThat(run("studio-01", "cat /usr/local/bin/payload").stdout()).isEqualTo("hello");
-    }
-
-    static void upload(String machine, String path, String content) throws IOException {
-        try (SSHClient client = SshClient.connect(fleet.endpoint(machine), "admin", key); SFTPClient sftp = client.newSFTPClient()) {
-            byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
-            sftp.put(new InMemorySourceFile() {
-                @Override
-                public String getName() {
-                    return Path.of(path).getFileName().toString();
-                }
-
-                @Override
-                public long getLength() {
-                    return bytes.length;
-                }
-
-                @Override
-                public java.io.InputStream getInputStream() {
-                    return new java.io.ByteArrayInputStream(bytes);
-                }
-            }, path);
-        }
     }
 
     @Test

@@ -50,6 +50,29 @@ final class SshClient {
         }
     }
 
+    static void upload(SimulatedFleet fleet, KeyPair key, String machine, String path, String content) throws IOException {
+        try (SSHClient client = connect(fleet.endpoint(machine), fleet.sshUser(), key);
+             net.schmizz.sshj.sftp.SFTPClient sftp = client.newSFTPClient()) {
+            byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+            sftp.put(new net.schmizz.sshj.xfer.InMemorySourceFile() {
+                @Override
+                public String getName() {
+                    return java.nio.file.Path.of(path).getFileName().toString();
+                }
+
+                @Override
+                public long getLength() {
+                    return bytes.length;
+                }
+
+                @Override
+                public InputStream getInputStream() {
+                    return new java.io.ByteArrayInputStream(bytes);
+                }
+            }, path);
+        }
+    }
+
     private static String read(InputStream in) throws IOException {
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         in.transferTo(buffer);
