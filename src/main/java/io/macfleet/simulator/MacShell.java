@@ -48,17 +48,21 @@ final class MacShell {
         int exit = 0;
         Runnable after = null;
         String previousOperator = "";
+        String pipeInput = null;
         for (ShellWords.Command command : commands) {
-            if (previousOperator.equals("|")) {
-                return new Result(out.toString(), err + "zsh: pipes are not supported by the macfleet simulator\n", 2, after);
-            }
-            boolean skip = (previousOperator.equals("&&") && exit != 0) || (previousOperator.equals("||") && exit == 0);
+            boolean piped = previousOperator.equals("|");
+            boolean skip = !piped && ((previousOperator.equals("&&") && exit != 0) || (previousOperator.equals("||") && exit == 0));
             previousOperator = command.operatorAfter();
             if (skip || command.words().isEmpty()) {
+                pipeInput = "";
                 continue;
             }
-            Result result = runSimple(new ArrayList<>(command.words()), stdinLine);
-            out.append(result.stdout());
+            Result result = runSimple(new ArrayList<>(command.words()), stdinLine, piped ? pipeInput : null);
+            if (command.operatorAfter().equals("|")) {
+                pipeInput = result.stdout();
+            } else {
+                out.append(result.stdout());
+            }
             err.append(result.stderr());
             exit = result.exitCode();
             if (result.afterExit() != null) {
@@ -68,7 +72,7 @@ final class MacShell {
         return new Result(out.toString(), err.toString(), exit, after);
     }
 
-    private Result runSimple(List<String> words, Supplier<String> stdinLine) {
+    private Result runSimple(List<String> words, Supplier<String> stdinLine, String pipeInput) {
         boolean discardOut = words.remove(">/dev/null") | words.remove("1>/dev/null");
         boolean discardErr = words.remove("2>/dev/null");
         boolean mergeErr = words.remove("2>&1");
@@ -89,7 +93,7 @@ final class MacShell {
         }
         Result result;
         try {
-            result = dispatch(words, root, stdinLine);
+            result = dispatch(words, root, stdinLine, pipeInput);
         } catch (RuntimeException e) {
             result = Result.fail(1, words.getFirst() + ": " + e.getMessage() + "\n");
         }
@@ -102,7 +106,7 @@ final class MacShell {
         return new Result(stdout, stderr, result.exitCode(), result.afterExit());
     }
 
-    private Result dispatch(List<String> words, boolean root, Supplier<String> stdinLine) {
+    private Result dispatch(List<String> words, boolean root, Supplier<String> stdinLine, String pipeInput) {
         String program = words.getFirst();
         if (program.contains("/")) {
             program = program.substring(program.lastIndexOf('/') + 1);
@@ -135,6 +139,7 @@ final class MacShell {
             case "rm" -> rm(args);
             case "test", "[" -> test(args);
             case "chmod", "chown" -> Result.ok("");
+            case "grep", "head", "tail", "wc", "awk", "sort" -> TextFilters.run(program, args, pipeInput == null ? "" : pipeInput);
             case "launchctl" -> launchctl(args, root);
             case "shutdown" -> shutdown(args, root);
             case "reboot" -> root ? rebootNow("") : Result.fail(1, "reboot: Operation not permitted\n");

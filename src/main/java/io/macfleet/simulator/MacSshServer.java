@@ -79,6 +79,7 @@ final class MacSshServer {
         SimpleGeneratorHostKeyProvider hostKeys = new SimpleGeneratorHostKeyProvider(hostKeyFile());
         hostKeys.setAlgorithm(KeyUtils.EC_ALGORITHM);
         hostKeys.setKeySize(256);
+        hostKeys.setKeySpec(new java.security.spec.ECGenParameterSpec("secp256r1"));
         sshd.setKeyPairProvider(hostKeys);
         sshd.setIoServiceFactoryFactory(new Nio2ServiceFactoryFactory(() -> ThreadUtils.noClose(sharedIo)));
         sshd.setScheduledExecutorService(sharedTimers, false);
@@ -193,10 +194,15 @@ final class MacSshServer {
                     channel.getSession().close(true);
                     return;
                 }
-                out.write(stdout.getBytes(StandardCharsets.UTF_8));
-                out.flush();
-                err.write(result.stderr().getBytes(StandardCharsets.UTF_8));
-                err.flush();
+                // Empty streams are not written: each flush is a packet, and sw_vers at scale is mostly packets.
+                if (!stdout.isEmpty()) {
+                    out.write(stdout.getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                }
+                if (!result.stderr().isEmpty()) {
+                    err.write(result.stderr().getBytes(StandardCharsets.UTF_8));
+                    err.flush();
+                }
                 exit.onExit(result.exitCode());
                 if (result.afterExit() != null) {
                     // Let the exit status reach the client before the machine goes away.

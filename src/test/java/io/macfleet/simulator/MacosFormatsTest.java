@@ -200,6 +200,10 @@ class MacosFormatsTest {
         assertThat(sudo.exitCode()).isEqualTo(1);
         assertThat(sudo.stderr()).contains("sudo: a password is required");
         assertThat(run("studio-01", "sudo -n whoami").stdout()).isEqualTo("root\n");
+        assertThat(run("studio-02", "ibv_devinfo | grep -c PORT_").stdout()).isEqualTo("6\n");
+        assertThat(run("studio-01", "sw_vers | grep ProductVersion | awk '{print $2}'").stdout()).isEqualTo("26.2\n");
+        assertThat(run("studio-01", "networksetup -listallhardwareports | grep -q 'Thunderbolt 6'").exitCode()).isZero();
+        assertThat(run("studio-01", "sw_vers | grep -q Windows").exitCode()).isEqualTo(1);
     }
 
     @Test
