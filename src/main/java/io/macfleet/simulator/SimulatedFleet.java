@@ -408,14 +408,30 @@ public final class SimulatedFleet implements AutoCloseable {
             String name = MacSpec.thunderboltInterface(port);
             boolean linked = link(mac, port) != null;
             anyLink |= linked;
-            interfaces.add(new MacosOutput.Interface(name, spec.macAddress(name), state.ipv4().get(name), linked, true, null));
+            // A linked port without a configured address self-assigns 169.254/16, unless it is a bridge member.
+            String address = state.ipv4().get(name);
+            if (address == null && linked && !state.thunderboltBridgeActive()) {
+                address = linkLocal(spec, name);
+            }
+            interfaces.add(new MacosOutput.Interface(name, spec.macAddress(name), address, linked, true, null));
             if (state.thunderboltBridgeActive()) {
                 members.add(name);
             }
         }
-        interfaces.add(new MacosOutput.Interface("bridge0", spec.macAddress("bridge0"), state.ipv4().get("bridge0"),
+        String bridgeAddress = state.ipv4().get("bridge0");
+        if (bridgeAddress == null && state.thunderboltBridgeActive() && anyLink) {
+            bridgeAddress = linkLocal(spec, "bridge0");
+        }
+        interfaces.add(new MacosOutput.Interface("bridge0", spec.macAddress("bridge0"), bridgeAddress,
                 state.thunderboltBridgeActive() && anyLink, false, members));
         return interfaces;
+    }
+
+    /** A self-assigned address as macOS picks one: 169.254.1.0 to 169.254.254.255, stable per interface. */
+    private static String linkLocal(MacSpec spec, String interfaceName) {
+        long bits = UUID.nameUUIDFromBytes((spec.hardwareUuid() + "/linklocal/" + interfaceName).getBytes(StandardCharsets.UTF_8))
+                .getMostSignificantBits();
+        return "169.254." + (1 + Math.floorMod(bits, 254)) + "." + Math.floorMod(bits >>> 16, 256) + "/16";
     }
 
     private static boolean loopbackAliasesWork(String baseAddress) {

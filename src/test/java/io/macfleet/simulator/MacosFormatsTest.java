@@ -214,6 +214,11 @@ class MacosFormatsTest {
                 .contains("\tinet 169.254.12.1 netmask 0xffff0000 broadcast 169.254.255.255\n", "\tstatus: active\n");
         assertThat(run("studio-01", "ifconfig en4").stdout()).contains("\tstatus: inactive\n");
         assertThat(run("studio-01", "ifconfig").stdout()).contains("bridge0: flags=8863", "\tmember: en2 flags=3<LEARNING,DISCOVER>\n");
+        assertThat(run("studio-01", "ifconfig bridge0").stdout()).containsPattern("\tinet 169\\.254\\.\\d+\\.\\d+ netmask 0xffff0000");
+        assertThat(run("studio-02", "ifconfig en3").stdout()).doesNotContain("inet ");
+        assertThat(run("studio-02", "sudo -n networksetup -setnetworkserviceenabled 'Thunderbolt Bridge' off").exitCode()).isZero();
+        assertThat(run("studio-02", "ifconfig en3").stdout()).containsPattern("\tinet 169\\.254\\.\\d+\\.\\d+ netmask 0xffff0000");
+        assertThat(run("studio-02", "ifconfig bridge0").stdout()).contains("\tstatus: inactive\n").doesNotContain("member:");
     }
 
     private static List<String> names(JsonNode array) {

@@ -53,6 +53,15 @@ class SimulatorBenchmarkTest {
                 }
                 double connectSeconds = (System.nanoTime() - connectBegin) / 1e9;
 
+                List<Long> alone = new ArrayList<>();
+                for (int n = 0; n < 200; n++) {
+                    long begin = System.nanoTime();
+                    SshClient.exec(clients.get(n % clients.size()), "sw_vers", null);
+                    alone.add(System.nanoTime() - begin);
+                }
+                Collections.sort(alone);
+                double aloneMedian = alone.get(alone.size() / 2) / 1e6;
+
                 List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
                 List<Future<?>> work = new ArrayList<>();
                 long loadBegin = System.nanoTime();
@@ -82,8 +91,9 @@ class SimulatorBenchmarkTest {
                 System.out.printf("%nSIMULATOR BENCHMARK (%d cores available)%n", Runtime.getRuntime().availableProcessors());
                 System.out.printf("  %d simulated Macs started in %.2f s (JVM threads after start: %d)%n", machines, startSeconds, threads);
                 System.out.printf("  %d SSHJ connections (connect + key exchange + public-key auth) in %.2f s%n", clients.size(), connectSeconds);
-                System.out.printf("  sw_vers x %d, %d in flight: median %.1f ms, p95 %.1f ms, %.0f commands/s%n%n", requests, concurrency,
+                System.out.printf("  sw_vers x %d, %d in flight: median %.1f ms, p95 %.1f ms, %.0f commands/s%n", requests, concurrency,
                         median, p95, requests / loadSeconds);
+                System.out.printf("  sw_vers one at a time: median %.1f ms%n%n", aloneMedian);
                 assertThat(latencies).hasSize(requests);
             } finally {
                 for (SSHClient client : clients) {
