@@ -18,6 +18,7 @@ import org.apache.sshd.common.file.virtualfs.VirtualFileSystemFactory;
 import org.apache.sshd.common.io.nio2.Nio2ServiceFactoryFactory;
 import org.apache.sshd.common.util.threads.CloseableExecutorService;
 import org.apache.sshd.common.util.threads.ThreadUtils;
+import org.apache.sshd.core.CoreModuleProperties;
 import org.apache.sshd.server.Environment;
 import org.apache.sshd.server.ExitCallback;
 import org.apache.sshd.server.SshServer;
@@ -83,6 +84,8 @@ final class MacSshServer {
         sshd.setKeyPairProvider(hostKeys);
         sshd.setIoServiceFactoryFactory(new Nio2ServiceFactoryFactory(() -> ThreadUtils.noClose(sharedIo)));
         sshd.setScheduledExecutorService(sharedTimers, false);
+        // Without it, small answers wait for the client's delayed ACK (~40 ms per command on Linux).
+        CoreModuleProperties.TCP_NODELAY.set(sshd, true);
         sshd.setPasswordAuthenticator(null);
         sshd.setKeyboardInteractiveAuthenticator(null);
         sshd.setPublickeyAuthenticator((user, key, session) -> user.equals(fleet.sshUser()) && authorized(key));
