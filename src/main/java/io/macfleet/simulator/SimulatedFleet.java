@@ -155,6 +155,52 @@ public final class SimulatedFleet implements AutoCloseable {
         return servers.get(machine(name).name()).hostKeyFile();
     }
 
+    /** SHA256 fingerprint of a machine's host key, as OpenSSH prints it ("SHA256:..."). */
+    public String hostKeyFingerprint(String name) {
+        try {
+            java.security.KeyPair pair = new org.apache.sshd.server.keyprovider.SimpleGeneratorHostKeyProvider(hostKeyFile(name))
+                    .loadKeys(null).iterator().next();
+            return org.apache.sshd.common.config.keys.KeyUtils.getFingerPrint(pair.getPublic());
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("cannot read the host key of " + name + " (is it started?)", e);
+        }
+    }
+
+    /**
+     * Cables every pair of Macs with Thunderbolt 5 (needs at most 7 Macs: six ports each). Mac i uses port k for
+     * its k-th peer in the fleet's order.
+     *
+     * @return the links as "studio-01:1 <-> studio-02:1", the inventory's topology syntax
+     */
+    public List<String> cableFullMesh() {
+        List<String> names = new ArrayList<>(machines.keySet());
+        if (names.size() > MacSpec.THUNDERBOLT_PORTS + 1) {
+            throw new IllegalStateException("a full mesh of " + names.size() + " Macs needs more than " + MacSpec.THUNDERBOLT_PORTS + " ports each");
+        }
+        List<String> links = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            for (int j = i + 1; j < names.size(); j++) {
+                Cable cable = new Cable(new PortRef(names.get(i), j), new PortRef(names.get(j), i + 1), LinkSpeed.TB5);
+                cabling.plug(cable);
+                links.add(cable.a() + " <-> " + cable.b());
+            }
+        }
+        return links;
+    }
+
+    /** Cables the Macs in a ring (port 1 to the next Mac's port 2), for fleets too large for a full mesh. */
+    public List<String> cableRing() {
+        List<String> names = new ArrayList<>(machines.keySet());
+        List<String> links = new ArrayList<>();
+        int cables = names.size() < 2 ? 0 : names.size() == 2 ? 1 : names.size();
+        for (int i = 0; i < cables; i++) {
+            Cable cable = new Cable(new PortRef(names.get(i), 1), new PortRef(names.get((i + 1) % names.size()), 2), LinkSpeed.TB5);
+            cabling.plug(cable);
+            links.add(cable.a() + " <-> " + cable.b());
+        }
+        return links;
+    }
+
     public boolean sshReachable(String name) {
         return servers.get(machine(name).name()).running();
     }

@@ -1,6 +1,5 @@
 package io.macfleet.simulator.demo;
 
-import io.macfleet.simulator.LinkSpeed;
 import io.macfleet.simulator.MacSpec;
 import io.macfleet.simulator.MacosRelease;
 import io.macfleet.simulator.Scenario;
@@ -14,14 +13,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPair;
 import java.security.PublicKey;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import org.apache.sshd.common.config.keys.KeyUtils;
-import org.apache.sshd.common.config.keys.loader.openssh.OpenSSHKeyPairResourceParser;
 import org.apache.sshd.common.util.security.SecurityUtils;
-import org.apache.sshd.server.keyprovider.SimpleGeneratorHostKeyProvider;
 
 /**
  * What `macfleet demo` runs: a simulated fleet of Mac Studios, the SSH key that opens them and an inventory
@@ -119,31 +114,9 @@ public final class DemoEnvironment implements AutoCloseable {
         return count >= 100 ? String.format("studio-%03d", index) : String.format("studio-%02d", index);
     }
 
-    /**
-     * Full mesh when six ports suffice (up to 7 Macs): Mac i uses port k for its k-th peer in name order.
-     * Larger demos get a ring on ports 1 and 2.
-     */
+    /** Full mesh when six ports suffice (up to 7 Macs), else a ring. */
     private static List<String> cable(SimulatedFleet fleet, int count) {
-        List<String> links = new ArrayList<>();
-        if (count <= MacSpec.THUNDERBOLT_PORTS + 1) {
-            for (int i = 1; i <= count; i++) {
-                for (int j = i + 1; j <= count; j++) {
-                    String a = name(i, count) + ":" + (j - 1);
-                    String b = name(j, count) + ":" + i;
-                    fleet.cabling().plug(a, b, LinkSpeed.TB5);
-                    links.add(a + " <-> " + b);
-                }
-            }
-        } else {
-            for (int i = 1; i <= count; i++) {
-                int next = i % count + 1;
-                String a = name(i, count) + ":1";
-                String b = name(next, count) + ":2";
-                fleet.cabling().plug(a, b, LinkSpeed.TB5);
-                links.add(a + " <-> " + b);
-            }
-        }
-        return links;
+        return count <= MacSpec.THUNDERBOLT_PORTS + 1 ? fleet.cableFullMesh() : fleet.cableRing();
     }
 
     private static PublicKey loadOrCreateKey(Path privateKey) throws IOException {
@@ -174,12 +147,7 @@ public final class DemoEnvironment implements AutoCloseable {
 
     /** SHA256 fingerprint of a machine's host key, as OpenSSH prints it. */
     public static String hostKeyFingerprint(SimulatedFleet fleet, String machine) {
-        try {
-            KeyPair pair = new SimpleGeneratorHostKeyProvider(fleet.hostKeyFile(machine)).loadKeys(null).iterator().next();
-            return KeyUtils.getFingerPrint(pair.getPublic());
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot read the host key of " + machine, e);
-        }
+        return fleet.hostKeyFingerprint(machine);
     }
 
     public SimulatedFleet fleet() {
