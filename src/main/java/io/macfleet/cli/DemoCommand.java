@@ -163,7 +163,7 @@ public class DemoCommand implements Callable<Integer> {
     }
 
     @Command(name = "fault", mixinStandardHelpOptions = true,
-            description = "Inject a fault into a running demo. Machine faults: " + "hang, slow, drop-connection, garbage, reboot-never-returns, disk-full, "
+            description = "Inject a fault into a running demo. Machine faults: " + "hang, hang-connect, slow, drop-connection, garbage, reboot-never-returns, disk-full, "
                     + "crash-loop, daemon-crash, host-key-change, reboot, power-off, power-on, recovery, clear. Cable faults (target machine:port): "
                     + "unplug, plug, tb4, tb5, one-sided, move.")
     static class Fault extends Client implements Callable<Integer> {

@@ -271,6 +271,9 @@ final class MacShell {
         if (args.size() >= 3 && args.getFirst().equals("status") && args.contains("bootstraptoken")) {
             return Result.ok(MacosOutput.bootstrapTokenStatus(state.mdmEnrolled(), state.bootstrapTokenEscrowed()));
         }
+        if (args.size() >= 3 && args.getFirst().equals("status") && args.contains("enrollment")) {
+            return Result.ok("Enrolled via DEP: No\nMDM enrollment: " + (state.mdmEnrolled() ? "Yes (User Approved)" : "No") + "\n");
+        }
         if (args.size() >= 3 && args.getFirst().equals("install") && args.contains("bootstraptoken")) {
             if (!root) {
                 return Result.fail(1, "profiles: this command requires root privileges\n");

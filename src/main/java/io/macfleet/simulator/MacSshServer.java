@@ -43,6 +43,8 @@ final class MacSshServer {
     private final ScheduledExecutorService sharedTimers;
     private int port;
     private SshServer server;
+    private java.net.ServerSocket silentListener;
+    private final java.util.List<java.net.Socket> silentConnections = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     MacSshServer(SimulatedFleet fleet, SimulatedMac mac, String host, int port, CloseableExecutorService sharedIo,
                  ScheduledExecutorService sharedTimers) {
@@ -107,7 +109,72 @@ final class MacSshServer {
         server = sshd;
     }
 
+    /**
+     * Replaces the SSH server by a listener that accepts TCP connections and never says anything (no SSH banner),
+     * as a Mac whose sshd is wedged; {@code false} puts the SSH server back.
+     */
+    synchronized void silence(boolean silent) throws IOException {
+        if (silent) {
+            if (silentListener != null) {
+                return;
+            }
+            stop();
+            java.net.ServerSocket listener = new java.net.ServerSocket();
+            listener.setReuseAddress(true);
+            listener.bind(new java.net.InetSocketAddress(host, port));
+            silentListener = listener;
+            Thread.ofVirtual().name("simulator-silent-" + mac.name()).start(() -> {
+                while (!listener.isClosed()) {
+                    try {
+                        silentConnections.add(listener.accept());
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+        } else {
+            closeSilentListener();
+            // The closed listener releases the port only once its accept() has returned: retry briefly.
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    start();
+                    return;
+                } catch (java.net.BindException e) {
+                    if (attempt >= 40) {
+                        throw e;
+                    }
+                    try {
+                        Thread.sleep(50);
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        throw e;
+                    }
+                }
+            }
+        }
+    }
+
+    private void closeSilentListener() {
+        if (silentListener != null) {
+            try {
+                silentListener.close();
+            } catch (IOException e) {
+                // Already closed.
+            }
+            silentListener = null;
+        }
+        for (java.net.Socket socket : silentConnections) {
+            try {
+                socket.close();
+            } catch (IOException e) {
+                // Already closed by the client.
+            }
+        }
+        silentConnections.clear();
+    }
+
     synchronized void stop() {
+        closeSilentListener();
         if (server != null) {
             try {
                 server.stop(true);

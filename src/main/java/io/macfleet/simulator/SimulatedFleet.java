@@ -292,7 +292,7 @@ public final class SimulatedFleet implements AutoCloseable {
     }
 
     /** The fault kinds {@link #inject(FaultStep)} understands. */
-    public static final List<String> FAULT_KINDS = List.of("hang", "slow", "drop-connection", "garbage", "reboot-never-returns",
+    public static final List<String> FAULT_KINDS = List.of("hang", "hang-connect", "slow", "drop-connection", "garbage", "reboot-never-returns",
             "disk-full", "crash-loop", "daemon-crash", "host-key-change", "reboot", "power-off", "power-on", "recovery", "clear",
             "unplug", "plug", "tb4", "tb5", "one-sided", "move");
 
@@ -345,6 +345,7 @@ public final class SimulatedFleet implements AutoCloseable {
         String name = mac.name();
         switch (kind) {
             case "hang" -> faults.hang = true;
+            case "hang-connect" -> silence(name, true);
             case "slow" -> faults.slowMillis = step.millis() == null ? 2000 : step.millis();
             case "drop-connection" -> faults.dropMidCommand = true;
             case "garbage" -> faults.garbage = true;
@@ -364,10 +365,23 @@ public final class SimulatedFleet implements AutoCloseable {
             case "power-off" -> powerOff(name);
             case "power-on" -> powerOn(name);
             case "recovery" -> enterRecovery(name);
-            case "clear" -> faults.clear();
+            case "clear" -> {
+                faults.clear();
+                if (mac.power() == PowerState.ON) {
+                    silence(name, false);
+                }
+            }
             default -> throw new IllegalArgumentException("unknown fault '" + kind + "' for " + name + "; known: " + FAULT_KINDS);
         }
         return kind + " on " + name;
+    }
+
+    private void silence(String name, boolean silent) {
+        try {
+            servers.get(name).silence(silent);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not " + (silent ? "silence" : "restore") + " the SSH server of " + name, e);
+        }
     }
 
     private static String requireDaemon(FaultStep step) {

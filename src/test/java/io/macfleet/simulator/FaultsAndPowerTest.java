@@ -47,8 +47,8 @@ class FaultsAndPowerTest {
     @AfterEach
     void clearFaults() {
         for (SimulatedMac mac : fleet.machines()) {
-            mac.faults().clear();
             fleet.powerOn(mac.name());
+            fleet.inject(FaultStep.machine(mac.name(), "clear"));
         }
     }
 
@@ -121,6 +121,18 @@ class FaultsAndPowerTest {
             assertThat(command.getExitStatus()).isNull();
             assertThat(command.getInputStream().available()).isZero();
         }
+    }
+
+    @Test
+    void aWedgedSshdAcceptsTcpButNeverSendsItsBanner() throws Exception {
+        fleet.inject(FaultStep.machine("studio-03", "hang-connect"));
+        SimulatedFleet.Endpoint endpoint = fleet.endpoint("studio-03");
+        try (java.net.Socket socket = new java.net.Socket(endpoint.host(), endpoint.port())) {
+            socket.setSoTimeout(700);
+            assertThatThrownBy(() -> socket.getInputStream().read()).isInstanceOf(java.net.SocketTimeoutException.class);
+        }
+        fleet.inject(FaultStep.machine("studio-03", "clear"));
+        assertThat(run("studio-03", "hostname").stdout()).isEqualTo("studio-03\n");
     }
 
     @Test

@@ -187,6 +187,8 @@ class MacosFormatsTest {
         mac.setMdmEnrolled(true);
         mac.setBootstrapTokenEscrowed(true);
         assertThat(run("studio-02", "sudo -n profiles status -type bootstraptoken").stdout()).isEqualTo(sample("profiles/status-bootstraptoken-escrowed.txt"));
+        assertThat(run("studio-02", "profiles status -type enrollment").stdout()).contains("MDM enrollment: Yes (User Approved)\n");
+        assertThat(run("studio-01", "sudo -n profiles status -type bootstraptoken").stdout()).contains("escrowed to server: NO\n");
     }
 
     @Test
