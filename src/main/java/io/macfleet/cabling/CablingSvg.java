@@ -14,6 +14,8 @@ import java.util.Map;
  */
 public final class CablingSvg {
     private static final int SIZE = 640;
+    private static final int WIDTH = 760;
+    private static final int CENTRE_X = WIDTH / 2;
     private static final int CENTRE = SIZE / 2;
     private static final int RADIUS = 220;
     private static final int BOX_WIDTH = 128;
@@ -45,11 +47,11 @@ public final class CablingSvg {
         List<String> machines = report.machines();
         for (int index = 0; index < machines.size(); index++) {
             double angle = -Math.PI / 2 + 2 * Math.PI * index / Math.max(1, machines.size());
-            centres.put(machines.get(index), new double[] {CENTRE + RADIUS * Math.cos(angle), CENTRE + RADIUS * Math.sin(angle)});
+            centres.put(machines.get(index), new double[] {CENTRE_X + RADIUS * Math.cos(angle), CENTRE + RADIUS * Math.sin(angle)});
         }
         StringBuilder svg = new StringBuilder();
-        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(SIZE).append("\" height=\"").append(SIZE + 90)
-                .append("\" viewBox=\"0 0 ").append(SIZE).append(' ').append(SIZE + 90).append("\" font-family=\"sans-serif\" font-size=\"12\">\n");
+        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH).append("\" height=\"").append(SIZE + 130)
+                .append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(SIZE + 130).append("\" font-family=\"sans-serif\" font-size=\"12\">\n");
         svg.append("<title>Cabling of cluster ").append(escape(report.cluster())).append(": ").append(escape(report.verdict())).append("</title>\n");
         svg.append("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
         for (Edge edge : edges(report)) {
@@ -83,7 +85,7 @@ public final class CablingSvg {
             if (centre == null) {
                 continue;
             }
-            double outX = centre[0] + (centre[0] - CENTRE) * 0.22;
+            double outX = centre[0] + (centre[0] - CENTRE_X) * 0.22;
             double outY = centre[1] + (centre[1] - CENTRE) * 0.22 + 34;
             svg.append("<g class=\"foreign\" data-ports=\"").append(escape(attachment.port().toString())).append("\">");
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#9e9e9e\" stroke-width=\"2\"/>",
@@ -107,14 +109,17 @@ public final class CablingSvg {
         int legendY = SIZE + 10;
         int column = 0;
         for (State state : State.values()) {
-            int x = 16 + (column % 3) * 208;
+            int x = 16 + (column % 3) * 245;
             int y = legendY + (column / 3) * 22;
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>", x, y + 8, x + 24, y + 8, state.colour));
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>\n", x + 30, y + 12, escape(state.meaning)));
             column++;
         }
-        svg.append(String.format(Locale.ROOT, "<text x=\"16\" y=\"%d\" fill=\"%s\">%s</text>\n", legendY + 70,
-                report.passed() ? "#2e7d32" : "#c62828", escape(report.cluster() + ": " + report.verdict())));
+        int line = 0;
+        for (String part : (report.cluster() + ": " + report.verdict()).split("; ")) {
+            svg.append(String.format(Locale.ROOT, "<text x=\"16\" y=\"%d\" fill=\"%s\">%s</text>\n", legendY + 66 + 16 * line++,
+                    report.passed() ? "#2e7d32" : "#c62828", escape(part)));
+        }
         svg.append("</svg>\n");
         return svg.toString();
     }
