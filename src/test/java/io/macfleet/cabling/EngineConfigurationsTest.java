@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SpecVersion;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,6 +92,9 @@ class EngineConfigurationsTest {
         assertThat(peer.get("rdmaDevice").asText()).isEqualTo("rdma_en3");
         assertThat(peer.get("localAddress").asText()).isEqualTo("192.168.0.1");
         assertThat(peer.get("peerAddress").asText()).isEqualTo("192.168.0.2");
+        JsonSchema schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
+                .getSchema(Files.readString(Path.of("schemas/node-cluster.schema.json")));
+        assertThat(schema.validate(config)).isEmpty();
         JsonNode back = config.get("ranks").get(1).get("peers").get(0);
         assertThat(back.get("localAddress").asText()).isEqualTo("192.168.0.2");
         assertThat(back.get("peerAddress").asText()).isEqualTo("192.168.0.1");
