@@ -103,6 +103,19 @@ public final class SimpleOutputParsers {
         return up && !statusInactive;
     }
 
+    /** {@code sysctl hw.memsize}: "hw.memsize: 549755813888". */
+    public static long memorySize(String output) {
+        String text = output.strip();
+        if (!text.startsWith("hw.memsize:")) {
+            throw new FactsParseException("sysctl hw.memsize", "expected 'hw.memsize: BYTES', got '" + abbreviate(text) + "'");
+        }
+        try {
+            return Long.parseLong(text.substring("hw.memsize:".length()).strip());
+        } catch (NumberFormatException e) {
+            throw new FactsParseException("sysctl hw.memsize", "expected a number of bytes, got '" + abbreviate(text) + "'");
+        }
+    }
+
     private static String abbreviate(String text) {
         String firstLine = text.lines().findFirst().orElse("");
         return firstLine.length() > 80 ? firstLine.substring(0, 80) + "..." : firstLine;
