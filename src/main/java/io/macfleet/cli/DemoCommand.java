@@ -1,5 +1,11 @@
 package io.macfleet.cli;
 
+import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.inventory.InventoryLoader;
+import io.macfleet.inventory.LoadResult;
+import io.macfleet.inventory.Plan;
+import jakarta.inject.Inject;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.macfleet.simulator.FaultStep;
 import io.macfleet.simulator.demo.DemoEnvironment;
@@ -45,9 +51,25 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--scenario", description = "YAML scenario file: extra cables and faults to apply at start.")
     Path scenario;
 
+    @Inject
+    DesiredStateStore desiredState;
+
+    /** The demo directory named by {@code --dir} in a demo command line, else ~/.macfleet/demo. */
+    static Path directory(String... args) {
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--dir") && i + 1 < args.length) {
+                return Path.of(args[i + 1]).toAbsolutePath();
+            }
+            if (args[i].startsWith("--dir=")) {
+                return Path.of(args[i].substring("--dir=".length())).toAbsolutePath();
+            }
+        }
+        return Path.of(System.getProperty("user.home"), ".macfleet", "demo");
+    }
+
     @Override
     public Integer call() {
-        Path dir = directory != null ? directory : Path.of(System.getProperty("user.home"), ".macfleet", "demo");
+        Path dir = directory != null ? directory.toAbsolutePath() : Path.of(System.getProperty("user.home"), ".macfleet", "demo");
         DemoEnvironment demo;
         try {
             demo = DemoEnvironment.start(new DemoEnvironment.Options(dir, machines, baseAddress, sshPort, Duration.ofSeconds(rebootSeconds), scenario));
@@ -60,6 +82,20 @@ public class DemoCommand implements Callable<Integer> {
         }
         int httpPort = ConfigProvider.getConfig().getOptionalValue("quarkus.http.port", Integer.class).orElse(8480);
         System.out.println(demo.summary(httpPort));
+        try {
+            LoadResult inventory = InventoryLoader.load(demo.inventoryDirectory());
+            if (!inventory.valid()) {
+                inventory.errors().forEach(error -> System.err.println(error));
+                demo.close();
+                return ExitCodes.CHECK_FAILED;
+            }
+            Plan applied = desiredState.apply(inventory.inventory(), "demo", demo.inventoryDirectory().toString());
+            System.out.println("Inventory applied to the demo database: " + applied.appliedSummary());
+        } catch (RuntimeException e) {
+            System.err.println("macfleet demo: could not apply the demo inventory: " + e.getMessage());
+            demo.close();
+            return ExitCodes.CHECK_FAILED;
+        }
         System.out.flush();
         try {
             Quarkus.waitForExit();

@@ -26,7 +26,22 @@ public class MacfleetMain implements QuarkusApplication {
                 System.setProperty("quarkus.log.console.level", "WARN");
             }
         }
+        if (isServe(args) && firstCommand(args).equals("demo") && System.getProperty("macfleet.home") == null
+                && System.getenv("MACFLEET_HOME") == null) {
+            // The demo keeps its own state (database included) in its directory: applying the demo inventory
+            // must never replace the desired state of a real fleet kept in the default home.
+            System.setProperty("macfleet.home", DemoCommand.directory(args).toString());
+        }
         Quarkus.run(MacfleetMain.class, args);
+    }
+
+    private static String firstCommand(String... args) {
+        for (String argument : args) {
+            if (!argument.startsWith("-")) {
+                return argument;
+            }
+        }
+        return "";
     }
 
     static boolean isServe(String... args) {
