@@ -90,8 +90,8 @@ public final class GgufFile implements AutoCloseable {
             }
             long offset = readLong("offset of tensor '" + name + "'");
             if (dimensions[0] % type.blockSize() != 0) {
-                throw error("tensor '" + name + "' of type " + type + " has row length " + dimensions[0]
-                        + ", not a multiple of the block size " + type.blockSize());
+                throw error("tensor '" + name + "' of type " + type + " (data offset " + offset + ") has row length "
+                        + dimensions[0] + ", not a multiple of the block size " + type.blockSize());
             }
             if (offset % alignment != 0) {
                 throw error("tensor '" + name + "' offset " + offset + " is not a multiple of the alignment " + alignment);
