@@ -202,8 +202,9 @@ public final class Kernels {
 
     /**
      * Batched product for prompt processing: {@code out[t * rows + r] = row r · x[t * columns ..]} for
-     * {@code tokens} activations. Each weight row is read and dequantized once per batch, then multiplied with all
-     * tokens four at a time, so weights cross the memory bus once per batch instead of once per token.
+     * {@code tokens} activations. Weight rows are dequantized once per batch, four at a time, and multiplied with
+     * four tokens at a time in a 4x4 register tile, so weights cross the memory bus once per batch instead of once
+     * per token and every loaded vector feeds four multiply-adds.
      */
     public static void matmul(WorkerPool pool, WeightMatrix matrix, float[] x, int tokens, float[] out) {
         if (tokens == 1) {
@@ -212,26 +213,94 @@ public final class Kernels {
         }
         int rows = matrix.rows();
         int columns = matrix.columns();
-        pool.parallelFor(rows, (start, end, worker) -> {
-            float[] row = new float[columns];
-            for (int r = start; r < end; r++) {
-                dequantizeRow(matrix, r, row, 0);
-                int t = 0;
-                for (; t + 4 <= tokens; t += 4) {
-                    dot4(row, x, t * columns, columns, out, t * rows + r, rows);
+        boolean tiled = columns % L == 0;
+        pool.parallelFor((rows + 3) / 4, (start, end, worker) -> {
+            float[] w = new float[4 * columns];
+            for (int group = start; group < end; group++) {
+                int first = group * 4;
+                int count = Math.min(4, rows - first);
+                for (int i = 0; i < count; i++) {
+                    dequantizeRow(matrix, first + i, w, i * columns);
                 }
-                for (; t < tokens; t++) {
-                    out[t * rows + r] = dot(row, x, t * columns, columns);
+                int t = 0;
+                if (tiled && count == 4) {
+                    for (; t + 4 <= tokens; t += 4) {
+                        tile4x4(w, x, t, columns, out, first, rows);
+                    }
+                }
+                for (int i = 0; i < count; i++) {
+                    int r = first + i;
+                    int u = t;
+                    for (; u + 4 <= tokens; u += 4) {
+                        dot4(w, i * columns, x, u * columns, columns, out, u * rows + r, rows);
+                    }
+                    for (; u < tokens; u++) {
+                        out[u * rows + r] = dot(w, i * columns, x, u * columns, columns);
+                    }
                 }
             }
         });
     }
 
-    private static void dot4(float[] w, float[] x, int offset, int n, float[] out, int outIndex, int outStride) {
+    private static void tile4x4(float[] w, float[] x, int token, int n, float[] out, int row, int rows) {
+        FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F), c02 = FloatVector.zero(F), c03 = FloatVector.zero(F);
+        FloatVector c10 = FloatVector.zero(F), c11 = FloatVector.zero(F), c12 = FloatVector.zero(F), c13 = FloatVector.zero(F);
+        FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F), c22 = FloatVector.zero(F), c23 = FloatVector.zero(F);
+        FloatVector c30 = FloatVector.zero(F), c31 = FloatVector.zero(F), c32 = FloatVector.zero(F), c33 = FloatVector.zero(F);
+        int x0 = token * n, x1 = x0 + n, x2 = x1 + n, x3 = x2 + n;
+        for (int i = 0; i < n; i += L) {
+            FloatVector w0 = FloatVector.fromArray(F, w, i);
+            FloatVector w1 = FloatVector.fromArray(F, w, n + i);
+            FloatVector w2 = FloatVector.fromArray(F, w, 2 * n + i);
+            FloatVector w3 = FloatVector.fromArray(F, w, 3 * n + i);
+            FloatVector v = FloatVector.fromArray(F, x, x0 + i);
+            c00 = w0.fma(v, c00);
+            c01 = w1.fma(v, c01);
+            c02 = w2.fma(v, c02);
+            c03 = w3.fma(v, c03);
+            v = FloatVector.fromArray(F, x, x1 + i);
+            c10 = w0.fma(v, c10);
+            c11 = w1.fma(v, c11);
+            c12 = w2.fma(v, c12);
+            c13 = w3.fma(v, c13);
+            v = FloatVector.fromArray(F, x, x2 + i);
+            c20 = w0.fma(v, c20);
+            c21 = w1.fma(v, c21);
+            c22 = w2.fma(v, c22);
+            c23 = w3.fma(v, c23);
+            v = FloatVector.fromArray(F, x, x3 + i);
+            c30 = w0.fma(v, c30);
+            c31 = w1.fma(v, c31);
+            c32 = w2.fma(v, c32);
+            c33 = w3.fma(v, c33);
+        }
+        int o = token * rows + row;
+        out[o] = c00.reduceLanes(VectorOperators.ADD);
+        out[o + 1] = c01.reduceLanes(VectorOperators.ADD);
+        out[o + 2] = c02.reduceLanes(VectorOperators.ADD);
+        out[o + 3] = c03.reduceLanes(VectorOperators.ADD);
+        o += rows;
+        out[o] = c10.reduceLanes(VectorOperators.ADD);
+        out[o + 1] = c11.reduceLanes(VectorOperators.ADD);
+        out[o + 2] = c12.reduceLanes(VectorOperators.ADD);
+        out[o + 3] = c13.reduceLanes(VectorOperators.ADD);
+        o += rows;
+        out[o] = c20.reduceLanes(VectorOperators.ADD);
+        out[o + 1] = c21.reduceLanes(VectorOperators.ADD);
+        out[o + 2] = c22.reduceLanes(VectorOperators.ADD);
+        out[o + 3] = c23.reduceLanes(VectorOperators.ADD);
+        o += rows;
+        out[o] = c30.reduceLanes(VectorOperators.ADD);
+        out[o + 1] = c31.reduceLanes(VectorOperators.ADD);
+        out[o + 2] = c32.reduceLanes(VectorOperators.ADD);
+        out[o + 3] = c33.reduceLanes(VectorOperators.ADD);
+    }
+
+    private static void dot4(float[] w, int wOffset, float[] x, int offset, int n, float[] out, int outIndex, int outStride) {
         FloatVector a0 = FloatVector.zero(F), a1 = FloatVector.zero(F), a2 = FloatVector.zero(F), a3 = FloatVector.zero(F);
         int i = 0;
         for (; i <= n - L; i += L) {
-            FloatVector wv = FloatVector.fromArray(F, w, i);
+            FloatVector wv = FloatVector.fromArray(F, w, wOffset + i);
             a0 = wv.fma(FloatVector.fromArray(F, x, offset + i), a0);
             a1 = wv.fma(FloatVector.fromArray(F, x, offset + n + i), a1);
             a2 = wv.fma(FloatVector.fromArray(F, x, offset + 2 * n + i), a2);
@@ -240,10 +309,10 @@ public final class Kernels {
         float s0 = a0.reduceLanes(VectorOperators.ADD), s1 = a1.reduceLanes(VectorOperators.ADD);
         float s2 = a2.reduceLanes(VectorOperators.ADD), s3 = a3.reduceLanes(VectorOperators.ADD);
         for (; i < n; i++) {
-            s0 += w[i] * x[offset + i];
-            s1 += w[i] * x[offset + n + i];
-            s2 += w[i] * x[offset + 2 * n + i];
-            s3 += w[i] * x[offset + 3 * n + i];
+            s0 += w[wOffset + i] * x[offset + i];
+            s1 += w[wOffset + i] * x[offset + n + i];
+            s2 += w[wOffset + i] * x[offset + 2 * n + i];
+            s3 += w[wOffset + i] * x[offset + 3 * n + i];
         }
         out[outIndex] = s0;
         out[outIndex + outStride] = s1;

@@ -16,6 +16,9 @@ public final class LlamaModel {
     private final LlamaWeights weights;
     private final WorkerPool pool;
     private final float[] inverseFrequencies;
+    /** Activation buffers, reused across calls (one forward pass at a time) so prefill makes no garbage. */
+    private float[] x, normed, q, k, v, attention, projected, gate, up;
+    private int scratchTokens;
 
     public LlamaModel(LlamaWeights weights, WorkerPool pool) {
         this.config = weights.config();
@@ -80,7 +83,9 @@ public final class LlamaModel {
         int qDim = config.queryDimension();
         int kvDim = config.kvDimension();
         int ffn = config.feedForward();
-        float[] x = new float[batch * dim];
+        ensureScratch(batch);
+        float[] x = this.x, normed = this.normed, q = this.q, k = this.k, v = this.v, attention = this.attention,
+                projected = this.projected, gate = this.gate, up = this.up;
         for (int t = 0; t < batch; t++) {
             int token = tokens[from + t];
             if (token < 0 || token >= config.vocabulary()) {
@@ -88,14 +93,6 @@ public final class LlamaModel {
             }
             Kernels.dequantizeRow(weights.tokenEmbedding(), token, x, t * dim);
         }
-        float[] normed = new float[batch * dim];
-        float[] q = new float[batch * qDim];
-        float[] k = new float[batch * kvDim];
-        float[] v = new float[batch * kvDim];
-        float[] attention = new float[batch * qDim];
-        float[] projected = new float[batch * dim];
-        float[] gate = new float[batch * ffn];
-        float[] up = new float[batch * ffn];
         for (LayerWeights layer : weights.blocks()) {
             rmsNorm(x, layer.attentionNorm(), normed, batch, dim);
             Kernels.matmul(pool, layer.query(), normed, batch, q);
@@ -119,16 +116,16 @@ public final class LlamaModel {
             System.arraycopy(v, 0, cache.values[layerIndex], position * kvDim, batch * kvDim);
             attend(q, attention, cache.keys[layerIndex], cache.values[layerIndex], batch, position);
             Kernels.matmul(pool, layer.output(), attention, batch, projected);
-            add(x, projected);
+            add(x, projected, batch * dim);
             rmsNorm(x, layer.ffnNorm(), normed, batch, dim);
             Kernels.matmul(pool, layer.gate(), normed, batch, gate);
             Kernels.matmul(pool, layer.up(), normed, batch, up);
-            for (int i = 0; i < gate.length; i++) {
+            for (int i = 0; i < batch * ffn; i++) {
                 float g = gate[i];
                 gate[i] = g / (1f + (float) Math.exp(-g)) * up[i];
             }
             Kernels.matmul(pool, layer.down(), gate, batch, projected);
-            add(x, projected);
+            add(x, projected, batch * dim);
         }
         if (!logits) {
             return null;
@@ -139,6 +136,23 @@ public final class LlamaModel {
         float[] result = new float[config.vocabulary()];
         Kernels.matvec(pool, weights.output(), lastToken, result);
         return result;
+    }
+
+    private void ensureScratch(int batch) {
+        if (batch <= scratchTokens) {
+            return;
+        }
+        int dim = config.dimension();
+        x = new float[batch * dim];
+        normed = new float[batch * dim];
+        q = new float[batch * config.queryDimension()];
+        k = new float[batch * config.kvDimension()];
+        v = new float[batch * config.kvDimension()];
+        attention = new float[batch * config.queryDimension()];
+        projected = new float[batch * dim];
+        gate = new float[batch * config.feedForward()];
+        up = new float[batch * config.feedForward()];
+        scratchTokens = batch;
     }
 
     private void attend(float[] q, float[] out, float[] keys, float[] values, int batch, int position) {
@@ -216,8 +230,8 @@ public final class LlamaModel {
         }
     }
 
-    private static void add(float[] target, float[] addend) {
-        for (int i = 0; i < target.length; i++) {
+    private static void add(float[] target, float[] addend, int length) {
+        for (int i = 0; i < length; i++) {
             target[i] += addend[i];
         }
     }
