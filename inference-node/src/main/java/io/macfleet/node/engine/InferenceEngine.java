@@ -207,6 +207,9 @@ public final class InferenceEngine implements AutoCloseable {
             logits = model.forward(new int[]{token}, 0, 1, cached.size(), cache);
             cached.add(token);
         }
+        if (pendingBytes.size() > 0 && !finish.equals("stop")) {
+            text.append(pendingBytes.toString(StandardCharsets.UTF_8)); // an unfinished UTF-8 sequence at the end
+        }
         if (text.length() > emitted) {
             onText.accept(text.substring(emitted));
         }

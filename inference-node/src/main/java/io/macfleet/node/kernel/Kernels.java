@@ -100,6 +100,9 @@ public final class Kernels {
     }
 
     private static float dotQ8(MemorySegment data, long base, float[] x, int offset, int n) {
+        if (BYTE_PARTS == 1) {
+            return dotQ8Wide(data, base, x, offset, n);
+        }
         FloatVector total = FloatVector.zero(F);
         int blocks = n / 32;
         for (int b = 0; b < blocks; b++) {
@@ -120,7 +123,30 @@ public final class Kernels {
         return total.reduceLanes(VectorOperators.ADD);
     }
 
+    /**
+     * 16 float lanes (AVX-512): each half block converts in one constant-part cast, and the two halves feed two
+     * independent accumulators; measured about twice as fast as the generic loop, whose variable part index
+     * keeps the JIT from using the conversion intrinsic well.
+     */
+    private static float dotQ8Wide(MemorySegment data, long base, float[] x, int offset, int n) {
+        FloatVector t0 = FloatVector.zero(F), t1 = FloatVector.zero(F);
+        int blocks = n / 32;
+        for (int b = 0; b < blocks; b++) {
+            long block = base + b * 34L;
+            FloatVector scale = FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, block)));
+            int xi = offset + b * 32;
+            ByteVector low = ByteVector.fromMemorySegment(B128, data, block + 2, LE);
+            ByteVector high = ByteVector.fromMemorySegment(B128, data, block + 18, LE);
+            t0 = ((FloatVector) low.castShape(F, 0)).mul(scale).fma(FloatVector.fromArray(F, x, xi), t0);
+            t1 = ((FloatVector) high.castShape(F, 0)).mul(scale).fma(FloatVector.fromArray(F, x, xi + 16), t1);
+        }
+        return t0.add(t1).reduceLanes(VectorOperators.ADD);
+    }
+
     private static float dotQ4(MemorySegment data, long base, float[] x, int offset, int n) {
+        if (BYTE_PARTS == 1) {
+            return dotQ4Wide(data, base, x, offset, n);
+        }
         FloatVector total = FloatVector.zero(F);
         int blocks = n / 32;
         for (int b = 0; b < blocks; b++) {
@@ -140,6 +166,22 @@ public final class Kernels {
             total = acc.fma(FloatVector.broadcast(F, scale), total);
         }
         return total.reduceLanes(VectorOperators.ADD);
+    }
+
+    private static float dotQ4Wide(MemorySegment data, long base, float[] x, int offset, int n) {
+        FloatVector t0 = FloatVector.zero(F), t1 = FloatVector.zero(F);
+        int blocks = n / 32;
+        for (int b = 0; b < blocks; b++) {
+            long block = base + b * 18L;
+            FloatVector scale = FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, block)));
+            int xi = offset + b * 32;
+            ByteVector packed = ByteVector.fromMemorySegment(B128, data, block + 2, LE);
+            ByteVector low = packed.and((byte) 0x0F).sub((byte) 8);
+            ByteVector high = packed.lanewise(VectorOperators.LSHR, 4).sub((byte) 8);
+            t0 = ((FloatVector) low.castShape(F, 0)).mul(scale).fma(FloatVector.fromArray(F, x, xi), t0);
+            t1 = ((FloatVector) high.castShape(F, 0)).mul(scale).fma(FloatVector.fromArray(F, x, xi + 16), t1);
+        }
+        return t0.add(t1).reduceLanes(VectorOperators.ADD);
     }
 
     /** Writes row {@code row} of {@code matrix} as floats into {@code out[offset ..]}. Exact for every type. */
@@ -167,6 +209,10 @@ public final class Kernels {
                     FloatVector scale = FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, block)));
                     for (int half = 0; half < 2; half++) {
                         ByteVector q = ByteVector.fromMemorySegment(B128, data, block + 2 + half * 16, LE);
+                        if (BYTE_PARTS == 1) {
+                            ((FloatVector) q.castShape(F, 0)).mul(scale).intoArray(out, offset + b * 32 + half * 16);
+                            continue;
+                        }
                         for (int p = 0; p < BYTE_PARTS; p++) {
                             ((FloatVector) q.convertShape(VectorOperators.B2F, F, p)).mul(scale)
                                     .intoArray(out, offset + b * 32 + half * 16 + p * L);
@@ -181,6 +227,11 @@ public final class Kernels {
                     ByteVector packed = ByteVector.fromMemorySegment(B128, data, block + 2, LE);
                     ByteVector low = packed.and((byte) 0x0F).sub((byte) 8);
                     ByteVector high = packed.lanewise(VectorOperators.LSHR, 4).sub((byte) 8);
+                    if (BYTE_PARTS == 1) {
+                        ((FloatVector) low.castShape(F, 0)).mul(scale).intoArray(out, offset + b * 32);
+                        ((FloatVector) high.castShape(F, 0)).mul(scale).intoArray(out, offset + b * 32 + 16);
+                        continue;
+                    }
                     for (int p = 0; p < BYTE_PARTS; p++) {
                         ((FloatVector) low.convertShape(VectorOperators.B2F, F, p)).mul(scale).intoArray(out, offset + b * 32 + p * L);
                         ((FloatVector) high.convertShape(VectorOperators.B2F, F, p)).mul(scale).intoArray(out, offset + b * 32 + 16 + p * L);
@@ -215,7 +266,7 @@ public final class Kernels {
         int columns = matrix.columns();
         boolean tiled = columns % L == 0;
         pool.parallelFor((rows + 3) / 4, (start, end, worker) -> {
-            float[] w = new float[4 * columns];
+            float[] w = rowBuffer(4 * columns);
             for (int group = start; group < end; group++) {
                 int first = group * 4;
                 int count = Math.min(4, rows - first);
@@ -240,6 +291,18 @@ public final class Kernels {
                 }
             }
         });
+    }
+
+    /** Per-thread buffer for dequantized rows: prefill would otherwise allocate hundreds of MB of garbage. */
+    private static final ThreadLocal<float[]> ROW_BUFFER = ThreadLocal.withInitial(() -> new float[0]);
+
+    private static float[] rowBuffer(int length) {
+        float[] buffer = ROW_BUFFER.get();
+        if (buffer.length < length) {
+            buffer = new float[length];
+            ROW_BUFFER.set(buffer);
+        }
+        return buffer;
     }
 
     private static void tile4x4(float[] w, float[] x, int token, int n, float[] out, int row, int rows) {
