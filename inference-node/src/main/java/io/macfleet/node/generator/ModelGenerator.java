@@ -131,7 +131,7 @@ public final class ModelGenerator {
     }
 
     /** Llama 3.1 rope scaling as frequency factors (what convert_hf_to_gguf.py writes to rope_freqs). */
-    static float[] llama3FrequencyFactors(int headDimension, double theta, double factor, double lowFactor,
+    public static float[] llama3FrequencyFactors(int headDimension, double theta, double factor, double lowFactor,
                                           double highFactor, int originalContext) {
         float[] factors = new float[headDimension / 2];
         double lowWavelength = originalContext / lowFactor;

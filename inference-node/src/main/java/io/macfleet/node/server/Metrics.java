@@ -22,7 +22,7 @@ final class Metrics {
         metric(out, "inference_node_requests_in_flight", "gauge", "Requests running or queued.", inFlight);
         metric(out, "inference_node_prompt_tokens_total", "counter", "Prompt tokens processed.", promptTokens.sum());
         metric(out, "inference_node_tokens_generated_total", "counter", "Completion tokens generated.", generatedTokens.sum());
-        out.append("# HELP inference_node_time_to_first_token_seconds Time from request start to the first token.\n")
+        out.append("# HELP inference_node_time_to_first_token_seconds Time from the start of generation (after queueing) to the first token.\n")
                 .append("# TYPE inference_node_time_to_first_token_seconds summary\n")
                 .append("inference_node_time_to_first_token_seconds_sum ").append(firstTokenSeconds.sum()).append('\n')
                 .append("inference_node_time_to_first_token_seconds_count ").append(firstTokenCount.sum()).append('\n');
