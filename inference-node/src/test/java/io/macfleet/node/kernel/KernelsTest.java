@@ -18,6 +18,11 @@ class KernelsTest {
     private static final int COLUMNS = 96;
 
     private static WeightMatrix randomMatrix(GgmlType type, long seed) {
+        return randomMatrix(type, seed, COLUMNS);
+    }
+
+    private static WeightMatrix randomMatrix(GgmlType type, long seed, int columns) {
+        final int COLUMNS = columns;
         Random random = new Random(seed);
         float[] values = new float[ROWS * COLUMNS];
         for (int i = 0; i < values.length; i++) {
@@ -88,6 +93,29 @@ class KernelsTest {
                 for (int r = 0; r < ROWS; r++) {
                     assertThat(batched[t * ROWS + r]).isCloseTo(single[r], within(1e-3f));
                 }
+            }
+        }
+    }
+
+    @Test
+    void batchedProductOverSeveralColumnBlocks() {
+        int columns = 1056; // more than two 512-column cache blocks, the last one partial
+        WeightMatrix matrix = randomMatrix(GgmlType.Q8_0, 8, columns);
+        int tokens = 9;
+        float[] x = randomVector(tokens * columns, 9);
+        float[] batched = new float[tokens * ROWS];
+        java.util.Arrays.fill(batched, Float.NaN); // the product must overwrite, not accumulate into, old contents
+        try (WorkerPool pool = new WorkerPool(2)) {
+            Kernels.matmul(pool, matrix, x, tokens, batched);
+        }
+        float[] w = ScalarReference.dequantize(GgmlType.Q8_0, matrix.data(), ROWS * columns);
+        for (int t = 0; t < tokens; t++) {
+            for (int r = 0; r < ROWS; r++) {
+                double expected = 0;
+                for (int c = 0; c < columns; c++) {
+                    expected += (double) w[r * columns + c] * x[t * columns + c];
+                }
+                assertThat(batched[t * ROWS + r]).as("token %d row %d", t, r).isCloseTo((float) expected, within(2e-3f));
             }
         }
     }
