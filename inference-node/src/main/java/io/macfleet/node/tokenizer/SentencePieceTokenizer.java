@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * SentencePiece style tokenizer as llama.cpp runs it for {@code tokenizer.ggml.model = "llama"}: spaces become
- * U+2581, a space is prefixed, adjacent pieces are merged greedily by the highest score of the merged piece, and
+ * U+2581, a space is prefixed (unless {@code tokenizer.ggml.add_space_prefix} is false), adjacent pieces are merged greedily by the highest score of the merged piece, and
  * characters without a piece fall back to {@code <0xXX>} byte tokens.
  */
 public final class SentencePieceTokenizer extends Tokenizer {
@@ -14,9 +14,12 @@ public final class SentencePieceTokenizer extends Tokenizer {
     private final float[] scores;
     private final int unknown;
     private final int[] byteTokens = new int[256];
+    private final boolean addSpacePrefix;
 
-    SentencePieceTokenizer(String[] tokens, int[] types, float[] scores, int bos, int eos, boolean addBos, int unknown) {
+    SentencePieceTokenizer(String[] tokens, int[] types, float[] scores, int bos, int eos, boolean addBos, int unknown,
+                           boolean addSpacePrefix) {
         super(tokens, types, bos, eos, addBos);
+        this.addSpacePrefix = addSpacePrefix;
         this.scores = scores;
         this.unknown = unknown;
         for (int b = 0; b < 256; b++) {
@@ -30,7 +33,8 @@ public final class SentencePieceTokenizer extends Tokenizer {
         if (text.isEmpty()) {
             return;
         }
-        String normalized = SPACE + text.replace(" ", SPACE);
+        // Like llama.cpp, every text fragment (the start, or text after a special token) gets the space prefix.
+        String normalized = (addSpacePrefix ? SPACE : "") + text.replace(" ", SPACE);
         List<String> symbols = new ArrayList<>();
         normalized.codePoints().forEach(cp -> symbols.add(new String(Character.toChars(cp))));
         while (symbols.size() > 1) {

@@ -88,7 +88,8 @@ public abstract sealed class Tokenizer permits BytePairTokenizer, SentencePieceT
                 }
                 yield new SentencePieceTokenizer(tokens, types, scores, bos, eos,
                         file.bool("tokenizer.ggml.add_bos_token", true),
-                        (int) file.integer("tokenizer.ggml.unknown_token_id", 0));
+                        (int) file.integer("tokenizer.ggml.unknown_token_id", 0),
+                        file.bool("tokenizer.ggml.add_space_prefix", true));
             }
             default -> throw file.error("unsupported tokenizer model '" + model
                     + "' in metadata 'tokenizer.ggml.model' (supported: gpt2, llama)");
