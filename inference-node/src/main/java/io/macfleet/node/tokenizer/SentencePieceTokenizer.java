@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * SentencePiece style tokenizer as llama.cpp runs it for {@code tokenizer.ggml.model = "llama"}: spaces become
- * U+2581, a space is prefixed (unless {@code tokenizer.ggml.add_space_prefix} is false), adjacent pieces are merged greedily by the highest score of the merged piece, and
- * characters without a piece fall back to {@code <0xXX>} byte tokens.
+ * U+2581, a space is prefixed (unless {@code tokenizer.ggml.add_space_prefix} is false), adjacent pieces are
+ * merged greedily by the highest score of the merged piece, and characters without a piece fall back to
+ * {@code <0xXX>} byte tokens.
  */
 public final class SentencePieceTokenizer extends Tokenizer {
     private static final String SPACE = "\u2581";
