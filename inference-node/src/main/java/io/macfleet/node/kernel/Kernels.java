@@ -244,11 +244,56 @@ public final class Kernels {
 
     /** out[r] = row r · x for every row, rows split across the pool. */
     public static void matvec(WorkerPool pool, WeightMatrix matrix, float[] x, float[] out) {
-        pool.parallelFor(matrix.rows(), (start, end, worker) -> {
-            for (int r = start; r < end; r++) {
-                out[r] = dot(matrix, r, x, 0);
+        // Only Q8_0 gains: the same four-row scheme made Q4_0 slower (measured), so Q4_0 stays one row at a time.
+        boolean fourRows = BYTE_PARTS == 1 && matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0;
+        if (!fourRows) {
+            pool.parallelFor(matrix.rows(), (start, end, worker) -> {
+                for (int r = start; r < end; r++) {
+                    out[r] = dot(matrix, r, x, 0);
+                }
+            });
+            return;
+        }
+        int rows = matrix.rows();
+        pool.parallelFor((rows + 3) / 4, (start, end, worker) -> {
+            for (int group = start; group < end; group++) {
+                int r = group * 4;
+                if (r + 4 <= rows) {
+                    dotQ8FourRows(matrix.data(), matrix.rowOffset(r), matrix.rowStride(), x, matrix.columns(), out, r);
+                } else {
+                    for (; r < rows; r++) {
+                        out[r] = dot(matrix, r, x, 0);
+                    }
+                }
             }
         });
+    }
+
+    /**
+     * Four Q8_0 rows per pass over x (16 float lanes only): each activation vector loaded feeds four rows. Measured
+     * at 8.0 GB of weights per CPU-second against 5.9 for one row at a time (CPU time, so not skewed by other load).
+     */
+    private static void dotQ8FourRows(MemorySegment data, long base, long stride, float[] x, int n, float[] out, int r) {
+        FloatVector t0 = FloatVector.zero(F), t1 = FloatVector.zero(F), t2 = FloatVector.zero(F), t3 = FloatVector.zero(F);
+        for (int b = 0; b < n / 32; b++) {
+            long k0 = base + b * 34L, k1 = k0 + stride, k2 = k1 + stride, k3 = k2 + stride;
+            FloatVector low = FloatVector.fromArray(F, x, b * 32);
+            FloatVector high = FloatVector.fromArray(F, x, b * 32 + 16);
+            t0 = q8Block(data, k0, low, high).fma(FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k0))), t0);
+            t1 = q8Block(data, k1, low, high).fma(FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k1))), t1);
+            t2 = q8Block(data, k2, low, high).fma(FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k2))), t2);
+            t3 = q8Block(data, k3, low, high).fma(FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k3))), t3);
+        }
+        out[r] = t0.reduceLanes(VectorOperators.ADD);
+        out[r + 1] = t1.reduceLanes(VectorOperators.ADD);
+        out[r + 2] = t2.reduceLanes(VectorOperators.ADD);
+        out[r + 3] = t3.reduceLanes(VectorOperators.ADD);
+    }
+
+    /** Unscaled products of one Q8_0 block with the two 16-lane halves of its activations. */
+    private static FloatVector q8Block(MemorySegment data, long block, FloatVector low, FloatVector high) {
+        FloatVector acc = ((FloatVector) ByteVector.fromMemorySegment(B128, data, block + 2, LE).castShape(F, 0)).mul(low);
+        return ((FloatVector) ByteVector.fromMemorySegment(B128, data, block + 18, LE).castShape(F, 0)).fma(high, acc);
     }
 
     /**
