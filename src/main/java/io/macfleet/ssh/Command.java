@@ -1,0 +1,131 @@
+package io.macfleet.ssh;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * A command to run on a machine, built from a program and typed arguments. The remote side runs commands
+ * through the login shell, so {@link #render()} quotes every argument for a POSIX shell: an argument
+ * always arrives as exactly one literal word, whatever it contains. There is deliberately no way to pass a
+ * ready-made command line.
+ *
+ * @param program the program name or absolute path (letters, digits and {@code _ . / + -} only)
+ * @param arguments literal arguments
+ * @param sudo run with {@code sudo -n}; only programs on the allow-list ({@link PrivilegedProgram}) are sent
+ * @param idempotent safe to repeat (reads state, or sets it to a fixed value): retried once when the
+ *                   connection drops; a non-idempotent command is never repeated
+ */
+public record Command(String program, List<String> arguments, boolean sudo, boolean idempotent) {
+
+    private static final Pattern PROGRAM = Pattern.compile("[A-Za-z0-9_./+-]+");
+    private static final Pattern NEEDS_NO_QUOTES = Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
+
+    public Command {
+        Objects.requireNonNull(program, "program");
+        if (!PROGRAM.matcher(program).matches()) {
+            throw new IllegalArgumentException("not a program name or path: '" + program + "'");
+        }
+        arguments = List.copyOf(arguments);
+        for (String argument : arguments) {
+            if (argument.indexOf('\0') >= 0) {
+                // A NUL byte cannot be part of a Unix argument; refusing is better than silently cutting it.
+                throw new IllegalArgumentException("an argument of " + program + " contains a NUL character");
+            }
+        }
+    }
+
+    /** A command that changes state and is never repeated automatically. */
+    public static Command of(String program, String... arguments) {
+        return new Command(program, List.of(arguments), false, false);
+    }
+
+    /** A command that only reads state (facts, checks): retried once when the connection drops. */
+    public static Command reading(String program, String... arguments) {
+        return new Command(program, List.of(arguments), false, true);
+    }
+
+    /** A command run with {@code sudo -n}, for a program on the allow-list. */
+    public static Command sudo(PrivilegedProgram program, String... arguments) {
+        return new Command(program.path(), List.of(arguments), true, false);
+    }
+
+    public static Builder builder(String program) {
+        return new Builder(program);
+    }
+
+    public Command asIdempotent() {
+        return new Command(program, arguments, sudo, true);
+    }
+
+    public Command withSudo() {
+        return new Command(program, arguments, true, idempotent);
+    }
+
+    /** The command line sent to the machine, every word quoted for a POSIX shell where needed. */
+    public String render() {
+        StringBuilder line = new StringBuilder();
+        if (sudo) {
+            // -n: never prompt for a password (fail instead); --: the program name cannot be read as an option.
+            line.append("sudo -n -- ");
+        }
+        line.append(quote(program));
+        for (String argument : arguments) {
+            line.append(' ').append(quote(argument));
+        }
+        return line.toString();
+    }
+
+    /** One word for a POSIX shell: as is when it has no special characters, otherwise in single quotes. */
+    public static String quote(String word) {
+        if (!word.isEmpty() && NEEDS_NO_QUOTES.matcher(word).matches()) {
+            return word;
+        }
+        // Inside single quotes nothing is special except the quote itself: end the quoted part, add an
+        // escaped quote, start a new quoted part.
+        return "'" + word.replace("'", "'\\''") + "'";
+    }
+
+    @Override
+    public String toString() {
+        return render();
+    }
+
+    public static final class Builder {
+        private final String program;
+        private final List<String> arguments = new ArrayList<>();
+        private boolean sudo;
+        private boolean idempotent;
+
+        private Builder(String program) {
+            this.program = program;
+        }
+
+        public Builder argument(String argument) {
+            arguments.add(Objects.requireNonNull(argument, "argument"));
+            return this;
+        }
+
+        public Builder arguments(String... more) {
+            for (String argument : more) {
+                argument(argument);
+            }
+            return this;
+        }
+
+        public Builder sudo() {
+            this.sudo = true;
+            return this;
+        }
+
+        public Builder idempotent() {
+            this.idempotent = true;
+            return this;
+        }
+
+        public Command build() {
+            return new Command(program, arguments, sudo, idempotent);
+        }
+    }
+}

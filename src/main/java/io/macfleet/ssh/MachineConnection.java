@@ -1,0 +1,284 @@
+package io.macfleet.ssh;
+
+import net.schmizz.sshj.Config;
+import net.schmizz.sshj.SSHClient;
+import net.schmizz.sshj.connection.channel.direct.Session;
+import net.schmizz.sshj.connection.channel.direct.Signal;
+import net.schmizz.sshj.userauth.UserAuthException;
+import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import javax.net.SocketFactory;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** One authenticated SSH connection to one machine; commands run on it as separate channels. */
+final class MachineConnection implements AutoCloseable {
+
+    /** Output readers block on the network; virtual threads make that free. */
+    private static final ExecutorService READERS = Executors.newVirtualThreadPerTaskExecutor();
+
+    /**
+     * Commands are small request/answer exchanges: with Nagle's algorithm the last packets of each wait for a
+     * delayed acknowledgement (about 40 ms twice per command on Linux loopback), which dominated a round trip.
+     */
+    private static final SocketFactory NO_DELAY_SOCKETS = new SocketFactory() {
+        @Override
+        public Socket createSocket() throws IOException {
+            Socket socket = new Socket();
+            socket.setTcpNoDelay(true);
+            return socket;
+        }
+
+        @Override
+        public Socket createSocket(String host, int port) throws IOException {
+            throw new UnsupportedOperationException("SSHJ creates unconnected sockets");
+        }
+
+        @Override
+        public Socket createSocket(String host, int port, InetAddress localHost, int localPort) throws IOException {
+            throw new UnsupportedOperationException("SSHJ creates unconnected sockets");
+        }
+
+        @Override
+        public Socket createSocket(InetAddress host, int port) throws IOException {
+            throw new UnsupportedOperationException("SSHJ creates unconnected sockets");
+        }
+
+        @Override
+        public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) throws IOException {
+            throw new UnsupportedOperationException("SSHJ creates unconnected sockets");
+        }
+    };
+
+    private final SshTarget target;
+    private final SSHClient client;
+
+    private MachineConnection(SshTarget target, SSHClient client) {
+        this.target = target;
+        this.client = client;
+    }
+
+    SshTarget target() {
+        return target;
+    }
+
+    boolean isAlive() {
+        return client.isConnected() && client.isAuthenticated();
+    }
+
+    /** Connects, verifies the host key and authenticates, within the connect timeout. */
+    static MachineConnection open(SshTarget target, Config config, PinnedHostKeyVerifier verifier, KeyProvider key,
+                                  Duration connectTimeout) {
+        SSHClient client = new SSHClient(config);
+        int timeoutMillis = (int) connectTimeout.toMillis();
+        client.setConnectTimeout(timeoutMillis);
+        // Bounds every wait for the machine's answer during the handshake, authentication and channel opening.
+        client.getTransport().setTimeoutMs(timeoutMillis);
+        client.getConnection().setTimeoutMs(timeoutMillis);
+        client.addHostKeyVerifier(verifier);
+        client.setSocketFactory(NO_DELAY_SOCKETS);
+        try {
+            client.connect(target.host(), target.port());
+        } catch (IOException e) {
+            closeQuietly(client);
+            if (verifier.refusal().isPresent()) {
+                throw verifier.refusal().get();
+            }
+            throw new SshException.Unreachable(target, describeConnectFailure(e, connectTimeout), e);
+        } catch (RuntimeException e) {
+            closeQuietly(client);
+            throw e;
+        }
+        try {
+            client.authPublickey(target.user(), key);
+        } catch (UserAuthException e) {
+            closeQuietly(client);
+            throw new SshException.AuthenticationFailed(target, "user " + target.user() + " was not accepted with the key "
+                    + target.privateKey() + " (" + e.getMessage() + ")", e);
+        } catch (IOException e) {
+            closeQuietly(client);
+            throw new SshException.ConnectionDropped(target, "connection lost during authentication: " + e, false, e);
+        }
+        return new MachineConnection(target, client);
+    }
+
+    private static String describeConnectFailure(IOException e, Duration connectTimeout) {
+        if (e instanceof UnknownHostException) {
+            return "unreachable: host name cannot be resolved";
+        }
+        if (e instanceof ConnectException) {
+            return "unreachable: connection refused (" + e.getMessage() + ")";
+        }
+        if (e instanceof NoRouteToHostException) {
+            return "unreachable: no route to host";
+        }
+        if (e instanceof SocketTimeoutException) {
+            return "unreachable: no answer within the connect timeout of " + connectTimeout.toMillis() + " ms";
+        }
+        return "unreachable: SSH handshake failed (" + e + ")";
+    }
+
+    /** Runs one command in its own channel. Throws Timeout or ConnectionDropped; the result otherwise. */
+    CommandResult execute(Command command, String rendered, ExecutionLimits limits, int attempt) {
+        long start = System.nanoTime();
+        long deadline = start + limits.commandTimeout().toNanos();
+        Session session;
+        Session.Command running;
+        try {
+            session = client.startSession();
+        } catch (IOException e) {
+            close();
+            throw new SshException.ConnectionDropped(target, "connection lost before `" + rendered + "` was sent: " + e,
+                    false, e);
+        }
+        try {
+            running = session.exec(rendered);
+        } catch (IOException e) {
+            close();
+            throw new SshException.ConnectionDropped(target, "connection lost while sending `" + rendered + "`: " + e,
+                    true, e);
+        }
+        CappedOutput stdout = new CappedOutput(limits.maxOutputBytes());
+        CappedOutput stderr = new CappedOutput(limits.maxOutputBytes());
+        CompletableFuture<Void> capHit = new CompletableFuture<>();
+        CompletableFuture<Void> stdoutRead = read(running.getInputStream(), stdout, capHit);
+        CompletableFuture<Void> stderrRead = read(running.getErrorStream(), stderr, capHit);
+        try {
+            CompletableFuture.anyOf(CompletableFuture.allOf(stdoutRead, stderrRead), capHit)
+                    .get(remainingNanos(deadline), TimeUnit.NANOSECONDS);
+            if (capHit.isDone()) {
+                // Stop the command's output at the source; whatever the other stream still had is dropped.
+                try {
+                    running.close();
+                } catch (IOException e) {
+                    close();
+                }
+            } else {
+                running.join(remainingNanos(deadline), TimeUnit.NANOSECONDS);
+            }
+        } catch (TimeoutException | net.schmizz.sshj.connection.ConnectionException e) {
+            if (e instanceof TimeoutException || isTimeout(e)) {
+                close();
+                throw new SshException.Timeout(target, "`" + rendered + "` did not finish within the command timeout of "
+                        + limits.commandTimeout().toMillis() + " ms" + (attempt > 1 ? " (attempt " + attempt + ")" : "")
+                        + "; the connection was closed");
+            }
+            throw dropped(rendered, attempt, e);
+        } catch (ExecutionException e) {
+            throw dropped(rendered, attempt, e.getCause());
+        } catch (InterruptedException e) {
+            close();
+            Thread.currentThread().interrupt();
+            throw new SshException.ConnectionDropped(target, "interrupted while `" + rendered + "` ran; the connection"
+                    + " was closed", true, e);
+        } catch (IOException e) {
+            throw dropped(rendered, attempt, e);
+        } finally {
+            try {
+                session.close();
+            } catch (IOException ignored) {
+                // Closing a finished channel on a broken connection: the connection is replaced anyway.
+            }
+        }
+        Integer exitStatus = running.getExitStatus();
+        Signal signal = running.getExitSignal();
+        if (exitStatus == null && signal == null && !capHit.isDone() && !client.isConnected()) {
+            throw dropped(rendered, attempt, null);
+        }
+        Duration duration = Duration.ofNanos(System.nanoTime() - start);
+        return new CommandResult(target.machine(), target.address(), command, exitStatus,
+                signal == null ? null : signal.toString(), stdout.text(), stderr.text(), duration, stdout.truncated(),
+                stderr.truncated(), attempt);
+    }
+
+    private static boolean isTimeout(Throwable e) {
+        return e.getCause() instanceof TimeoutException
+                || (e.getMessage() != null && e.getMessage().toLowerCase().contains("timeout"));
+    }
+
+    private SshException dropped(String rendered, int attempt, Throwable cause) {
+        close();
+        return new SshException.ConnectionDropped(target, "connection dropped while `" + rendered + "` ran"
+                + (attempt > 1 ? " (attempt " + attempt + ")" : "") + (cause == null ? "" : ": " + cause), true, cause);
+    }
+
+    private static long remainingNanos(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    private static CompletableFuture<Void> read(InputStream stream, CappedOutput output, CompletableFuture<Void> capHit) {
+        return CompletableFuture.runAsync(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try {
+                int count;
+                while ((count = stream.read(buffer)) >= 0) {
+                    if (!output.append(buffer, count)) {
+                        capHit.complete(null);
+                        return;
+                    }
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, READERS);
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(client);
+    }
+
+    private static void closeQuietly(SSHClient client) {
+        try {
+            client.disconnect();
+        } catch (IOException | RuntimeException ignored) {
+            // Already broken: there is nothing left to close cleanly.
+        }
+    }
+
+    /** Keeps at most {@code cap} bytes and remembers whether more arrived. */
+    private static final class CappedOutput {
+        private final int cap;
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        private volatile boolean truncated;
+
+        CappedOutput(int cap) {
+            this.cap = cap;
+        }
+
+        /** False once the cap is exceeded. */
+        synchronized boolean append(byte[] buffer, int count) {
+            int room = cap - bytes.size();
+            if (count > room) {
+                bytes.write(buffer, 0, room);
+                truncated = true;
+                return false;
+            }
+            bytes.write(buffer, 0, count);
+            return true;
+        }
+
+        synchronized String text() {
+            return bytes.toString(StandardCharsets.UTF_8);
+        }
+
+        boolean truncated() {
+            return truncated;
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package io.macfleet.ssh;
+
+/** One machine within a run: commands sent through it share the run's connection to the machine. */
+public final class MachineSession {
+
+    private final SshRun run;
+    private final SshTarget target;
+
+    MachineSession(SshRun run, SshTarget target) {
+        this.run = run;
+        this.target = target;
+    }
+
+    public SshTarget target() {
+        return target;
+    }
+
+    public CommandResult execute(Command command) {
+        return run.execute(target, command);
+    }
+
+    public CommandResult execute(Command command, ExecutionLimits limits) {
+        return run.execute(target, command, limits);
+    }
+}
