@@ -30,14 +30,25 @@ public class MacfleetMain implements QuarkusApplication {
     }
 
     static boolean isServe(String... args) {
-        for (String argument : args) {
-            if (argument.startsWith("-")) {
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].startsWith("-")) {
                 continue;
             }
-            return argument.equals("serve") || argument.equals("demo");
+            if (args[i].equals("demo")) {
+                // `macfleet demo recovery|fault|machines` are clients of a running demo, not a second service.
+                for (int j = i + 1; j < args.length; j++) {
+                    if (!args[j].startsWith("-")) {
+                        return !DEMO_CLIENT_COMMANDS.contains(args[j]);
+                    }
+                }
+                return true;
+            }
+            return args[i].equals("serve");
         }
         return false;
     }
+
+    private static final java.util.Set<String> DEMO_CLIENT_COMMANDS = java.util.Set.of("recovery", "fault", "machines");
 
     @Override
     public int run(String... args) {

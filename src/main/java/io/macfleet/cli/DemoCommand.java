@@ -1,0 +1,203 @@
+package io.macfleet.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.macfleet.simulator.FaultStep;
+import io.macfleet.simulator.demo.DemoEnvironment;
+import io.quarkus.runtime.Quarkus;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.eclipse.microprofile.config.ConfigProvider;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * `macfleet demo`: simulated Mac Studios, an inventory describing them, and the service, in one command.
+ * Its subcommands talk to a running demo over HTTP.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Start simulated Mac Studios (real SSH servers on loopback addresses), write a matching inventory and run the service.",
+        subcommands = {DemoCommand.Recovery.class, DemoCommand.Fault.class, DemoCommand.Machines.class})
+public class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--machines", defaultValue = "4", description = "How many Mac Studios (default ${DEFAULT-VALUE}: half 512 GB, half 256 GB).")
+    int machines;
+
+    @Option(names = "--dir", description = "Where the demo keeps its inventory, SSH key and machine state (default ~/.macfleet/demo).")
+    Path directory;
+
+    @Option(names = "--ssh-port", defaultValue = "2222", description = "SSH port of every simulated Mac (default ${DEFAULT-VALUE}; 0 = any free port).")
+    int sshPort;
+
+    @Option(names = "--base-address", defaultValue = "127.0.0.11", description = "Loopback address of the first Mac; the next get .12, .13, ... (default ${DEFAULT-VALUE}).")
+    String baseAddress;
+
+    @Option(names = "--reboot-seconds", defaultValue = "5", description = "How long a simulated reboot keeps SSH away (default ${DEFAULT-VALUE}).")
+    int rebootSeconds;
+
+    @Option(names = "--scenario", description = "YAML scenario file: extra cables and faults to apply at start.")
+    Path scenario;
+
+    @Override
+    public Integer call() {
+        Path dir = directory != null ? directory : Path.of(System.getProperty("user.home"), ".macfleet", "demo");
+        DemoEnvironment demo;
+        try {
+            demo = DemoEnvironment.start(new DemoEnvironment.Options(dir, machines, baseAddress, sshPort, Duration.ofSeconds(rebootSeconds), scenario));
+        } catch (IllegalArgumentException e) {
+            System.err.println("macfleet demo: " + e.getMessage());
+            return ExitCodes.USAGE;
+        } catch (IOException | RuntimeException e) {
+            System.err.println("macfleet demo: could not start the simulated Macs: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        int httpPort = ConfigProvider.getConfig().getOptionalValue("quarkus.http.port", Integer.class).orElse(8480);
+        System.out.println(demo.summary(httpPort));
+        System.out.flush();
+        try {
+            Quarkus.waitForExit();
+        } finally {
+            demo.close();
+        }
+        return ExitCodes.OK;
+    }
+
+    /** Shared by the subcommands that talk to a running demo. */
+    abstract static class Client {
+        @Option(names = "--url", description = "The running demo's HTTP address (default http://localhost:$MACFLEET_HTTP_PORT or 8480).")
+        String url;
+
+        int post(String path, Object body) {
+            return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(json(body))).build());
+        }
+
+        int get(String path) {
+            return send(HttpRequest.newBuilder(uri(path)).GET().build());
+        }
+
+        private URI uri(String path) {
+            String base = url != null ? url : "http://localhost:" + System.getenv().getOrDefault("MACFLEET_HTTP_PORT", "8480");
+            return URI.create(base.replaceAll("/+$", "") + "/api/v1/simulator" + path);
+        }
+
+        private static String json(Object body) {
+            try {
+                return new ObjectMapper().writeValueAsString(body);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        private int send(HttpRequest request) {
+            try {
+                HttpResponse<String> response = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() >= 400) {
+                    System.err.println(response.body());
+                    return response.statusCode() == 409 ? ExitCodes.CHECK_FAILED : ExitCodes.USAGE;
+                }
+                print(response.body());
+                return ExitCodes.OK;
+            } catch (IOException e) {
+                System.err.println("macfleet demo: no running demo at " + request.uri().getScheme() + "://" + request.uri().getAuthority()
+                        + " (start one with `macfleet demo`): " + e.getMessage());
+                return ExitCodes.USAGE;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return ExitCodes.USAGE;
+            }
+        }
+
+        void print(String body) {
+            System.out.println(body);
+        }
+    }
+
+    @Command(name = "recovery", mixinStandardHelpOptions = true,
+            description = "Type a command into a simulated Mac's Recovery Terminal (--enter puts it into Recovery first).")
+    static class Recovery extends Client implements Callable<Integer> {
+        @Parameters(index = "0", description = "The machine, e.g. studio-02.")
+        String machine;
+
+        @Parameters(index = "1", arity = "0..1", description = "What to type, e.g. \"rdma_ctl enable\" or reboot.")
+        String command;
+
+        @Option(names = "--enter", description = "Put the machine into Recovery (as holding the power button would).")
+        boolean enter;
+
+        @Override
+        public Integer call() {
+            if (enter) {
+                int status = post("/machines/" + machine + "/recovery", Map.of());
+                if (status != ExitCodes.OK || command == null) {
+                    return status;
+                }
+            }
+            if (command == null) {
+                System.err.println("macfleet demo recovery: give a command to type, or --enter");
+                return ExitCodes.USAGE;
+            }
+            return post("/machines/" + machine + "/recovery/commands", Map.of("command", command));
+        }
+
+        @Override
+        void print(String body) {
+            try {
+                var node = new ObjectMapper().readTree(body);
+                if (node.has("output")) {
+                    System.out.print(node.get("output").asText());
+                    return;
+                }
+            } catch (IOException e) {
+                // Not the console's answer: show it as it came.
+            }
+            System.out.println(body);
+        }
+    }
+
+    @Command(name = "fault", mixinStandardHelpOptions = true,
+            description = "Inject a fault into a running demo. Machine faults: " + "hang, slow, drop-connection, garbage, reboot-never-returns, disk-full, "
+                    + "crash-loop, daemon-crash, host-key-change, reboot, power-off, power-on, recovery, clear. Cable faults (target machine:port): "
+                    + "unplug, plug, tb4, tb5, one-sided, move.")
+    static class Fault extends Client implements Callable<Integer> {
+        @Parameters(index = "0", description = "A machine (studio-02) or a port (studio-01:3).")
+        String target;
+
+        @Parameters(index = "1", description = "The fault.")
+        String fault;
+
+        @Option(names = "--millis", description = "Delay of 'slow'.")
+        Long millis;
+
+        @Option(names = "--daemon", description = "Launch daemon label of 'crash-loop' and 'daemon-crash'.")
+        String daemon;
+
+        @Option(names = "--to", description = "New port of 'move', e.g. studio-01:5.")
+        String to;
+
+        @Option(names = "--peer", description = "Far end of 'plug', e.g. studio-02:1.")
+        String peer;
+
+        @Override
+        public Integer call() {
+            boolean port = target.contains(":");
+            return post("/faults", new FaultStep(port ? null : target, port ? target : null, fault, millis, daemon, to, peer));
+        }
+    }
+
+    @Command(name = "machines", mixinStandardHelpOptions = true, description = "List the simulated Macs of a running demo.")
+    static class Machines extends Client implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            return get("/machines");
+        }
+    }
+
+}

@@ -1,0 +1,47 @@
+package io.macfleet.simulator;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Faults injected into one simulated Mac. Cable faults live in {@link Cabling}; host-key changes and daemon
+ * crashes are actions on {@link SimulatedFleet}.
+ */
+public final class Faults {
+    /** SSH accepts the command and never answers. */
+    public volatile boolean hang;
+    /** Every command answers this many milliseconds late. */
+    public volatile long slowMillis;
+    /** The connection drops in the middle of the next commands' output. */
+    public volatile boolean dropMidCommand;
+    /** Commands answer with garbage instead of their output. */
+    public volatile boolean garbage;
+    /** The next reboot never comes back (SSH stays down until the fault is cleared and the Mac powered on). */
+    public volatile boolean rebootNeverReturns;
+    /** SFTP uploads fail with "no space left on device" and df shows a full disk. */
+    public volatile boolean diskFull;
+    /** Launch daemons (by label) whose program exits with an error as soon as it starts. */
+    public final Set<String> crashLoopingDaemons = ConcurrentHashMap.newKeySet();
+
+    public void clear() {
+        hang = false;
+        slowMillis = 0;
+        dropMidCommand = false;
+        garbage = false;
+        rebootNeverReturns = false;
+        diskFull = false;
+        crashLoopingDaemons.clear();
+    }
+
+    public java.util.Map<String, Object> describe() {
+        var map = new java.util.LinkedHashMap<String, Object>();
+        map.put("hang", hang);
+        map.put("slowMillis", slowMillis);
+        map.put("dropMidCommand", dropMidCommand);
+        map.put("garbage", garbage);
+        map.put("rebootNeverReturns", rebootNeverReturns);
+        map.put("diskFull", diskFull);
+        map.put("crashLoopingDaemons", java.util.List.copyOf(crashLoopingDaemons));
+        return map;
+    }
+}

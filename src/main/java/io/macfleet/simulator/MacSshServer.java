@@ -1,0 +1,221 @@
+package io.macfleet.simulator;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.file.virtualfs.VirtualFileSystemFactory;
+import org.apache.sshd.common.io.nio2.Nio2ServiceFactoryFactory;
+import org.apache.sshd.common.util.threads.CloseableExecutorService;
+import org.apache.sshd.common.util.threads.ThreadUtils;
+import org.apache.sshd.server.Environment;
+import org.apache.sshd.server.ExitCallback;
+import org.apache.sshd.server.SshServer;
+import org.apache.sshd.server.channel.ChannelSession;
+import org.apache.sshd.server.command.Command;
+import org.apache.sshd.server.keyprovider.SimpleGeneratorHostKeyProvider;
+import org.apache.sshd.server.session.ServerSession;
+import org.apache.sshd.sftp.server.FileHandle;
+import org.apache.sshd.sftp.server.SftpEventListener;
+import org.apache.sshd.sftp.server.SftpSubsystemFactory;
+
+/**
+ * The SSH server of one simulated Mac: its own host key (persisted in the machine's state directory), public-key
+ * authentication for the fleet's user only, exec channels answered by {@link MacShell}, SFTP rooted at the
+ * machine's private file system. IO threads and timers are shared by every server of the fleet.
+ */
+final class MacSshServer {
+    private final SimulatedFleet fleet;
+    private final SimulatedMac mac;
+    private final String host;
+    private final CloseableExecutorService sharedIo;
+    private final ScheduledExecutorService sharedTimers;
+    private int port;
+    private SshServer server;
+
+    MacSshServer(SimulatedFleet fleet, SimulatedMac mac, String host, int port, CloseableExecutorService sharedIo,
+                 ScheduledExecutorService sharedTimers) {
+        this.fleet = fleet;
+        this.mac = mac;
+        this.host = host;
+        this.port = port;
+        this.sharedIo = sharedIo;
+        this.sharedTimers = sharedTimers;
+    }
+
+    Path hostKeyFile() {
+        return mac.stateDirectory().resolve("ssh_host_ecdsa_key");
+    }
+
+    synchronized int port() {
+        return port;
+    }
+
+    String host() {
+        return host;
+    }
+
+    synchronized boolean running() {
+        return server != null && server.isOpen();
+    }
+
+    synchronized void start() throws IOException {
+        if (running()) {
+            return;
+        }
+        SshServer sshd = SshServer.setUpDefaultServer();
+        sshd.setHost(host);
+        sshd.setPort(port);
+        SimpleGeneratorHostKeyProvider hostKeys = new SimpleGeneratorHostKeyProvider(hostKeyFile());
+        hostKeys.setAlgorithm(KeyUtils.EC_ALGORITHM);
+        hostKeys.setKeySize(256);
+        sshd.setKeyPairProvider(hostKeys);
+        sshd.setIoServiceFactoryFactory(new Nio2ServiceFactoryFactory(() -> ThreadUtils.noClose(sharedIo)));
+        sshd.setScheduledExecutorService(sharedTimers, false);
+        sshd.setPasswordAuthenticator(null);
+        sshd.setKeyboardInteractiveAuthenticator(null);
+        sshd.setPublickeyAuthenticator((user, key, session) -> user.equals(fleet.sshUser()) && authorized(key));
+        sshd.setCommandFactory((channel, command) -> new SimulatedCommand(command));
+        SftpSubsystemFactory sftp = new SftpSubsystemFactory.Builder().build();
+        sftp.addSftpEventListener(new SftpEventListener() {
+            @Override
+            public void writing(ServerSession session, String remoteHandle, FileHandle localHandle, long offset, byte[] data,
+                                int dataOffset, int dataLen) throws IOException {
+                if (mac.faults().diskFull) {
+                    throw new FileSystemException(localHandle.getFile().toString(), null, "No space left on device");
+                }
+            }
+        });
+        sshd.setSubsystemFactories(List.of(sftp));
+        sshd.setFileSystemFactory(new VirtualFileSystemFactory(mac.root()));
+        sshd.start();
+        port = sshd.getPort();
+        server = sshd;
+    }
+
+    synchronized void stop() {
+        if (server != null) {
+            try {
+                server.stop(true);
+            } catch (IOException e) {
+                // Closing immediately cannot fail in a way that leaves the port bound; nothing to do.
+            }
+            server = null;
+        }
+    }
+
+    /** A new host key, as after a reinstall: the old key file is removed and the server restarted. */
+    synchronized void changeHostKey() throws IOException {
+        boolean wasRunning = running();
+        stop();
+        Files.deleteIfExists(hostKeyFile());
+        if (wasRunning) {
+            start();
+        }
+    }
+
+    private boolean authorized(PublicKey key) {
+        return fleet.authorizedKeys().stream().anyMatch(allowed -> KeyUtils.compareKeys(allowed, key));
+    }
+
+    /** One exec request: runs on a virtual thread, applies the machine's faults, answers through MacShell. */
+    private final class SimulatedCommand implements Command {
+        private final String commandLine;
+        private InputStream in;
+        private OutputStream out;
+        private OutputStream err;
+        private ExitCallback exit;
+        private volatile Thread worker;
+
+        SimulatedCommand(String commandLine) {
+            this.commandLine = commandLine;
+        }
+
+        @Override
+        public void setInputStream(InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        public void setOutputStream(OutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public void setErrorStream(OutputStream err) {
+            this.err = err;
+        }
+
+        @Override
+        public void setExitCallback(ExitCallback callback) {
+            this.exit = callback;
+        }
+
+        @Override
+        public void start(ChannelSession channel, Environment env) {
+            worker = Thread.ofVirtual().name("simulator-" + mac.name()).start(() -> run(channel));
+        }
+
+        private void run(ChannelSession channel) {
+            Faults faults = mac.faults();
+            try {
+                if (faults.hang) {
+                    // Accepted and never answered: the client must time out.
+                    Thread.sleep(Long.MAX_VALUE);
+                }
+                if (faults.slowMillis > 0) {
+                    Thread.sleep(faults.slowMillis);
+                }
+                BufferedReader stdin = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+                Supplier<String> readLine = () -> {
+                    try {
+                        return stdin.readLine();
+                    } catch (IOException e) {
+                        return null;
+                    }
+                };
+                MacShell.Result result = new MacShell(fleet, mac).run(commandLine, readLine);
+                String stdout = faults.garbage ? MacShell.garbage(result.stdout()) : result.stdout();
+                if (faults.dropMidCommand) {
+                    byte[] bytes = stdout.getBytes(StandardCharsets.UTF_8);
+                    out.write(bytes, 0, bytes.length / 2);
+                    out.flush();
+                    channel.getSession().close(true);
+                    return;
+                }
+                out.write(stdout.getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                err.write(result.stderr().getBytes(StandardCharsets.UTF_8));
+                err.flush();
+                exit.onExit(result.exitCode());
+                if (result.afterExit() != null) {
+                    // Let the exit status reach the client before the machine goes away.
+                    Thread.sleep(150);
+                    result.afterExit().run();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (IOException e) {
+                // The client went away mid-answer; nothing left to tell it.
+            }
+        }
+
+        @Override
+        public void destroy(ChannelSession channel) {
+            Thread thread = worker;
+            if (thread != null && mac.faults().hang) {
+                thread.interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,519 @@
+package io.macfleet.simulator;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.sshd.common.util.threads.CloseableExecutorService;
+import org.apache.sshd.common.util.threads.ThreadUtils;
+
+/**
+ * A fleet of simulated Mac Studios, each with a real SSH server on its own loopback address, wired together by a
+ * {@link Cabling}. This is the Java API tests and the demo drive: build it, {@link #start()}, then change cables,
+ * power, Recovery and faults while clients talk SSH to the machines.
+ */
+public final class SimulatedFleet implements AutoCloseable {
+
+    /** Where one simulated Mac's SSH server listens. */
+    public record Endpoint(String name, String host, int port) {
+    }
+
+    private final Path stateDirectory;
+    private final String sshUser;
+    private final List<PublicKey> authorizedKeys = new CopyOnWriteArrayList<>();
+    private final Duration rebootDuration;
+    private final MacosRelease latestRelease;
+    private final Cabling cabling = new Cabling();
+    private final Map<String, SimulatedMac> machines = new LinkedHashMap<>();
+    private final Map<String, MacSshServer> servers = new LinkedHashMap<>();
+    private final CloseableExecutorService sharedIo = ThreadUtils.newCachedThreadPool("simulator-io");
+    private final ScheduledExecutorService sharedTimers = Executors.newScheduledThreadPool(1, r -> {
+        Thread thread = new Thread(r, "simulator-timers");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    private SimulatedFleet(Builder builder) {
+        this.stateDirectory = builder.stateDirectory;
+        this.sshUser = builder.sshUser;
+        this.authorizedKeys.addAll(builder.authorizedKeys);
+        this.rebootDuration = builder.rebootDuration;
+        this.latestRelease = builder.latestRelease;
+        boolean distinctAddresses = loopbackAliasesWork(builder.baseAddress);
+        int index = 0;
+        for (Builder.Machine machine : builder.machines) {
+            String host = distinctAddresses ? offset(builder.baseAddress, index) : "127.0.0.1";
+            int port = builder.basePort == 0 ? 0 : (distinctAddresses ? builder.basePort : builder.basePort + index);
+            if (machines.containsKey(machine.spec().name())) {
+                throw new IllegalArgumentException("two simulated Macs are named " + machine.spec().name());
+            }
+            SimulatedMac mac = new SimulatedMac(machine.spec(), host, stateDirectory.resolve(machine.spec().name()), machine.release(),
+                    builder.volumeOwnerUser, builder.volumeOwnerPassword);
+            mac.setRdmaEnabled(machine.rdmaEnabled());
+            machines.put(mac.name(), mac);
+            servers.put(mac.name(), new MacSshServer(this, mac, host, port, sharedIo, sharedTimers));
+            index++;
+        }
+    }
+
+    public static Builder builder(Path stateDirectory) {
+        return new Builder(stateDirectory);
+    }
+
+    /** Starts every machine's SSH server (in parallel) and boots its launch daemons. */
+    public SimulatedFleet start() {
+        try (ExecutorService starters = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> started = new ArrayList<>();
+            for (SimulatedMac mac : machines.values()) {
+                started.add(starters.submit(() -> {
+                    powerOnNow(mac);
+                    return null;
+                }));
+            }
+            for (Future<?> future : started) {
+                future.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting the simulated fleet", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("a simulated Mac failed to start: " + e.getCause().getMessage(), e.getCause());
+        }
+        return this;
+    }
+
+    @Override
+    public void close() {
+        for (SimulatedMac mac : machines.values()) {
+            servers.get(mac.name()).stop();
+            mac.launchd().stopAll();
+            mac.setPower(PowerState.OFF);
+        }
+        sharedTimers.shutdownNow();
+        sharedIo.shutdownNow();
+    }
+
+    public Cabling cabling() {
+        return cabling;
+    }
+
+    public Collection<SimulatedMac> machines() {
+        return machines.values();
+    }
+
+    public SimulatedMac machine(String name) {
+        SimulatedMac mac = machines.get(name);
+        if (mac == null) {
+            throw new IllegalArgumentException("no simulated Mac named '" + name + "' (known: " + machines.keySet() + ")");
+        }
+        return mac;
+    }
+
+    public Endpoint endpoint(String name) {
+        MacSshServer server = servers.get(machine(name).name());
+        return new Endpoint(name, server.host(), server.port());
+    }
+
+    public List<Endpoint> endpoints() {
+        return machines.keySet().stream().map(this::endpoint).toList();
+    }
+
+    public String sshUser() {
+        return sshUser;
+    }
+
+    public List<PublicKey> authorizedKeys() {
+        return authorizedKeys;
+    }
+
+    public void authorize(PublicKey key) {
+        authorizedKeys.add(key);
+    }
+
+    /** The host key file of a machine (OpenSSH PEM), e.g. to pin its fingerprint in a test. */
+    public Path hostKeyFile(String name) {
+        return servers.get(machine(name).name()).hostKeyFile();
+    }
+
+    public boolean sshReachable(String name) {
+        return servers.get(machine(name).name()).running();
+    }
+
+    // ---- power, reboot and Recovery ----
+
+    /** Restarts a Mac: SSH goes away for the fleet's reboot duration, then comes back (unless a fault keeps it down). */
+    public void reboot(String name) {
+        SimulatedMac mac = machine(name);
+        shutDown(mac, PowerState.REBOOTING);
+        sharedTimers.schedule(() -> {
+            if (mac.power() == PowerState.REBOOTING && !mac.faults().rebootNeverReturns) {
+                powerOnNow(mac);
+            }
+        }, rebootDuration.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    public void powerOff(String name) {
+        shutDown(machine(name), PowerState.OFF);
+    }
+
+    /** Presses the power button: boots a Mac that is off, stuck in a reboot, or in Recovery. */
+    public void powerOn(String name) {
+        SimulatedMac mac = machine(name);
+        if (mac.power() != PowerState.ON) {
+            powerOnNow(mac);
+        }
+    }
+
+    /** What an operator does by holding the power button at startup: the Mac is in Recovery, SSH unreachable. */
+    public void enterRecovery(String name) {
+        shutDown(machine(name), PowerState.RECOVERY);
+    }
+
+    /**
+     * Types one command into Recovery's Terminal and returns what it prints. {@code reboot} leaves Recovery.
+     *
+     * @throws IllegalStateException if the Mac is not in Recovery
+     */
+    public RecoveryOutput recoveryConsole(String name, String commandLine) {
+        SimulatedMac mac = machine(name);
+        if (mac.power() != PowerState.RECOVERY) {
+            throw new IllegalStateException(name + " is not in Recovery (power state " + mac.power().name().toLowerCase(Locale.ROOT)
+                    + "); put it into Recovery first");
+        }
+        MacShell.Result result = new MacShell(this, mac).recovery(commandLine);
+        if (result.afterExit() != null) {
+            result.afterExit().run();
+        }
+        return new RecoveryOutput(result.stdout() + result.stderr(), result.exitCode());
+    }
+
+    /** What Recovery's Terminal printed for one command. */
+    public record RecoveryOutput(String output, int exitCode) {
+    }
+
+    private void shutDown(SimulatedMac mac, PowerState state) {
+        mac.setPower(state);
+        servers.get(mac.name()).stop();
+        mac.launchd().stopAll();
+    }
+
+    private void powerOnNow(SimulatedMac mac) {
+        mac.boot();
+        try {
+            servers.get(mac.name()).start();
+        } catch (IOException e) {
+            mac.setPower(PowerState.OFF);
+            throw new UncheckedIOException("SSH server of " + mac.name() + " could not start on "
+                    + servers.get(mac.name()).host() + ": " + e.getMessage(), e);
+        }
+        mac.launchd().bootAll();
+    }
+
+    // ---- faults that are actions ----
+
+    /** The machine gets a new SSH host key (as after a reinstall); clients that pinned the old one must notice. */
+    public void changeHostKey(String name) {
+        try {
+            servers.get(machine(name).name()).changeHostKey();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not change the host key of " + name, e);
+        }
+    }
+
+    /** Kills a running launch daemon as a crash would; KeepAlive restarts it after its throttle interval. */
+    public boolean crashDaemon(String name, String label) {
+        return machine(name).launchd().crash(label);
+    }
+
+    /** The fault kinds {@link #inject(FaultStep)} understands. */
+    public static final List<String> FAULT_KINDS = List.of("hang", "slow", "drop-connection", "garbage", "reboot-never-returns",
+            "disk-full", "crash-loop", "daemon-crash", "host-key-change", "reboot", "power-off", "power-on", "recovery", "clear",
+            "unplug", "plug", "tb4", "tb5", "one-sided", "move");
+
+    /**
+     * Injects one fault. Machine faults: hang, slow (millis), drop-connection, garbage, reboot-never-returns,
+     * disk-full, crash-loop (daemon), daemon-crash (daemon), host-key-change, reboot, power-off, power-on, recovery,
+     * clear. Cable faults (cable = a port): unplug, plug (peer, TB5), tb4, tb5, one-sided, move (to).
+     *
+     * @return a sentence saying what was done
+     */
+    public String inject(FaultStep step) {
+        String kind = step.kind();
+        if (step.cable() != null) {
+            PortRef port = PortRef.parse(step.cable());
+            machine(port.machine());
+            return switch (kind) {
+                case "unplug" -> cabling.unplug(port).map(c -> "unplugged " + c).orElse("no cable was in " + port);
+                case "plug" -> {
+                    if (step.peer() == null) {
+                        throw new IllegalArgumentException("fault 'plug' of " + port + " needs 'peer' (machine:port)");
+                    }
+                    Cable cable = new Cable(port, PortRef.parse(step.peer()), LinkSpeed.TB5);
+                    machine(cable.b().machine());
+                    cabling.plug(cable);
+                    yield "plugged " + cable;
+                }
+                case "tb4", "tb5" -> "now " + cabling.replace(port, kind.equals("tb4") ? LinkSpeed.TB4 : LinkSpeed.TB5, false);
+                case "one-sided" -> {
+                    Cable cable = cabling.at(port).orElseThrow(() -> new IllegalStateException("no cable in " + port));
+                    cabling.unplug(port);
+                    Cable seenFromHereOnly = cable.a().equals(port) ? new Cable(cable.a(), cable.b(), cable.speed(), true)
+                            : new Cable(cable.b(), cable.a(), cable.speed(), true);
+                    cabling.plug(seenFromHereOnly);
+                    yield "now " + seenFromHereOnly;
+                }
+                case "move" -> {
+                    if (step.to() == null) {
+                        throw new IllegalArgumentException("fault 'move' of " + port + " needs 'to' (machine:port)");
+                    }
+                    yield "moved to " + cabling.move(port, PortRef.parse(step.to()));
+                }
+                default -> throw new IllegalArgumentException("'" + kind + "' is not a cable fault (unplug, plug, tb4, tb5, one-sided, move)");
+            };
+        }
+        if (step.machine() == null) {
+            throw new IllegalArgumentException("a fault step needs 'machine' or 'cable'");
+        }
+        SimulatedMac mac = machine(step.machine());
+        Faults faults = mac.faults();
+        String name = mac.name();
+        switch (kind) {
+            case "hang" -> faults.hang = true;
+            case "slow" -> faults.slowMillis = step.millis() == null ? 2000 : step.millis();
+            case "drop-connection" -> faults.dropMidCommand = true;
+            case "garbage" -> faults.garbage = true;
+            case "reboot-never-returns" -> faults.rebootNeverReturns = true;
+            case "disk-full" -> faults.diskFull = true;
+            case "crash-loop" -> {
+                faults.crashLoopingDaemons.add(requireDaemon(step));
+                mac.launchd().crash(step.daemon());
+            }
+            case "daemon-crash" -> {
+                if (!crashDaemon(name, requireDaemon(step))) {
+                    return step.daemon() + " is not running on " + name;
+                }
+            }
+            case "host-key-change" -> changeHostKey(name);
+            case "reboot" -> reboot(name);
+            case "power-off" -> powerOff(name);
+            case "power-on" -> powerOn(name);
+            case "recovery" -> enterRecovery(name);
+            case "clear" -> faults.clear();
+            default -> throw new IllegalArgumentException("unknown fault '" + kind + "' for " + name + "; known: " + FAULT_KINDS);
+        }
+        return kind + " on " + name;
+    }
+
+    private static String requireDaemon(FaultStep step) {
+        if (step.daemon() == null || step.daemon().isBlank()) {
+            throw new IllegalArgumentException("fault '" + step.fault() + "' needs 'daemon' (a launch daemon label)");
+        }
+        return step.daemon();
+    }
+
+    // ---- what the machines see ----
+
+    /** The newest release softwareupdate offers to a Mac running {@code current}. */
+    Optional<MacosRelease> availableUpdate(MacosRelease current) {
+        return MacosRelease.after(current).filter(next -> next.compareVersion(latestRelease) <= 0);
+    }
+
+    List<MacosOutput.ThunderboltPort> thunderboltPorts(SimulatedMac mac) {
+        List<MacosOutput.ThunderboltPort> ports = new ArrayList<>();
+        MacSpec spec = mac.spec();
+        for (int port = 1; port <= MacSpec.THUNDERBOLT_PORTS; port++) {
+            Link link = link(mac, port);
+            MacosOutput.Peer peer = null;
+            if (link != null) {
+                MacSpec peerSpec = link.peer().spec();
+                int peerPort = link.peerPort();
+                peer = new MacosOutput.Peer(peerSpec.modelName(), peerSpec.modelIdentifier(), peerSpec.domainUuid(peerPort),
+                        serviceUuid(peerSpec, peerPort, "ip"), link.peer().snapshot().rdmaEnabled(), serviceUuid(peerSpec, peerPort, "rdma"));
+            }
+            ports.add(new MacosOutput.ThunderboltPort(port, spec.domainUuid(port), spec.switchUid(port),
+                    link == null ? null : link.speed(), peer));
+        }
+        return ports;
+    }
+
+    private record Link(SimulatedMac peer, int peerPort, LinkSpeed speed) {
+    }
+
+    /** The link this port sees: a cable whose far end is a Mac that is up (in macOS or Recovery). */
+    private Link link(SimulatedMac mac, int port) {
+        PortRef here = new PortRef(mac.name(), port);
+        Optional<Cable> cable = cabling.at(here);
+        if (cable.isEmpty()) {
+            return null;
+        }
+        PortRef far = cable.get().peerSeenFrom(here);
+        if (far == null || !machines.containsKey(far.machine())) {
+            return null;
+        }
+        SimulatedMac peer = machines.get(far.machine());
+        PowerState peerPower = peer.power();
+        if (peerPower != PowerState.ON && peerPower != PowerState.RECOVERY) {
+            return null;
+        }
+        return new Link(peer, far.port(), cable.get().speed());
+    }
+
+    private static String serviceUuid(MacSpec spec, int port, String service) {
+        return UUID.nameUUIDFromBytes((spec.hardwareUuid() + "/service/" + port + "/" + service).getBytes(StandardCharsets.UTF_8))
+                .toString().toUpperCase(Locale.ROOT);
+    }
+
+    /** rdma_enN devices: one per Thunderbolt interface; active when linked at Thunderbolt 5 to a Mac with RDMA on. */
+    List<MacosOutput.RdmaDevice> rdmaDevices(SimulatedMac mac) {
+        List<MacosOutput.RdmaDevice> devices = new ArrayList<>();
+        long systemImage = MacosOutput.guidFor(mac.spec(), "system");
+        for (int port = 1; port <= MacSpec.THUNDERBOLT_PORTS; port++) {
+            String device = "rdma_" + MacSpec.thunderboltInterface(port);
+            Link link = link(mac, port);
+            boolean active = link != null && link.speed() == LinkSpeed.TB5 && link.peer().snapshot().rdmaEnabled();
+            devices.add(new MacosOutput.RdmaDevice(device, MacosOutput.guidFor(mac.spec(), device), systemImage, active, port));
+        }
+        return devices;
+    }
+
+    List<MacosOutput.Interface> interfaces(SimulatedMac mac) {
+        SimulatedMac.Snapshot state = mac.snapshot();
+        MacSpec spec = mac.spec();
+        List<MacosOutput.Interface> interfaces = new ArrayList<>();
+        interfaces.add(new MacosOutput.Interface("en0", spec.macAddress("en0"), state.ipv4().get("en0"), true, false, null));
+        interfaces.add(new MacosOutput.Interface("en1", spec.macAddress("en1"), state.ipv4().get("en1"), false, false, null));
+        List<String> members = new ArrayList<>();
+        boolean anyLink = false;
+        for (int port = 1; port <= MacSpec.THUNDERBOLT_PORTS; port++) {
+            String name = MacSpec.thunderboltInterface(port);
+            boolean linked = link(mac, port) != null;
+            anyLink |= linked;
+            interfaces.add(new MacosOutput.Interface(name, spec.macAddress(name), state.ipv4().get(name), linked, true, null));
+            if (state.thunderboltBridgeActive()) {
+                members.add(name);
+            }
+        }
+        interfaces.add(new MacosOutput.Interface("bridge0", spec.macAddress("bridge0"), state.ipv4().get("bridge0"),
+                state.thunderboltBridgeActive() && anyLink, false, members));
+        return interfaces;
+    }
+
+    private static boolean loopbackAliasesWork(String baseAddress) {
+        if (baseAddress.equals("127.0.0.1")) {
+            return false;
+        }
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.bind(new InetSocketAddress(InetAddress.getByName(offset(baseAddress, 1)), 0));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static String offset(String baseAddress, int index) {
+        String[] octets = baseAddress.split("\\.");
+        int last = Integer.parseInt(octets[3]) + index;
+        int third = Integer.parseInt(octets[2]) + last / 256;
+        last %= 256;
+        if (third > 255) {
+            throw new IllegalArgumentException("too many simulated Macs for base address " + baseAddress);
+        }
+        return octets[0] + "." + octets[1] + "." + third + "." + last;
+    }
+
+    /** Builds a fleet; nothing listens until {@link SimulatedFleet#start()}. */
+    public static final class Builder {
+        private record Machine(MacSpec spec, MacosRelease release, boolean rdmaEnabled) {
+        }
+
+        private final Path stateDirectory;
+        private final List<Machine> machines = new ArrayList<>();
+        private final List<PublicKey> authorizedKeys = new ArrayList<>();
+        private String sshUser = "admin";
+        private String baseAddress = "127.0.0.11";
+        private int basePort;
+        private Duration rebootDuration = Duration.ofSeconds(5);
+        private MacosRelease latestRelease = MacosRelease.of("26.2");
+        private String volumeOwnerUser = "admin";
+        private String volumeOwnerPassword = "macfleet-demo";
+
+        private Builder(Path stateDirectory) {
+            this.stateDirectory = Objects.requireNonNull(stateDirectory, "stateDirectory");
+        }
+
+        public Builder machine(MacSpec spec, MacosRelease release, boolean rdmaEnabled) {
+            machines.add(new Machine(spec, release, rdmaEnabled));
+            return this;
+        }
+
+        public Builder macStudio(String name, int memoryGb, String macosVersion) {
+            return machine(MacSpec.macStudioM3Ultra(name, memoryGb), MacosRelease.of(macosVersion), false);
+        }
+
+        public Builder sshUser(String user) {
+            this.sshUser = user;
+            return this;
+        }
+
+        public Builder authorizedKey(PublicKey key) {
+            authorizedKeys.add(key);
+            return this;
+        }
+
+        /** First loopback address (default 127.0.0.11); machine i gets base + i. */
+        public Builder baseAddress(String address) {
+            if (!address.startsWith("127.")) {
+                throw new IllegalArgumentException("simulated Macs listen on loopback addresses only (127.0.0.0/8), got " + address);
+            }
+            this.baseAddress = address;
+            return this;
+        }
+
+        /** SSH port of every machine (default 0: an ephemeral port each). */
+        public Builder basePort(int port) {
+            this.basePort = port;
+            return this;
+        }
+
+        public Builder rebootDuration(Duration duration) {
+            this.rebootDuration = duration;
+            return this;
+        }
+
+        /** The newest macOS softwareupdate offers (default 26.2). */
+        public Builder latestRelease(String version) {
+            this.latestRelease = MacosRelease.of(version);
+            return this;
+        }
+
+        public Builder volumeOwner(String user, String password) {
+            this.volumeOwnerUser = user;
+            this.volumeOwnerPassword = password;
+            return this;
+        }
+
+        public SimulatedFleet build() {
+            return new SimulatedFleet(this);
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package io.macfleet.simulator;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The mutable state of one simulated Mac. All state changes go through synchronized methods; readers take a
+ * consistent {@link #snapshot()}.
+ */
+public final class SimulatedMac {
+    private final MacSpec spec;
+    private final String address;
+    private final Path root;
+    private final Path stateDirectory;
+    private final Faults faults = new Faults();
+    private final Launchd launchd;
+
+    private MacosRelease release;
+    private MacosRelease releaseAfterReboot;
+    private boolean rdmaEnabled;
+    private Boolean rdmaAfterReboot;
+    private boolean bootstrapTokenEscrowed;
+    private boolean mdmEnrolled;
+    private boolean thunderboltBridgeActive = true;
+    private PowerState power = PowerState.OFF;
+    private Instant bootTime = Instant.now();
+    private final Map<String, String> ipv4 = new LinkedHashMap<>();
+    private final String volumeOwnerUser;
+    private final String volumeOwnerPassword;
+
+    SimulatedMac(MacSpec spec, String address, Path stateDirectory, MacosRelease release, String volumeOwnerUser,
+                 String volumeOwnerPassword) {
+        this.spec = Objects.requireNonNull(spec);
+        this.address = address;
+        this.stateDirectory = stateDirectory;
+        this.root = stateDirectory.resolve("root");
+        this.release = release;
+        this.volumeOwnerUser = volumeOwnerUser;
+        this.volumeOwnerPassword = volumeOwnerPassword;
+        for (String directory : List.of("Library/LaunchDaemons", "usr/local/bin", "var/log", "etc", "Users/" + volumeOwnerUser, "tmp")) {
+            try {
+                Files.createDirectories(root.resolve(directory));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create the file system of " + spec.name() + " under " + root, e);
+            }
+        }
+        this.launchd = new Launchd(this);
+        ipv4.put("en0", address + "/24");
+    }
+
+    public MacSpec spec() {
+        return spec;
+    }
+
+    public String name() {
+        return spec.name();
+    }
+
+    /** The address its SSH server listens on (stands for the Mac's LAN address, en0). */
+    public String address() {
+        return address;
+    }
+
+    /** The private directory that stands for this Mac's file system ("/"). */
+    public Path root() {
+        return root;
+    }
+
+    public Path stateDirectory() {
+        return stateDirectory;
+    }
+
+    public Faults faults() {
+        return faults;
+    }
+
+    public Launchd launchd() {
+        return launchd;
+    }
+
+    public String volumeOwnerUser() {
+        return volumeOwnerUser;
+    }
+
+    boolean volumeOwnerPasswordMatches(String user, String password) {
+        return volumeOwnerUser.equals(user) && volumeOwnerPassword.equals(password);
+    }
+
+    /** Maps a macOS absolute path into the private root; refuses paths that escape it. */
+    public Path resolve(String macPath) {
+        String relative = macPath.startsWith("/") ? macPath.substring(1) : "Users/" + volumeOwnerUser + "/" + macPath;
+        Path resolved = root.resolve(relative).normalize();
+        if (!resolved.startsWith(root)) {
+            throw new IllegalArgumentException("path escapes the simulated file system: " + macPath);
+        }
+        return resolved;
+    }
+
+    public synchronized Snapshot snapshot() {
+        return new Snapshot(spec, address, release, releaseAfterReboot, rdmaEnabled, rdmaAfterReboot, bootstrapTokenEscrowed,
+                mdmEnrolled, thunderboltBridgeActive, power, bootTime, Map.copyOf(ipv4));
+    }
+
+    /** A consistent view of the state at one moment. */
+    public record Snapshot(MacSpec spec, String address, MacosRelease release, MacosRelease releaseAfterReboot,
+                           boolean rdmaEnabled, Boolean rdmaAfterReboot, boolean bootstrapTokenEscrowed,
+                           boolean mdmEnrolled, boolean thunderboltBridgeActive, PowerState power, Instant bootTime,
+                           Map<String, String> ipv4) {
+    }
+
+    public synchronized PowerState power() {
+        return power;
+    }
+
+    synchronized void setPower(PowerState power) {
+        this.power = power;
+    }
+
+    /** What happens at boot: pending RDMA and OS changes take effect, the clock restarts. */
+    synchronized void boot() {
+        if (rdmaAfterReboot != null) {
+            rdmaEnabled = rdmaAfterReboot;
+            rdmaAfterReboot = null;
+        }
+        if (releaseAfterReboot != null) {
+            release = releaseAfterReboot;
+            releaseAfterReboot = null;
+        }
+        bootTime = Instant.now();
+        power = PowerState.ON;
+    }
+
+    public synchronized void setRelease(MacosRelease release) {
+        this.release = release;
+    }
+
+    synchronized void stageRelease(MacosRelease release) {
+        this.releaseAfterReboot = release;
+    }
+
+    public synchronized void setRdmaEnabled(boolean enabled) {
+        this.rdmaEnabled = enabled;
+    }
+
+    synchronized void stageRdma(boolean enabled) {
+        this.rdmaAfterReboot = enabled;
+    }
+
+    public synchronized void setBootstrapTokenEscrowed(boolean escrowed) {
+        this.bootstrapTokenEscrowed = escrowed;
+    }
+
+    public synchronized void setMdmEnrolled(boolean enrolled) {
+        this.mdmEnrolled = enrolled;
+    }
+
+    public synchronized void setThunderboltBridgeActive(boolean active) {
+        this.thunderboltBridgeActive = active;
+    }
+
+    /** Sets the IPv4 address ("169.254.10.1/16") of an interface, or removes it with null. */
+    public synchronized void setIpv4(String interfaceName, String addressWithPrefix) {
+        if (addressWithPrefix == null) {
+            ipv4.remove(interfaceName);
+        } else {
+            if (!addressWithPrefix.matches("\\d+\\.\\d+\\.\\d+\\.\\d+/\\d+")) {
+                throw new IllegalArgumentException("expected an IPv4 address with prefix like 169.254.10.1/16, got " + addressWithPrefix);
+            }
+            ipv4.put(interfaceName, addressWithPrefix);
+        }
+    }
+}

@@ -1,0 +1,241 @@
+package io.macfleet.simulator.demo;
+
+import io.macfleet.simulator.LinkSpeed;
+import io.macfleet.simulator.MacSpec;
+import io.macfleet.simulator.MacosRelease;
+import io.macfleet.simulator.Scenario;
+import io.macfleet.simulator.SimulatedFleet;
+import io.macfleet.simulator.SimulatedMac;
+import io.macfleet.simulator.SshKeys;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyPair;
+import java.security.PublicKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.config.keys.loader.openssh.OpenSSHKeyPairResourceParser;
+import org.apache.sshd.common.util.security.SecurityUtils;
+import org.apache.sshd.server.keyprovider.SimpleGeneratorHostKeyProvider;
+
+/**
+ * What `macfleet demo` runs: a simulated fleet of Mac Studios, the SSH key that opens them and an inventory
+ * directory describing them. Other areas reach the running demo through {@link #current()} and can act once
+ * it is up with {@link #whenStarted(Consumer)} (e.g. to apply the written inventory).
+ */
+public final class DemoEnvironment implements AutoCloseable {
+    /** The cluster the demo inventory declares, and the macOS version it targets. */
+    public static final String CLUSTER = "llm-a";
+    public static final String TARGET_MACOS = "26.2";
+    public static final String DEMO_MACOS = "26.1";
+    public static final String VOLUME_OWNER_PASSWORD = "macfleet-demo";
+
+    private static volatile DemoEnvironment current;
+    private static final List<Consumer<DemoEnvironment>> STARTED_HOOKS = new CopyOnWriteArrayList<>();
+
+    /** How to start the demo. */
+    public record Options(Path directory, int machines, String baseAddress, int sshPort, Duration rebootDuration, Path scenario) {
+        public Options {
+            if (machines < 1 || machines > 250) {
+                throw new IllegalArgumentException("--machines must be between 1 and 250, got " + machines);
+            }
+        }
+    }
+
+    private final Options options;
+    private final SimulatedFleet fleet;
+    private final Path privateKey;
+    private final Path inventoryDirectory;
+    private final List<String> links;
+
+    private DemoEnvironment(Options options, SimulatedFleet fleet, Path privateKey, Path inventoryDirectory, List<String> links) {
+        this.options = options;
+        this.fleet = fleet;
+        this.privateKey = privateKey;
+        this.inventoryDirectory = inventoryDirectory;
+        this.links = links;
+    }
+
+    /** The running demo, or null outside `macfleet demo`. */
+    public static DemoEnvironment current() {
+        return current;
+    }
+
+    /** Runs {@code hook} when the demo has started (at once if it already has). */
+    public static void whenStarted(Consumer<DemoEnvironment> hook) {
+        STARTED_HOOKS.add(hook);
+        DemoEnvironment running = current;
+        if (running != null) {
+            hook.accept(running);
+        }
+    }
+
+    public static DemoEnvironment start(Options options) throws IOException {
+        Path directory = options.directory().toAbsolutePath();
+        Files.createDirectories(directory);
+        Path privateKey = directory.resolve("ssh").resolve("id_ecdsa_macfleet_demo");
+        PublicKey publicKey = loadOrCreateKey(privateKey);
+        Path passwordFile = directory.resolve("secrets").resolve("volume-owner-password");
+        writeSecret(passwordFile, VOLUME_OWNER_PASSWORD);
+
+        SimulatedFleet.Builder builder = SimulatedFleet.builder(directory.resolve("state"))
+                .authorizedKey(publicKey)
+                .baseAddress(options.baseAddress())
+                .basePort(options.sshPort())
+                .rebootDuration(options.rebootDuration())
+                .latestRelease(TARGET_MACOS)
+                .volumeOwner("admin", VOLUME_OWNER_PASSWORD);
+        int bigOnes = (options.machines() + 1) / 2;
+        for (int i = 1; i <= options.machines(); i++) {
+            builder.machine(MacSpec.macStudioM3Ultra(name(i, options.machines()), i <= bigOnes ? 512 : 256), MacosRelease.of(DEMO_MACOS), false);
+        }
+        SimulatedFleet fleet = builder.build().start();
+        List<String> links;
+        try {
+            links = cable(fleet, options.machines());
+            if (options.scenario() != null) {
+                Scenario.load(options.scenario()).applyTo(fleet);
+            }
+        } catch (IOException | RuntimeException e) {
+            fleet.close();
+            throw e;
+        }
+        Path inventory = directory.resolve("inventory");
+        DemoInventory.write(inventory, fleet, privateKey, passwordFile, links, options.machines() <= MacSpec.THUNDERBOLT_PORTS + 1);
+        DemoEnvironment demo = new DemoEnvironment(options, fleet, privateKey, inventory, links);
+        current = demo;
+        for (Consumer<DemoEnvironment> hook : STARTED_HOOKS) {
+            hook.accept(demo);
+        }
+        return demo;
+    }
+
+    static String name(int index, int count) {
+        return count >= 100 ? String.format("studio-%03d", index) : String.format("studio-%02d", index);
+    }
+
+    /**
+     * Full mesh when six ports suffice (up to 7 Macs): Mac i uses port k for its k-th peer in name order.
+     * Larger demos get a ring on ports 1 and 2.
+     */
+    private static List<String> cable(SimulatedFleet fleet, int count) {
+        List<String> links = new ArrayList<>();
+        if (count <= MacSpec.THUNDERBOLT_PORTS + 1) {
+            for (int i = 1; i <= count; i++) {
+                for (int j = i + 1; j <= count; j++) {
+                    String a = name(i, count) + ":" + (j - 1);
+                    String b = name(j, count) + ":" + i;
+                    fleet.cabling().plug(a, b, LinkSpeed.TB5);
+                    links.add(a + " <-> " + b);
+                }
+            }
+        } else {
+            for (int i = 1; i <= count; i++) {
+                int next = i % count + 1;
+                String a = name(i, count) + ":1";
+                String b = name(next, count) + ":2";
+                fleet.cabling().plug(a, b, LinkSpeed.TB5);
+                links.add(a + " <-> " + b);
+            }
+        }
+        return links;
+    }
+
+    private static PublicKey loadOrCreateKey(Path privateKey) throws IOException {
+        if (Files.isRegularFile(privateKey)) {
+            try (var in = Files.newInputStream(privateKey)) {
+                var pairs = SecurityUtils.loadKeyPairIdentities(null, () -> privateKey.toString(), in, null);
+                if (pairs != null && pairs.iterator().hasNext()) {
+                    return pairs.iterator().next().getPublic();
+                }
+            } catch (java.security.GeneralSecurityException | RuntimeException e) {
+                // Unreadable: replaced below by a fresh key.
+            }
+        }
+        KeyPair pair = SshKeys.generate();
+        SshKeys.write(pair, privateKey, "macfleet-demo");
+        return pair.getPublic();
+    }
+
+    private static void writeSecret(Path file, String value) throws IOException {
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, value);
+        try {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException e) {
+            // Not POSIX: nothing to restrict.
+        }
+    }
+
+    /** SHA256 fingerprint of a machine's host key, as OpenSSH prints it. */
+    public static String hostKeyFingerprint(SimulatedFleet fleet, String machine) {
+        try {
+            KeyPair pair = new SimpleGeneratorHostKeyProvider(fleet.hostKeyFile(machine)).loadKeys(null).iterator().next();
+            return KeyUtils.getFingerPrint(pair.getPublic());
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the host key of " + machine, e);
+        }
+    }
+
+    public SimulatedFleet fleet() {
+        return fleet;
+    }
+
+    public Path privateKey() {
+        return privateKey;
+    }
+
+    /** The inventory directory `macfleet demo` wrote: apply it with the foundation's inventory loader. */
+    public Path inventoryDirectory() {
+        return inventoryDirectory;
+    }
+
+    public List<String> links() {
+        return links;
+    }
+
+    public Options options() {
+        return options;
+    }
+
+    /** What `macfleet demo` prints when it is up. */
+    public String summary(int httpPort) {
+        StringBuilder out = new StringBuilder();
+        out.append("macfleet demo: ").append(fleet.machines().size()).append(" simulated Mac Studios (M3 Ultra, macOS ")
+                .append(DEMO_MACOS).append(", RDMA off), cluster ").append(CLUSTER).append(" targets macOS ").append(TARGET_MACOS).append("\n\n");
+        out.append(String.format("  %-11s %-17s %6s  %s%n", "machine", "ssh", "memory", "serial"));
+        for (SimulatedMac mac : fleet.machines()) {
+            SimulatedFleet.Endpoint endpoint = fleet.endpoint(mac.name());
+            out.append(String.format("  %-11s %-17s %4d GB  %s%n", mac.name(), endpoint.host() + ":" + endpoint.port(), mac.spec().memoryGb(),
+                    mac.spec().serialNumber()));
+        }
+        out.append("\n  cables: ").append(links.size()).append(" Thunderbolt 5 (").append(links.size() <= 6 ? String.join(", ", links) : "see the inventory").append(")\n");
+        out.append("  inventory:  ").append(inventoryDirectory).append('\n');
+        out.append("  SSH key:    ").append(privateKey).append('\n');
+        SimulatedFleet.Endpoint first = fleet.endpoint(fleet.machines().iterator().next().name());
+        out.append("\nTry:\n");
+        out.append("  ssh -i ").append(privateKey).append(" -p ").append(first.port()).append(" -o StrictHostKeyChecking=no admin@")
+                .append(first.host()).append(" system_profiler SPThunderboltDataType\n");
+        out.append("  curl http://localhost:").append(httpPort).append("/api/v1/simulator/machines\n");
+        out.append("  macfleet demo fault studio-02 hang            # and: macfleet demo fault studio-02 clear\n");
+        out.append("  macfleet demo fault studio-01:1 unplug        # cable faults name a port\n");
+        out.append("  macfleet demo recovery studio-02 --enter      # hold the power button: Recovery\n");
+        out.append("  macfleet demo recovery studio-02 \"rdma_ctl enable\"\n");
+        out.append("  macfleet demo recovery studio-02 reboot\n");
+        out.append("\nStop with Ctrl-C.\n");
+        return out.toString();
+    }
+
+    @Override
+    public void close() {
+        if (current == this) {
+            current = null;
+        }
+        fleet.close();
+    }
+}

@@ -1,0 +1,78 @@
+package io.macfleet.simulator.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import net.schmizz.sshj.SSHClient;
+import net.schmizz.sshj.connection.channel.direct.Session;
+import net.schmizz.sshj.transport.verification.HostKeyVerifier;
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** `macfleet demo`'s environment: four meshed Studios, a key that opens them, an inventory that matches. */
+class DemoEnvironmentTest {
+
+    @Test
+    void demoComesUpWithAMatchingInventoryAndAWorkingKey(@TempDir Path directory) throws Exception {
+        List<String> hooked = new ArrayList<>();
+        DemoEnvironment.whenStarted(demo -> hooked.add(demo.inventoryDirectory().toString()));
+        try (DemoEnvironment demo = DemoEnvironment.start(new DemoEnvironment.Options(directory, 4, "127.0.0.41", 0, Duration.ofSeconds(1), null))) {
+            assertThat(DemoEnvironment.current()).isSameAs(demo);
+            assertThat(hooked).containsExactly(demo.inventoryDirectory().toString());
+            assertThat(demo.links()).hasSize(6).contains("studio-01:1 <-> studio-02:1", "studio-03:3 <-> studio-04:3");
+
+            JsonNode inventory = new ObjectMapper(new YAMLFactory()).readTree(demo.inventoryDirectory().resolve("macfleet.yaml").toFile());
+            assertThat(inventory.at("/defaults/ssh/privateKey").asText()).isEqualTo("file:" + demo.privateKey());
+            assertThat(inventory.at("/clusters/0/name").asText()).isEqualTo("llm-a");
+            assertThat(inventory.at("/clusters/0/macosVersion").asText()).isEqualTo("26.2");
+            assertThat(inventory.at("/clusters/0/topology/links")).hasSize(6);
+            JsonNode machines = inventory.get("machines");
+            assertThat(machines).hasSize(4);
+            assertThat(machines.get(0).get("groups").get(0).asText()).isEqualTo("studio-512");
+            assertThat(machines.get(3).get("groups").get(0).asText()).isEqualTo("studio-256");
+            assertThat(machines.get(0).get("role").asText()).isEqualTo("coordinator");
+
+            JsonNode studio2 = machines.get(1);
+            AtomicReference<PublicKey> hostKey = new AtomicReference<>();
+            try (SSHClient client = new SSHClient()) {
+                client.addHostKeyVerifier(new HostKeyVerifier() {
+                    @Override
+                    public boolean verify(String host, int port, PublicKey key) {
+                        hostKey.set(key);
+                        return true;
+                    }
+
+                    @Override
+                    public List<String> findExistingAlgorithms(String host, int port) {
+                        return List.of();
+                    }
+                });
+                client.connect(studio2.get("address").asText(), studio2.at("/ssh/port").asInt());
+                client.authPublickey("admin", client.loadKeys(demo.privateKey().toString()));
+                try (Session session = client.startSession()) {
+                    Session.Command command = session.exec("sw_vers -productVersion; sysctl -n hw.memsize; rdma_ctl status");
+                    String out = new String(command.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    command.join(5, TimeUnit.SECONDS);
+                    assertThat(out).isEqualTo("26.1\n549755813888\ndisabled\n");
+                }
+            }
+            assertThat(KeyUtils.getFingerPrint(hostKey.get())).isEqualTo(studio2.at("/ssh/hostKey").asText());
+            assertThat(studio2.get("address").asText()).isEqualTo("127.0.0.42");
+            assertThat(Files.readString(directory.resolve("secrets/volume-owner-password"))).isEqualTo(DemoEnvironment.VOLUME_OWNER_PASSWORD);
+            assertThat(demo.summary(8480)).contains("studio-04", "macfleet demo recovery studio-02 \"rdma_ctl enable\"");
+        }
+        assertThat(DemoEnvironment.current()).isNull();
+    }
+}
