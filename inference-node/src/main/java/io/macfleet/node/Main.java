@@ -1,13 +1,196 @@
 package io.macfleet.node;
 
+import io.macfleet.node.bench.Benchmark;
+import io.macfleet.node.engine.InferenceEngine;
+import io.macfleet.node.engine.SamplingParameters;
+import io.macfleet.node.generator.ModelGenerator;
+import io.macfleet.node.gguf.GgufFormatException;
+import io.macfleet.node.model.KvCache;
+import io.macfleet.node.server.NodeConfig;
+import io.macfleet.node.server.NodeServer;
+import io.macfleet.node.tokenizer.ChatTemplate;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+
 /**
- * Entry point of the inference node. Placeholder until the engine lands.
+ * Command line of the inference node: serve, generate, bench, make-model. Exit codes: 0 ok, 1 failure at run
+ * time, 2 bad usage or input (unreadable or invalid model file, bad option).
  */
 public final class Main {
+    static final int OK = 0, FAILED = 1, USAGE = 2;
+    private static final String USAGE_TEXT = """
+            usage: inference-node <command> [options]
+              serve      --model FILE [--port N] [--host ADDR] [--config FILE] [--context N] [--threads N] [--max-queued N]
+              generate   --model FILE --prompt TEXT [--chat] [--max-tokens N] [--temperature T] [--top-k N]
+                         [--top-p P] [--min-p P] [--seed N] [--context N] [--threads N]
+              bench      --model FILE [--prompt-tokens 512] [--decode-tokens 32] [--bandwidth-mb 512] [--threads N]
+              make-model --preset tiny|1b-shaped [--type q8_0|q4_0|f32|f16|bf16] [--seed N] --out FILE
+            """;
+
     private Main() {
     }
 
     public static void main(String[] args) {
-        System.out.println("inference-node: not yet implemented");
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
+            (args.length == 0 ? err : out).print(USAGE_TEXT);
+            return args.length == 0 ? USAGE : OK;
+        }
+        try {
+            Map<String, String> options = options(args);
+            return switch (args[0]) {
+                case "serve" -> serve(options, err);
+                case "generate" -> generate(options, out, err);
+                case "bench" -> bench(options, out);
+                case "make-model" -> makeModel(options, out);
+                default -> throw new IllegalArgumentException("unknown command '" + args[0] + "'");
+            };
+        } catch (GgufFormatException | KvCache.InsufficientMemoryException e) {
+            err.println("inference-node: " + e.getMessage());
+            return USAGE;
+        } catch (NoSuchFileException e) {
+            err.println("inference-node: no such file: " + e.getFile());
+            return USAGE;
+        } catch (IllegalArgumentException e) {
+            err.println("inference-node: " + e.getMessage());
+            err.print(USAGE_TEXT);
+            return USAGE;
+        } catch (IOException e) {
+            err.println("inference-node: " + e);
+            return FAILED;
+        } catch (RuntimeException e) {
+            err.println("inference-node: failed: " + e);
+            return FAILED;
+        }
+    }
+
+    private static final Set<String> FLAGS = Set.of("chat");
+
+    private static Map<String, String> options(String[] args) {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 1; i < args.length; i++) {
+            String arg = args[i];
+            if (!arg.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+            }
+            String name = arg.substring(2);
+            if (FLAGS.contains(name)) {
+                options.put(name, "true");
+            } else if (i + 1 < args.length) {
+                options.put(name, args[++i]);
+            } else {
+                throw new IllegalArgumentException("option " + arg + " needs a value");
+            }
+        }
+        return options;
+    }
+
+    private static String required(Map<String, String> options, String name) {
+        String value = options.get(name);
+        if (value == null) {
+            throw new IllegalArgumentException("missing --" + name);
+        }
+        return value;
+    }
+
+    private static long number(Map<String, String> options, String name, long fallback) {
+        String value = options.get(name);
+        try {
+            return value == null ? fallback : Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " must be an integer, got '" + value + "'");
+        }
+    }
+
+    private static double decimal(Map<String, String> options, String name, double fallback) {
+        String value = options.get(name);
+        try {
+            return value == null ? fallback : Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " must be a number, got '" + value + "'");
+        }
+    }
+
+    private static int serve(Map<String, String> options, PrintStream err) throws IOException {
+        NodeConfig config = options.containsKey("config") ? NodeConfig.read(Path.of(options.get("config"))) : NodeConfig.defaults();
+        if (options.containsKey("model")) {
+            config = config.withModel(Path.of(options.get("model")));
+        }
+        if (config.model() == null) {
+            throw new IllegalArgumentException("missing --model (or \"model\" in the config file)");
+        }
+        config = config.withPort((int) number(options, "port", config.port()))
+                .withHost(options.getOrDefault("host", config.host()))
+                .withContextLength((int) number(options, "context", config.contextLength()))
+                .withThreads((int) number(options, "threads", config.threads()))
+                .withMaxQueuedRequests((int) number(options, "max-queued", config.maxQueuedRequests()));
+        NodeServer server = new NodeServer(config);
+        server.start();
+        err.println("inference-node: serving on http://" + server.address().getHostString() + ":"
+                + server.address().getPort() + " (health is 503 until the model is loaded)");
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return OK;
+    }
+
+    private static int generate(Map<String, String> options, PrintStream out, PrintStream err) throws IOException {
+        Path model = Path.of(required(options, "model"));
+        String prompt = required(options, "prompt");
+        SamplingParameters parameters = new SamplingParameters((float) decimal(options, "temperature", 0),
+                (int) number(options, "top-k", 0), (float) decimal(options, "top-p", 1), (float) decimal(options, "min-p", 0),
+                options.containsKey("seed") ? number(options, "seed", 0) : null, (int) number(options, "max-tokens", 64),
+                List.of());
+        try (InferenceEngine engine = InferenceEngine.load(model, (int) number(options, "context", 0),
+                (int) number(options, "threads", 0))) {
+            List<Integer> tokens = options.containsKey("chat")
+                    ? engine.encodeChat(List.of(new ChatTemplate.Message("user", prompt)))
+                    : engine.encodeCompletion(prompt);
+            InferenceEngine.Generation result = engine.generate(tokens, parameters, text -> {
+                out.print(text);
+                out.flush();
+            });
+            out.println();
+            err.printf("%d prompt tokens, %d generated (%s); time to first token %.3f s; decode %.2f tokens/s%n",
+                    result.promptTokens(), result.completionTokens(), result.finishReason(),
+                    result.timeToFirstTokenNanos() / 1e9, result.decodeTokensPerSecond());
+        }
+        return OK;
+    }
+
+    private static int bench(Map<String, String> options, PrintStream out) throws IOException {
+        Benchmark.run(Path.of(required(options, "model")), (int) number(options, "prompt-tokens", 512),
+                (int) number(options, "decode-tokens", 32), (int) number(options, "threads", 0),
+                number(options, "bandwidth-mb", 512) << 20, out);
+        return OK;
+    }
+
+    private static int makeModel(Map<String, String> options, PrintStream out) throws IOException {
+        ModelGenerator.Shape shape = ModelGenerator.preset(required(options, "preset"));
+        Path target = Path.of(required(options, "out"));
+        long start = System.nanoTime();
+        ModelGenerator.write(shape, ModelGenerator.type(options.getOrDefault("type", "q8_0")),
+                number(options, "seed", 42), target);
+        out.printf("wrote %s (%s, %d MB) in %.1f s%n", target, shape.name(), java.nio.file.Files.size(target) >> 20,
+                (System.nanoTime() - start) / 1e9);
+        return OK;
     }
 }

@@ -1,0 +1,196 @@
+package io.macfleet.node.generator;
+
+import io.macfleet.node.gguf.GgmlType;
+import io.macfleet.node.gguf.GgufValueType;
+import io.macfleet.node.gguf.GgufWriter;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+
+/**
+ * Writes Llama-architecture GGUF v3 files with llama.cpp's metadata keys and tensor names, a byte-level BPE
+ * vocabulary with Llama 3 special tokens and chat template, Llama 3.1-style rope_freqs, and seeded random weights.
+ * Every row is generated from its own seed, so files are identical however many threads write them.
+ */
+public final class ModelGenerator {
+    /** Model dimensions of a preset. */
+    public record Shape(String name, int dimension, int layers, int heads, int kvHeads, int feedForward,
+                        int vocabulary, int contextLength) {
+        public int headDimension() {
+            return dimension / heads;
+        }
+    }
+
+    public static final Shape TINY = new Shape("macfleet-tiny", 64, 2, 4, 2, 192, 512, 2048);
+    public static final Shape ONE_B = new Shape("macfleet-1b-shaped", 2048, 16, 32, 8, 8192, 32000, 8192);
+
+    static final String LLAMA3_TEMPLATE = "{% set loop_messages = messages %}{% for message in loop_messages %}"
+            + "{% set content = '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n'+ "
+            + "message['content'] | trim + '<|eot_id|>' %}{% if loop.index0 == 0 %}{% set content = bos_token + "
+            + "content %}{% endif %}{{ content }}{% endfor %}{% if add_generation_prompt %}"
+            + "{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}";
+
+    private ModelGenerator() {
+    }
+
+    public static Shape preset(String name) {
+        return switch (name) {
+            case "tiny" -> TINY;
+            case "1b-shaped" -> ONE_B;
+            default -> throw new IllegalArgumentException("unknown preset '" + name + "' (known: tiny, 1b-shaped)");
+        };
+    }
+
+    public static GgmlType type(String name) {
+        return switch (name.toLowerCase()) {
+            case "f32" -> GgmlType.F32;
+            case "f16" -> GgmlType.F16;
+            case "bf16" -> GgmlType.BF16;
+            case "q8_0" -> GgmlType.Q8_0;
+            case "q4_0" -> GgmlType.Q4_0;
+            default -> throw new IllegalArgumentException("unknown type '" + name + "' (known: f32, f16, bf16, q8_0, q4_0)");
+        };
+    }
+
+    private static int fileType(GgmlType type) {
+        return switch (type) {
+            case F32 -> 0;
+            case F16 -> 1;
+            case Q4_0 -> 2;
+            case Q8_0 -> 7;
+            case BF16 -> 32;
+            default -> throw new IllegalArgumentException(type.toString());
+        };
+    }
+
+    public static void write(Shape shape, GgmlType type, long seed, Path out) throws IOException {
+        VocabularyBuilder.Vocabulary vocabulary = VocabularyBuilder.build(shape.vocabulary(), seed);
+        List<String> tokens = vocabulary.tokens();
+        GgufWriter writer = new GgufWriter()
+                .putString("general.architecture", "llama")
+                .putString("general.name", shape.name())
+                .putUInt32("general.file_type", fileType(type))
+                .putUInt32("general.quantization_version", 2)
+                .putUInt32("general.alignment", 32)
+                .putUInt32("llama.context_length", shape.contextLength())
+                .putUInt32("llama.embedding_length", shape.dimension())
+                .putUInt32("llama.block_count", shape.layers())
+                .putUInt32("llama.feed_forward_length", shape.feedForward())
+                .putUInt32("llama.attention.head_count", shape.heads())
+                .putUInt32("llama.attention.head_count_kv", shape.kvHeads())
+                .putFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5)
+                .putFloat32("llama.rope.freq_base", 500000)
+                .putUInt32("llama.rope.dimension_count", shape.headDimension())
+                .putUInt32("llama.vocab_size", shape.vocabulary())
+                .putString("tokenizer.ggml.model", "gpt2")
+                .putString("tokenizer.ggml.pre", "llama-bpe")
+                .putArray("tokenizer.ggml.tokens", GgufValueType.STRING, tokens)
+                .putArray("tokenizer.ggml.token_type", GgufValueType.INT32, vocabulary.types())
+                .putArray("tokenizer.ggml.merges", GgufValueType.STRING, vocabulary.merges())
+                .putUInt32("tokenizer.ggml.bos_token_id", tokens.indexOf("<|begin_of_text|>"))
+                .putUInt32("tokenizer.ggml.eos_token_id", tokens.indexOf("<|end_of_text|>"))
+                .putUInt32("tokenizer.ggml.eot_token_id", tokens.indexOf("<|eot_id|>"))
+                .putBool("tokenizer.ggml.add_bos_token", true)
+                .putString("tokenizer.chat_template", LLAMA3_TEMPLATE);
+        int dim = shape.dimension();
+        int kvDim = shape.kvHeads() * shape.headDimension();
+        long tensorSeed = seed * 1_000_003L;
+        writer.addTensor("token_embd.weight", type, new long[]{dim, shape.vocabulary()},
+                random(type, dim, shape.vocabulary(), tensorSeed++, 1.0f));
+        writer.addTensor("rope_freqs.weight", GgmlType.F32, new long[]{shape.headDimension() / 2},
+                constant(llama3FrequencyFactors(shape.headDimension(), 500000, 32, 1, 4, 8192)));
+        for (int layer = 0; layer < shape.layers(); layer++) {
+            String p = "blk." + layer + ".";
+            writer.addTensor(p + "attn_norm.weight", GgmlType.F32, new long[]{dim}, norm(dim, tensorSeed++));
+            writer.addTensor(p + "attn_q.weight", type, new long[]{dim, dim}, random(type, dim, dim, tensorSeed++, scale(dim)));
+            writer.addTensor(p + "attn_k.weight", type, new long[]{dim, kvDim}, random(type, dim, kvDim, tensorSeed++, scale(dim)));
+            writer.addTensor(p + "attn_v.weight", type, new long[]{dim, kvDim}, random(type, dim, kvDim, tensorSeed++, scale(dim)));
+            writer.addTensor(p + "attn_output.weight", type, new long[]{dim, dim}, random(type, dim, dim, tensorSeed++, scale(dim)));
+            writer.addTensor(p + "ffn_norm.weight", GgmlType.F32, new long[]{dim}, norm(dim, tensorSeed++));
+            writer.addTensor(p + "ffn_gate.weight", type, new long[]{dim, shape.feedForward()},
+                    random(type, dim, shape.feedForward(), tensorSeed++, scale(dim)));
+            writer.addTensor(p + "ffn_up.weight", type, new long[]{dim, shape.feedForward()},
+                    random(type, dim, shape.feedForward(), tensorSeed++, scale(dim)));
+            writer.addTensor(p + "ffn_down.weight", type, new long[]{shape.feedForward(), dim},
+                    random(type, shape.feedForward(), dim, tensorSeed++, scale(shape.feedForward())));
+        }
+        writer.addTensor("output_norm.weight", GgmlType.F32, new long[]{dim}, norm(dim, tensorSeed++));
+        writer.addTensor("output.weight", type, new long[]{dim, shape.vocabulary()},
+                random(type, dim, shape.vocabulary(), tensorSeed, scale(dim) * 4));
+        writer.write(out);
+    }
+
+    /** Uniform weights with variance 1/fanIn (times gain), so activations stay in range through the layers. */
+    private static float scale(int fanIn) {
+        return (float) Math.sqrt(3.0 / fanIn);
+    }
+
+    /** Llama 3.1 rope scaling as frequency factors (what convert_hf_to_gguf.py writes to rope_freqs). */
+    static float[] llama3FrequencyFactors(int headDimension, double theta, double factor, double lowFactor,
+                                          double highFactor, int originalContext) {
+        float[] factors = new float[headDimension / 2];
+        double lowWavelength = originalContext / lowFactor;
+        double highWavelength = originalContext / highFactor;
+        for (int i = 0; i < factors.length; i++) {
+            double frequency = 1.0 / Math.pow(theta, 2.0 * i / headDimension);
+            double wavelength = 2 * Math.PI / frequency;
+            if (wavelength < highWavelength) {
+                factors[i] = 1;
+            } else if (wavelength > lowWavelength) {
+                factors[i] = (float) factor;
+            } else {
+                double smooth = (originalContext / wavelength - lowFactor) / (highFactor - lowFactor);
+                factors[i] = (float) (1 / ((1 - smooth) / factor + smooth));
+            }
+        }
+        return factors;
+    }
+
+    private static java.util.function.Consumer<MemorySegment> constant(float[] values) {
+        return segment -> MemorySegment.copy(values, 0, segment, ValueLayout.JAVA_FLOAT_UNALIGNED
+                .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), 0, values.length);
+    }
+
+    private static java.util.function.Consumer<MemorySegment> norm(int length, long seed) {
+        float[] values = new float[length];
+        long state = seed;
+        for (int i = 0; i < length; i++) {
+            state = splitMix(state);
+            values[i] = 1f + 0.1f * uniform(state);
+        }
+        return constant(values);
+    }
+
+    private static java.util.function.Consumer<MemorySegment> random(GgmlType type, int columns, int rows, long seed,
+                                                                     float amplitude) {
+        long rowBytes = type.bytesFor(columns);
+        return segment -> IntStream.range(0, rows).parallel().forEach(row -> {
+            float[] values = new float[columns];
+            long state = splitMix(seed * 0x9E3779B97F4A7C15L + row);
+            for (int i = 0; i < columns; i++) {
+                state = splitMix(state);
+                values[i] = amplitude * uniform(state);
+            }
+            byte[] encoded = new byte[(int) rowBytes];
+            Quantizer.encode(type, values, 0, columns, encoded, 0);
+            MemorySegment.copy(encoded, 0, segment, ValueLayout.JAVA_BYTE, row * rowBytes, encoded.length);
+        });
+    }
+
+    private static long splitMix(long state) {
+        long z = state + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** Uniform in [-1, 1) from the top 24 bits. */
+    private static float uniform(long bits) {
+        return ((bits >>> 40) / (float) (1 << 24)) * 2f - 1f;
+    }
+}

@@ -1,0 +1,41 @@
+package io.macfleet.node.model;
+
+import io.macfleet.node.kernel.WeightMatrix;
+
+/**
+ * Weights of one transformer block. Biases (Qwen2) and per-head Q/K norms (Qwen3) are null when absent.
+ */
+public record LayerWeights(int index, float[] attentionNorm, WeightMatrix query, WeightMatrix key, WeightMatrix value,
+                           WeightMatrix output, float[] queryBias, float[] keyBias, float[] valueBias,
+                           float[] queryNorm, float[] keyNorm, float[] ffnNorm, WeightMatrix gate, WeightMatrix up,
+                           WeightMatrix down) {
+
+    /**
+     * The part of this layer that a tensor-parallel rank computes: query heads [firstKvHead * group,
+     * (firstKvHead + kvHeadCount) * group) with their KV heads, and FFN units [firstUnit, firstUnit + unitCount).
+     * Q/K/V/gate/up are row slices; the output and down projections are the matching column slices, whose
+     * partial results the ranks sum (all-reduce).
+     */
+    public LayerWeights shard(LlamaConfig config, int firstKvHead, int kvHeadCount, int firstUnit, int unitCount) {
+        int group = config.heads() / config.kvHeads();
+        int headDim = config.headDimension();
+        int queryRow = firstKvHead * group * headDim;
+        int queryRows = kvHeadCount * group * headDim;
+        int kvRow = firstKvHead * headDim;
+        int kvRows = kvHeadCount * headDim;
+        return new LayerWeights(index, attentionNorm, query.rowSlice(queryRow, queryRows), key.rowSlice(kvRow, kvRows),
+                value.rowSlice(kvRow, kvRows), output.columnSlice(queryRow, queryRows),
+                slice(queryBias, queryRow, queryRows), slice(keyBias, kvRow, kvRows), slice(valueBias, kvRow, kvRows),
+                queryNorm, keyNorm, ffnNorm, gate.rowSlice(firstUnit, unitCount), up.rowSlice(firstUnit, unitCount),
+                down.columnSlice(firstUnit, unitCount));
+    }
+
+    private static float[] slice(float[] values, int from, int count) {
+        return values == null ? null : java.util.Arrays.copyOfRange(values, from, from + count);
+    }
+
+    public long matrixBytes() {
+        return query.byteSize() + key.byteSize() + value.byteSize() + output.byteSize() + gate.byteSize()
+                + up.byteSize() + down.byteSize();
+    }
+}

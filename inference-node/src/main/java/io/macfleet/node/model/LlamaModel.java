@@ -1,0 +1,238 @@
+package io.macfleet.node.model;
+
+import io.macfleet.node.kernel.Kernels;
+import io.macfleet.node.kernel.WorkerPool;
+
+/**
+ * The Llama-family forward pass: RMSNorm, RoPE (interleaved or half rotation, Llama 3 frequency factors, linear
+ * scaling), grouped-query attention over the KV cache, SwiGLU FFN. A prompt is processed as a batch: every
+ * projection is one matrix-matrix product over all its tokens; only attention walks token by token.
+ */
+public final class LlamaModel {
+    /** Prompt tokens per batch: bounds scratch memory while amortising each weight read over many tokens. */
+    public static final int MAX_BATCH = 128;
+
+    private final LlamaConfig config;
+    private final LlamaWeights weights;
+    private final WorkerPool pool;
+    private final float[] inverseFrequencies;
+    /** Activation buffers, reused across calls (one forward pass at a time) so prefill makes no garbage. */
+    private float[] x, normed, q, k, v, attention, projected, gate, up;
+    private int scratchTokens;
+
+    public LlamaModel(LlamaWeights weights, WorkerPool pool) {
+        this.config = weights.config();
+        this.weights = weights;
+        this.pool = pool;
+        this.inverseFrequencies = ropeFrequencies(config, weights.ropeFrequencyFactors());
+    }
+
+    public LlamaConfig config() {
+        return config;
+    }
+
+    public LlamaWeights weights() {
+        return weights;
+    }
+
+    /** Per-pair RoPE frequencies after scaling (rope_freqs tensor, llama3 or linear metadata). */
+    static float[] ropeFrequencies(LlamaConfig config, float[] factors) {
+        int pairs = config.ropeDimensions() / 2;
+        float[] frequencies = new float[pairs];
+        for (int i = 0; i < pairs; i++) {
+            double frequency = 1.0 / Math.pow(config.ropeTheta(), (2.0 * i) / config.ropeDimensions());
+            if (factors != null) {
+                frequency /= factors[i];
+            } else if (config.ropeScalingType().equals("linear")) {
+                frequency /= config.ropeScalingFactor();
+            } else if (config.ropeScalingType().equals("llama3")) {
+                double lowWavelength = config.ropeOriginalContext() / config.ropeLowFrequencyFactor();
+                double highWavelength = config.ropeOriginalContext() / config.ropeHighFrequencyFactor();
+                double wavelength = 2 * Math.PI / frequency;
+                if (wavelength > lowWavelength) {
+                    frequency /= config.ropeScalingFactor();
+                } else if (wavelength >= highWavelength) {
+                    double smooth = (config.ropeOriginalContext() / wavelength - config.ropeLowFrequencyFactor())
+                            / (config.ropeHighFrequencyFactor() - config.ropeLowFrequencyFactor());
+                    frequency = (1 - smooth) * frequency / config.ropeScalingFactor() + smooth * frequency;
+                }
+            }
+            frequencies[i] = (float) frequency;
+        }
+        return frequencies;
+    }
+
+    /**
+     * Runs {@code count} tokens starting at cache position {@code position} and returns the logits of the last one.
+     */
+    public float[] forward(int[] tokens, int from, int count, int position, KvCache cache) {
+        if (position + count > cache.capacity()) {
+            throw new IllegalArgumentException("positions " + position + ".." + (position + count)
+                    + " exceed the context of " + cache.capacity() + " tokens");
+        }
+        float[] last = null;
+        for (int done = 0; done < count; done += MAX_BATCH) {
+            int batch = Math.min(MAX_BATCH, count - done);
+            last = forwardBatch(tokens, from + done, batch, position + done, cache, done + batch == count);
+        }
+        return last;
+    }
+
+    private float[] forwardBatch(int[] tokens, int from, int batch, int position, KvCache cache, boolean logits) {
+        int dim = config.dimension();
+        int qDim = config.queryDimension();
+        int kvDim = config.kvDimension();
+        int ffn = config.feedForward();
+        ensureScratch(batch);
+        float[] x = this.x, normed = this.normed, q = this.q, k = this.k, v = this.v, attention = this.attention,
+                projected = this.projected, gate = this.gate, up = this.up;
+        for (int t = 0; t < batch; t++) {
+            int token = tokens[from + t];
+            if (token < 0 || token >= config.vocabulary()) {
+                throw new IllegalArgumentException("token id " + token + " outside the vocabulary of " + config.vocabulary());
+            }
+            Kernels.dequantizeRow(weights.tokenEmbedding(), token, x, t * dim);
+        }
+        for (LayerWeights layer : weights.blocks()) {
+            rmsNorm(x, layer.attentionNorm(), normed, batch, dim);
+            Kernels.matmul(pool, layer.query(), normed, batch, q);
+            Kernels.matmul(pool, layer.key(), normed, batch, k);
+            Kernels.matmul(pool, layer.value(), normed, batch, v);
+            addBias(q, layer.queryBias(), batch);
+            addBias(k, layer.keyBias(), batch);
+            addBias(v, layer.valueBias(), batch);
+            if (layer.queryNorm() != null) {
+                rmsNorm(q, layer.queryNorm(), q, batch * config.heads(), config.headDimension());
+            }
+            if (layer.keyNorm() != null) {
+                rmsNorm(k, layer.keyNorm(), k, batch * config.kvHeads(), config.headDimension());
+            }
+            for (int t = 0; t < batch; t++) {
+                rope(q, t * qDim, config.heads(), position + t);
+                rope(k, t * kvDim, config.kvHeads(), position + t);
+            }
+            int layerIndex = layer.index() - weights.layers().first();
+            System.arraycopy(k, 0, cache.keys[layerIndex], position * kvDim, batch * kvDim);
+            System.arraycopy(v, 0, cache.values[layerIndex], position * kvDim, batch * kvDim);
+            attend(q, attention, cache.keys[layerIndex], cache.values[layerIndex], batch, position);
+            Kernels.matmul(pool, layer.output(), attention, batch, projected);
+            add(x, projected, batch * dim);
+            rmsNorm(x, layer.ffnNorm(), normed, batch, dim);
+            Kernels.matmul(pool, layer.gate(), normed, batch, gate);
+            Kernels.matmul(pool, layer.up(), normed, batch, up);
+            for (int i = 0; i < batch * ffn; i++) {
+                float g = gate[i];
+                gate[i] = g / (1f + (float) Math.exp(-g)) * up[i];
+            }
+            Kernels.matmul(pool, layer.down(), gate, batch, projected);
+            add(x, projected, batch * dim);
+        }
+        if (!logits) {
+            return null;
+        }
+        float[] lastToken = new float[dim];
+        float[] lastHidden = java.util.Arrays.copyOfRange(x, (batch - 1) * dim, batch * dim);
+        rmsNorm(lastHidden, weights.outputNorm(), lastToken, 1, dim);
+        float[] result = new float[config.vocabulary()];
+        Kernels.matvec(pool, weights.output(), lastToken, result);
+        return result;
+    }
+
+    private void ensureScratch(int batch) {
+        if (batch <= scratchTokens) {
+            return;
+        }
+        int dim = config.dimension();
+        x = new float[batch * dim];
+        normed = new float[batch * dim];
+        q = new float[batch * config.queryDimension()];
+        k = new float[batch * config.kvDimension()];
+        v = new float[batch * config.kvDimension()];
+        attention = new float[batch * config.queryDimension()];
+        projected = new float[batch * dim];
+        gate = new float[batch * config.feedForward()];
+        up = new float[batch * config.feedForward()];
+        scratchTokens = batch;
+    }
+
+    private void attend(float[] q, float[] out, float[] keys, float[] values, int batch, int position) {
+        int heads = config.heads();
+        int headDim = config.headDimension();
+        int qDim = config.queryDimension();
+        int kvDim = config.kvDimension();
+        int group = heads / config.kvHeads();
+        float scale = (float) (1.0 / Math.sqrt(headDim));
+        pool.parallelFor(batch * heads, (start, end, worker) -> {
+            float[] scores = new float[position + batch];
+            for (int item = start; item < end; item++) {
+                int t = item / heads;
+                int head = item % heads;
+                int kvOffset = (head / group) * headDim;
+                int length = position + t + 1;
+                int qOffset = t * qDim + head * headDim;
+                float max = Float.NEGATIVE_INFINITY;
+                for (int j = 0; j < length; j++) {
+                    float score = Kernels.dot(q, qOffset, keys, j * kvDim + kvOffset, headDim) * scale;
+                    scores[j] = score;
+                    max = Math.max(max, score);
+                }
+                float sum = 0;
+                for (int j = 0; j < length; j++) {
+                    scores[j] = (float) Math.exp(scores[j] - max);
+                    sum += scores[j];
+                }
+                java.util.Arrays.fill(out, qOffset, qOffset + headDim, 0f);
+                for (int j = 0; j < length; j++) {
+                    Kernels.axpy(out, qOffset, scores[j] / sum, values, j * kvDim + kvOffset, headDim);
+                }
+            }
+        });
+    }
+
+    private void rope(float[] vectors, int offset, int heads, int position) {
+        int headDim = config.headDimension();
+        int pairs = config.ropeDimensions() / 2;
+        for (int i = 0; i < pairs; i++) {
+            double angle = position * (double) inverseFrequencies[i];
+            float cos = (float) Math.cos(angle);
+            float sin = (float) Math.sin(angle);
+            for (int h = 0; h < heads; h++) {
+                int base = offset + h * headDim;
+                int a = config.ropeHalves() ? base + i : base + 2 * i;
+                int b = config.ropeHalves() ? base + i + pairs : base + 2 * i + 1;
+                float x0 = vectors[a];
+                float x1 = vectors[b];
+                vectors[a] = x0 * cos - x1 * sin;
+                vectors[b] = x0 * sin + x1 * cos;
+            }
+        }
+    }
+
+    private void rmsNorm(float[] in, float[] weight, float[] out, int rows, int size) {
+        for (int r = 0; r < rows; r++) {
+            int offset = r * size;
+            float sumOfSquares = Kernels.dot(in, offset, in, offset, size);
+            float inverse = (float) (1.0 / Math.sqrt(sumOfSquares / size + config.rmsEpsilon()));
+            for (int i = 0; i < size; i++) {
+                out[offset + i] = in[offset + i] * inverse * weight[i];
+            }
+        }
+    }
+
+    private static void addBias(float[] values, float[] bias, int batch) {
+        if (bias == null) {
+            return;
+        }
+        for (int t = 0; t < batch; t++) {
+            for (int i = 0; i < bias.length; i++) {
+                values[t * bias.length + i] += bias[i];
+            }
+        }
+    }
+
+    private static void add(float[] target, float[] addend, int length) {
+        for (int i = 0; i < length; i++) {
+            target[i] += addend[i];
+        }
+    }
+}

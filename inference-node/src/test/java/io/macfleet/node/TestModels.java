@@ -1,0 +1,33 @@
+package io.macfleet.node;
+
+import io.macfleet.node.generator.ModelGenerator;
+import io.macfleet.node.gguf.GgmlType;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** Tiny generated models, written once per JVM and type. */
+public final class TestModels {
+    private static final ConcurrentHashMap<GgmlType, Path> MODELS = new ConcurrentHashMap<>();
+
+    private TestModels() {
+    }
+
+    public static Path tiny(GgmlType type) {
+        return MODELS.computeIfAbsent(type, t -> {
+            try {
+                Path directory = Files.createTempDirectory("inference-node-test");
+                Path file = directory.resolve("tiny-" + t.name().toLowerCase() + ".gguf");
+                ModelGenerator.write(ModelGenerator.TINY, t, 1, file);
+                file.toFile().deleteOnExit();
+                directory.toFile().deleteOnExit();
+                return file;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+}

@@ -1,0 +1,151 @@
+package io.macfleet.node.model;
+
+import io.macfleet.node.ScalarReference;
+import io.macfleet.node.gguf.GgufFile;
+
+/**
+ * A straightforward scalar Llama forward pass (one token at a time, double accumulators, everything dequantized up
+ * front), written from the architecture description to check the optimised engine.
+ */
+final class ReferenceLlama {
+    private final LlamaConfig c;
+    private final float[] embedding, outputNorm, output, ropeFactors;
+    private final float[][] attnNorm, wq, wk, wv, wo, ffnNorm, gate, up, down;
+    private final float[][] keyCache, valueCache;
+
+    ReferenceLlama(GgufFile file, int context) {
+        c = LlamaConfig.from(file);
+        embedding = load(file, "token_embd.weight");
+        outputNorm = load(file, "output_norm.weight");
+        output = file.optionalTensor("output.weight") == null ? embedding : load(file, "output.weight");
+        ropeFactors = file.optionalTensor("rope_freqs.weight") == null ? null : load(file, "rope_freqs.weight");
+        int n = c.layers();
+        attnNorm = new float[n][];
+        wq = new float[n][];
+        wk = new float[n][];
+        wv = new float[n][];
+        wo = new float[n][];
+        ffnNorm = new float[n][];
+        gate = new float[n][];
+        up = new float[n][];
+        down = new float[n][];
+        keyCache = new float[n][context * c.kvDimension()];
+        valueCache = new float[n][context * c.kvDimension()];
+        for (int l = 0; l < n; l++) {
+            String p = "blk." + l + ".";
+            attnNorm[l] = load(file, p + "attn_norm.weight");
+            wq[l] = load(file, p + "attn_q.weight");
+            wk[l] = load(file, p + "attn_k.weight");
+            wv[l] = load(file, p + "attn_v.weight");
+            wo[l] = load(file, p + "attn_output.weight");
+            ffnNorm[l] = load(file, p + "ffn_norm.weight");
+            gate[l] = load(file, p + "ffn_gate.weight");
+            up[l] = load(file, p + "ffn_up.weight");
+            down[l] = load(file, p + "ffn_down.weight");
+        }
+    }
+
+    private static float[] load(GgufFile file, String name) {
+        return ScalarReference.dequantize(file.tensor(name));
+    }
+
+    float[] forward(int token, int position) {
+        int dim = c.dimension(), headDim = c.headDimension(), kvDim = c.kvDimension();
+        float[] x = new float[dim];
+        System.arraycopy(embedding, token * dim, x, 0, dim);
+        for (int l = 0; l < c.layers(); l++) {
+            float[] h = rmsNorm(x, attnNorm[l]);
+            float[] q = matvec(wq[l], h, c.queryDimension());
+            float[] k = matvec(wk[l], h, kvDim);
+            float[] v = matvec(wv[l], h, kvDim);
+            rope(q, c.heads(), position);
+            rope(k, c.kvHeads(), position);
+            System.arraycopy(k, 0, keyCache[l], position * kvDim, kvDim);
+            System.arraycopy(v, 0, valueCache[l], position * kvDim, kvDim);
+            float[] attention = new float[c.queryDimension()];
+            for (int head = 0; head < c.heads(); head++) {
+                int kvHead = head / (c.heads() / c.kvHeads());
+                double[] scores = new double[position + 1];
+                double max = Double.NEGATIVE_INFINITY;
+                for (int j = 0; j <= position; j++) {
+                    double s = 0;
+                    for (int d = 0; d < headDim; d++) {
+                        s += q[head * headDim + d] * keyCache[l][j * kvDim + kvHead * headDim + d];
+                    }
+                    scores[j] = s / Math.sqrt(headDim);
+                    max = Math.max(max, scores[j]);
+                }
+                double sum = 0;
+                for (int j = 0; j <= position; j++) {
+                    scores[j] = Math.exp(scores[j] - max);
+                    sum += scores[j];
+                }
+                for (int d = 0; d < headDim; d++) {
+                    double value = 0;
+                    for (int j = 0; j <= position; j++) {
+                        value += scores[j] / sum * valueCache[l][j * kvDim + kvHead * headDim + d];
+                    }
+                    attention[head * headDim + d] = (float) value;
+                }
+            }
+            float[] o = matvec(wo[l], attention, dim);
+            for (int i = 0; i < dim; i++) {
+                x[i] += o[i];
+            }
+            h = rmsNorm(x, ffnNorm[l]);
+            float[] g = matvec(gate[l], h, c.feedForward());
+            float[] u = matvec(up[l], h, c.feedForward());
+            for (int i = 0; i < g.length; i++) {
+                g[i] = (float) (g[i] / (1 + Math.exp(-g[i])) * u[i]);
+            }
+            float[] d = matvec(down[l], g, dim);
+            for (int i = 0; i < dim; i++) {
+                x[i] += d[i];
+            }
+        }
+        return matvec(output, rmsNorm(x, outputNorm), c.vocabulary());
+    }
+
+    private float[] rmsNorm(float[] x, float[] weight) {
+        double sum = 0;
+        for (float v : x) {
+            sum += v * v;
+        }
+        double scale = 1 / Math.sqrt(sum / x.length + c.rmsEpsilon());
+        float[] out = new float[x.length];
+        for (int i = 0; i < x.length; i++) {
+            out[i] = (float) (x[i] * scale * weight[i]);
+        }
+        return out;
+    }
+
+    private static float[] matvec(float[] w, float[] x, int rows) {
+        float[] out = new float[rows];
+        for (int r = 0; r < rows; r++) {
+            double s = 0;
+            for (int i = 0; i < x.length; i++) {
+                s += (double) w[r * x.length + i] * x[i];
+            }
+            out[r] = (float) s;
+        }
+        return out;
+    }
+
+    private void rope(float[] v, int heads, int position) {
+        int headDim = c.headDimension();
+        for (int h = 0; h < heads; h++) {
+            for (int i = 0; i < c.ropeDimensions() / 2; i++) {
+                double frequency = Math.pow(c.ropeTheta(), -2.0 * i / c.ropeDimensions());
+                if (ropeFactors != null) {
+                    frequency /= ropeFactors[i];
+                }
+                double angle = position * frequency;
+                int a = h * headDim + (c.ropeHalves() ? i : 2 * i);
+                int b = h * headDim + (c.ropeHalves() ? i + c.ropeDimensions() / 2 : 2 * i + 1);
+                double x0 = v[a], x1 = v[b];
+                v[a] = (float) (x0 * Math.cos(angle) - x1 * Math.sin(angle));
+                v[b] = (float) (x0 * Math.sin(angle) + x1 * Math.cos(angle));
+            }
+        }
+    }
+}
