@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "Fleet management and provisioning for Mac Studio clusters running local LLM inference.",
-        subcommands = {ServeCommand.class, InventoryCommand.class, AuditCommand.class, DemoCommand.class},
+        subcommands = {ServeCommand.class, InventoryCommand.class, AuditCommand.class, DemoCommand.class,
+                io.macfleet.cabling.CablingCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:success",

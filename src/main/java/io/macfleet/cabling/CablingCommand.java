@@ -1,0 +1,222 @@
+package io.macfleet.cabling;
+
+import io.macfleet.cli.ExitCodes;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code macfleet cabling}: plan, check and turn a cluster's Thunderbolt cabling into engine configuration.
+ */
+@Command(name = "cabling", mixinStandardHelpOptions = true,
+        description = "Plan and check the Thunderbolt 5 mesh of a cluster; generate MLX and macfleet peer configuration from it.",
+        subcommands = {CablingCommand.Plan.class, CablingCommand.Check.class, CablingCommand.Config.class})
+public class CablingCommand {
+
+    /** Options shared by the commands that read captured command output. */
+    static class CaptureOptions {
+        @Option(names = "--from", required = true, paramLabel = "DIR",
+                description = "Directory of captured command output, one subdirectory per machine (see README: offline cabling check).")
+        Path from;
+
+        @Option(names = "--cluster", defaultValue = "cluster", description = "Name of the cluster in the output (default: ${DEFAULT-VALUE}).")
+        String cluster;
+
+        @Option(names = "--machines", split = ",", paramLabel = "NAME",
+                description = "Machines of the cluster in rank order (default: every subdirectory of DIR, in name order).")
+        List<String> machines;
+
+        @Option(names = "--target-version", paramLabel = "VERSION", description = "The cluster's target macOS version, e.g. 26.2.")
+        String targetVersion;
+
+        @Option(names = "--link", paramLabel = "A:PORT<->B:PORT",
+                description = "A planned cable, e.g. 'studio-01:2<->studio-03:5'; repeat for each. With --explicit only these cables are planned; otherwise they pin ports of a full mesh.")
+        List<String> links = new ArrayList<>();
+
+        @Option(names = "--explicit", description = "The planned topology is exactly the --link cables, not a full mesh.")
+        boolean explicit;
+
+        List<MachineCablingFacts> facts() {
+            return CaptureDirectory.read(from);
+        }
+
+        CablingReport check(List<MachineCablingFacts> facts) {
+            List<String> order = machines != null && !machines.isEmpty() ? machines : facts.stream().map(MachineCablingFacts::machine).toList();
+            List<PlannedTopology.PlannedLink> planned = links.stream().map(CablingCommand::parseLink).toList();
+            PlannedTopology plan = new PlannedTopology(cluster, order, explicit ? PlannedTopology.Kind.EXPLICIT : PlannedTopology.Kind.FULL_MESH, planned);
+            return CablingCheck.check(plan, facts, Optional.ofNullable(targetVersion));
+        }
+    }
+
+    static PlannedTopology.PlannedLink parseLink(String text) {
+        String[] ends = text.split("<->");
+        if (ends.length != 2) {
+            throw new IllegalArgumentException("--link '" + text + "': expected MACHINE:PORT <-> MACHINE:PORT, e.g. studio-01:2 <-> studio-03:5");
+        }
+        return new PlannedTopology.PlannedLink(parsePort(ends[0].strip(), text), parsePort(ends[1].strip(), text));
+    }
+
+    private static PortReference parsePort(String end, String text) {
+        int colon = end.lastIndexOf(':');
+        try {
+            int port = Integer.parseInt(end.substring(colon + 1));
+            if (colon <= 0 || port < 1 || port > 6) {
+                throw new NumberFormatException();
+            }
+            return new PortReference(end.substring(0, colon), port);
+        } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
+            throw new IllegalArgumentException("--link '" + text + "': '" + end + "' is not MACHINE:PORT with a port from 1 to 6");
+        }
+    }
+
+    static void write(Path file, String content) {
+        try {
+            Files.writeString(file, content, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot write " + file + ": " + e.getMessage());
+        }
+    }
+
+    @Command(name = "plan", mixinStandardHelpOptions = true,
+            description = "Propose a port plan for a full mesh and print it as a cabling sheet (text, or SVG with --svg).")
+    static class Plan implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--machines", split = ",", required = true, paramLabel = "NAME", description = "The machines to mesh (2 to 6).")
+        List<String> machines;
+
+        @Option(names = "--cluster", defaultValue = "cluster", description = "Name of the cluster (default: ${DEFAULT-VALUE}).")
+        String cluster;
+
+        @Option(names = "--svg", paramLabel = "FILE", description = "Also write the plan as an SVG diagram.")
+        Path svg;
+
+        @Override
+        public Integer call() {
+            PrintWriter err = spec.commandLine().getErr();
+            PortPlan plan;
+            try {
+                plan = PortPlan.fullMesh(cluster, machines);
+            } catch (IllegalArgumentException e) {
+                err.println("macfleet cabling plan: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+            spec.commandLine().getOut().print(plan.toText());
+            if (svg != null) {
+                CablingReport drawn = new CablingReport(cluster, machines, plan.cables().stream()
+                        .map(cable -> new ObservedLink(cable.first(), cable.second(), Optional.of(new io.macfleet.facts.LinkSpeed(80, false)),
+                                Optional.of(new io.macfleet.facts.LinkSpeed(80, false)), true)).toList(),
+                        List.of(), List.of(), true, machines, Optional.empty(), "port plan (" + plan.cables().size() + " cables)");
+                try {
+                    write(svg, CablingSvg.render(drawn));
+                } catch (IllegalArgumentException e) {
+                    err.println("macfleet cabling plan: " + e.getMessage());
+                    return ExitCodes.USAGE;
+                }
+            }
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "check", mixinStandardHelpOptions = true,
+            description = "Check a cluster's cabling and say exactly what to fix. Exit 0 only when the cluster is fit for RDMA tensor parallelism.")
+    static class Check implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "1", heading = "Offline mode:%n")
+        CaptureOptions capture;
+
+        @Option(names = "--json", description = "Print the report as JSON.")
+        boolean json;
+
+        @Option(names = "--svg", paramLabel = "FILE", description = "Also write the diagram as SVG.")
+        Path svg;
+
+        @Override
+        public Integer call() {
+            PrintWriter err = spec.commandLine().getErr();
+            CablingReport report;
+            try {
+                report = capture.check(capture.facts());
+                if (svg != null) {
+                    write(svg, CablingSvg.render(report));
+                }
+            } catch (CaptureDirectory.CaptureException | IllegalArgumentException e) {
+                err.println("macfleet cabling check: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+            spec.commandLine().getOut().print(json ? CablingText.json(report) : CablingText.text(report));
+            return report.passed() ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+        }
+    }
+
+    @Command(name = "config", mixinStandardHelpOptions = true,
+            description = "Generate engine peer configuration from the checked cabling: an MLX hostfile (jaccl or ring) or macfleet's node cluster configuration.")
+    static class Config implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "1", heading = "Offline mode:%n")
+        CaptureOptions capture;
+
+        @Option(names = "--format", required = true, paramLabel = "FORMAT",
+                description = "mlx-jaccl (mlx.launch --backend jaccl), mlx-ring (mlx.launch --backend ring) or macfleet (schemas/node-cluster.schema.json).")
+        String format;
+
+        @Option(names = "--env", paramLabel = "NAME=VALUE", description = "Environment for the MLX processes (e.g. MLX_METAL_FAST_SYNCH=1); repeatable.")
+        List<String> envs = new ArrayList<>();
+
+        @Option(names = "--force", description = "Emit even though the cabling check fails.")
+        boolean force;
+
+        @Option(names = "--output", paramLabel = "FILE", description = "Write to FILE instead of standard output.")
+        Path output;
+
+        @Override
+        public Integer call() {
+            PrintWriter err = spec.commandLine().getErr();
+            EngineConfigurations.Format chosen;
+            try {
+                chosen = EngineConfigurations.Format.valueOf(format.toUpperCase(Locale.ROOT).replace('-', '_'));
+            } catch (IllegalArgumentException e) {
+                err.println("macfleet cabling config: unknown --format '" + format + "'; expected mlx-jaccl, mlx-ring or macfleet");
+                return ExitCodes.USAGE;
+            }
+            for (String env : envs) {
+                if (!env.matches("[A-Za-z_][A-Za-z0-9_]*=.*")) {
+                    err.println("macfleet cabling config: --env '" + env + "' is not NAME=VALUE");
+                    return ExitCodes.USAGE;
+                }
+            }
+            try {
+                List<MachineCablingFacts> facts = capture.facts();
+                String document = EngineConfigurations.render(chosen, capture.check(facts), facts, envs, force);
+                if (output != null) {
+                    write(output, document);
+                } else {
+                    spec.commandLine().getOut().print(document);
+                }
+                return ExitCodes.OK;
+            } catch (EngineConfigurations.RefusedException e) {
+                err.println("macfleet cabling config: " + e.getMessage());
+                return ExitCodes.CHECK_FAILED;
+            } catch (CaptureDirectory.CaptureException | IllegalArgumentException e) {
+                err.println("macfleet cabling config: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package io.macfleet.facts;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Parsers for the short, line-oriented outputs: {@code sw_vers}, {@code rdma_ctl status},
+ * {@code ibv_devices} and the {@code bridge0} block of {@code ifconfig}.
+ */
+public final class SimpleOutputParsers {
+    private static final Pattern MACOS_VERSION = Pattern.compile("[0-9]{1,3}(\\.[0-9]{1,3}){0,2}");
+    private static final Pattern RDMA_DEVICE = Pattern.compile("rdma_[A-Za-z0-9]+");
+
+    private SimpleOutputParsers() {
+    }
+
+    /** {@code sw_vers}: "ProductName:", "ProductVersion:", "BuildVersion:" lines, tab-separated. */
+    public static SoftwareVersion softwareVersion(String output) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        for (String line : output.split("\\R")) {
+            int colon = line.indexOf(':');
+            if (colon > 0) {
+                fields.put(line.substring(0, colon).strip(), line.substring(colon + 1).strip());
+            }
+        }
+        String version = fields.get("ProductVersion");
+        if (version == null) {
+            throw new FactsParseException("sw_vers", "no ProductVersion: line");
+        }
+        if (!MACOS_VERSION.matcher(version).matches()) {
+            throw new FactsParseException("sw_vers", "ProductVersion '" + version + "' is not a version number");
+        }
+        String build = fields.get("BuildVersion");
+        if (build == null || build.isEmpty()) {
+            throw new FactsParseException("sw_vers", "no BuildVersion: line");
+        }
+        return new SoftwareVersion(fields.getOrDefault("ProductName", "macOS"), version, build);
+    }
+
+    /** {@code rdma_ctl status}: "enabled" or "disabled". */
+    public static boolean rdmaEnabled(String output) {
+        String status = output.strip();
+        return switch (status) {
+            case "enabled" -> true;
+            case "disabled" -> false;
+            default -> throw new FactsParseException("rdma_ctl status", "expected 'enabled' or 'disabled', got '" + abbreviate(status) + "'");
+        };
+    }
+
+    /** {@code ibv_devices}: a "device / node GUID" table; returns the device names. */
+    public static List<String> rdmaDevices(String output) {
+        List<String> devices = new ArrayList<>();
+        String[] lines = output.split("\\R");
+        boolean header = false;
+        for (int index = 0; index < lines.length; index++) {
+            String line = lines[index].strip();
+            if (line.isEmpty() || line.startsWith("---")) {
+                continue;
+            }
+            if (line.startsWith("device")) {
+                header = true;
+                continue;
+            }
+            String device = line.split("\\s+")[0];
+            if (!RDMA_DEVICE.matcher(device).matches()) {
+                throw new FactsParseException("ibv_devices", "line " + (index + 1) + ": expected an RDMA device such as rdma_en3, got '" + abbreviate(line) + "'");
+            }
+            devices.add(device);
+        }
+        if (!header && !devices.isEmpty()) {
+            throw new FactsParseException("ibv_devices", "missing the 'device  node GUID' header");
+        }
+        return devices;
+    }
+
+    /**
+     * Whether {@code bridge0} (the Thunderbolt Bridge) is up in {@code ifconfig} output. RDMA over
+     * Thunderbolt needs it down: with several cables it also forms a switching loop.
+     */
+    public static boolean bridgeActive(String ifconfigOutput) {
+        boolean inBridge = false;
+        boolean up = false;
+        boolean statusInactive = false;
+        for (String line : ifconfigOutput.split("\\R")) {
+            if (!line.isEmpty() && !Character.isWhitespace(line.charAt(0))) {
+                if (inBridge) {
+                    break;
+                }
+                inBridge = line.startsWith("bridge0:");
+                if (inBridge) {
+                    int flagsStart = line.indexOf('<');
+                    int flagsEnd = line.indexOf('>');
+                    up = flagsStart >= 0 && flagsEnd > flagsStart
+                            && List.of(line.substring(flagsStart + 1, flagsEnd).split(",")).contains("UP");
+                }
+            } else if (inBridge && line.strip().startsWith("status:")) {
+                statusInactive = line.strip().equals("status: inactive");
+            }
+        }
+        return up && !statusInactive;
+    }
+
+    /** {@code sysctl hw.memsize}: "hw.memsize: 549755813888". */
+    public static long memorySize(String output) {
+        String text = output.strip();
+        if (!text.startsWith("hw.memsize:")) {
+            throw new FactsParseException("sysctl hw.memsize", "expected 'hw.memsize: BYTES', got '" + abbreviate(text) + "'");
+        }
+        try {
+            return Long.parseLong(text.substring("hw.memsize:".length()).strip());
+        } catch (NumberFormatException e) {
+            throw new FactsParseException("sysctl hw.memsize", "expected a number of bytes, got '" + abbreviate(text) + "'");
+        }
+    }
+
+    private static String abbreviate(String text) {
+        String firstLine = text.lines().findFirst().orElse("");
+        return firstLine.length() > 80 ? firstLine.substring(0, 80) + "..." : firstLine;
+    }
+}

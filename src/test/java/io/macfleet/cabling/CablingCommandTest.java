@@ -1,0 +1,100 @@
+package io.macfleet.cabling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class CablingCommandTest {
+
+    private record Run(int exitCode, String out, String err) {
+    }
+
+    private static Run run(String... arguments) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = new CommandLine(new CablingCommand());
+        commandLine.setOut(new PrintWriter(out));
+        commandLine.setErr(new PrintWriter(err));
+        int exitCode = commandLine.execute(arguments);
+        return new Run(exitCode, out.toString(), err.toString());
+    }
+
+    @Test
+    void checkOfAGoodMeshExitsZero(@TempDir Path captures) throws Exception {
+        ClusterFixture.fullMesh("studio-01", "studio-02", "studio-03", "studio-04").writeCaptures(captures);
+
+        Run run = run("check", "--from", captures.toString(), "--cluster", "llm-a", "--target-version", "26.2");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("Cabling of cluster llm-a: 4 machines, 6 cables seen from both sides")
+                .contains("No findings.")
+                .contains("Verdict: ready for tensor parallelism over RDMA (JACCL) on all 4 machines");
+    }
+
+    @Test
+    void checkWithAFaultExitsOneAndPrintsTheFix(@TempDir Path captures) throws Exception {
+        ClusterFixture.fullMesh("studio-01", "studio-02").rdma("studio-02", false).writeCaptures(captures);
+        Path svg = captures.resolveSibling(captures.getFileName() + ".svg");
+
+        Run run = run("check", "--from", captures.toString(), "--json", "--svg", svg.toString());
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.out()).contains("\"passed\" : false").contains("\"code\" : \"rdma-disabled\"").contains("rdma_ctl enable");
+        assertThat(Files.readString(svg)).startsWith("<svg");
+    }
+
+    @Test
+    void unreadableCapturesExitTwoNamingTheFile(@TempDir Path captures) throws Exception {
+        Files.createDirectories(captures.resolve("studio-01"));
+
+        Run run = run("check", "--from", captures.toString());
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains(captures.resolve("studio-01").resolve("SPThunderboltDataType.json") + ": missing (required for the cabling check)");
+    }
+
+    @Test
+    void badLinkSyntaxIsAUsageError(@TempDir Path captures) throws Exception {
+        ClusterFixture.fullMesh("studio-01", "studio-02").writeCaptures(captures);
+
+        Run run = run("check", "--from", captures.toString(), "--link", "studio-01:9<->studio-02:2");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--link 'studio-01:9<->studio-02:2': 'studio-01:9' is not MACHINE:PORT with a port from 1 to 6");
+    }
+
+    @Test
+    void configWritesAJacclHostfileAndRefusesABrokenCluster(@TempDir Path captures) throws Exception {
+        ClusterFixture cluster = ClusterFixture.fullMesh("studio-01", "studio-02");
+        cluster.writeCaptures(captures.resolve("good"));
+        cluster.bridgeActive("studio-01").writeCaptures(captures.resolve("bad"));
+
+        Run good = run("config", "--from", captures.resolve("good").toString(), "--format", "mlx-jaccl", "--env", "MLX_METAL_FAST_SYNCH=1");
+        Run bad = run("config", "--from", captures.resolve("bad").toString(), "--format", "mlx-jaccl");
+        Run unknown = run("config", "--from", captures.resolve("good").toString(), "--format", "nccl");
+
+        assertThat(good.exitCode()).as(good.err()).isZero();
+        assertThat(good.out()).contains("\"backend\" : \"jaccl\"").contains("\"rdma_en3\"").contains("MLX_METAL_FAST_SYNCH=1");
+        assertThat(bad.exitCode()).isEqualTo(1);
+        assertThat(bad.err()).contains("fails the cabling check").contains("Thunderbolt Bridge");
+        assertThat(unknown.exitCode()).isEqualTo(2);
+        assertThat(unknown.err()).contains("unknown --format 'nccl'; expected mlx-jaccl, mlx-ring or macfleet");
+    }
+
+    @Test
+    void planPrintsACablingSheetAndRejectsSevenMachines() {
+        Run plan = run("plan", "--machines", "a,b,c,d", "--cluster", "llm-a");
+        Run tooMany = run("plan", "--machines", "a,b,c,d,e,f,g");
+
+        assertThat(plan.exitCode()).isZero();
+        assertThat(plan.out()).contains("llm-a: 4 machines, full mesh, 6 Thunderbolt 5 cables");
+        assertThat(tooMany.exitCode()).isEqualTo(2);
+        assertThat(tooMany.err()).contains("a full RDMA mesh has at most 6 machines");
+    }
+}
