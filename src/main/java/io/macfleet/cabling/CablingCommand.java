@@ -160,6 +160,7 @@ public class CablingCommand {
                 return ExitCodes.USAGE;
             }
             spec.commandLine().getOut().print(plan.toText());
+            spec.commandLine().getOut().flush();
             if (svg != null) {
                 CablingReport drawn = new CablingReport(cluster, machines, plan.cables().stream()
                         .map(cable -> new ObservedLink(cable.first(), cable.second(), Optional.of(new io.macfleet.facts.LinkSpeed(80, false)),
@@ -214,6 +215,8 @@ public class CablingCommand {
                 return ExitCodes.USAGE;
             }
             spec.commandLine().getOut().print(json ? CablingText.json(report) : CablingText.text(report));
+            // print() does not flush picocli's writer (only println does): without this the report could be lost at exit.
+            spec.commandLine().getOut().flush();
             return report.passed() ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
         }
     }
@@ -272,6 +275,7 @@ public class CablingCommand {
                     write(output, document);
                 } else {
                     spec.commandLine().getOut().print(document);
+                    spec.commandLine().getOut().flush();
                 }
                 return ExitCodes.OK;
             } catch (EngineConfigurations.RefusedException e) {

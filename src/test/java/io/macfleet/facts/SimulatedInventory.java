@@ -32,7 +32,7 @@ import java.util.logging.Logger;
 /**
  * Simulated Mac Studios (real SSH servers on loopback), an H2 database, and an applied inventory describing
  * them: what the facts and live cabling tests share. Machines are studio-01.. with RDMA on, macOS 26.2,
- * odd ones 512 GB, even ones 256 GB.
+ * odd ones 512 GB, even ones 256 GB, Thunderbolt Bridge off.
  */
 public final class SimulatedInventory implements AutoCloseable {
 
@@ -78,7 +78,10 @@ public final class SimulatedInventory implements AutoCloseable {
         }
         SimulatedFleet fleet = builder.build().start();
         AgroalDataSource dataSource = Database.open(new DatabaseSettings("jdbc:h2:mem:facts-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", null));
-        return new SimulatedInventory(fleet, dataSource, directory, privateKey);
+        SimulatedInventory simulation = new SimulatedInventory(fleet, dataSource, directory, privateKey);
+        // Prepared for RDMA as provisioning leaves them: the simulator starts with the Thunderbolt Bridge on, as macOS does.
+        simulation.heal();
+        return simulation;
     }
 
     public static String name(int index, int count) {
@@ -93,6 +96,16 @@ public final class SimulatedInventory implements AutoCloseable {
 
     /** Writes and applies an inventory of every simulated machine (host keys pinned) and these clusters. */
     public void apply(List<ClusterSpec> clusters, Map<String, Integer> memoryGbOverrides) throws IOException {
+        Path inventory = writeInventory(clusters, memoryGbOverrides);
+        LoadResult result = InventoryLoader.load(inventory);
+        if (!result.valid()) {
+            throw new IllegalStateException("test inventory is invalid: " + result.errors());
+        }
+        desiredState.apply(result.inventory(), "test", inventory.toString());
+    }
+
+    /** Writes an inventory directory of every simulated machine (host keys pinned) and these clusters. */
+    public Path writeInventory(List<ClusterSpec> clusters, Map<String, Integer> memoryGbOverrides) throws IOException {
         StringBuilder yaml = new StringBuilder();
         yaml.append("defaults:\n  ssh:\n    user: ").append(fleet.sshUser()).append("\n    privateKey: \"file:").append(privateKey).append("\"\n");
         yaml.append("  model: Mac15,14\n");
@@ -121,11 +134,7 @@ public final class SimulatedInventory implements AutoCloseable {
         Path inventory = directory.resolve("inventory-" + UUID.randomUUID());
         Files.createDirectories(inventory);
         Files.writeString(inventory.resolve("macfleet.yaml"), yaml.toString());
-        LoadResult result = InventoryLoader.load(inventory);
-        if (!result.valid()) {
-            throw new IllegalStateException("test inventory is invalid: " + result.errors() + "\n" + yaml);
-        }
-        desiredState.apply(result.inventory(), "test", inventory.toString());
+        return inventory;
     }
 
     /** Removes every cable, then cables the machines as macfleet's port plan for a full mesh says (ports 2 to 6). */
