@@ -12,21 +12,23 @@ import jakarta.ws.rs.core.Response;
 import java.util.Optional;
 
 /** A cluster's cabling checked from the stored facts: the report as JSON, the diagram as SVG for the console. */
-@Path("/api/v1/clusters/{name}")
+// The class path is the same as the inventory resource's: a longer class path would take every
+// /api/v1/clusters/{name} request away from it (JAX-RS picks the class first) and answer 404.
+@Path("/api/v1")
 public class CablingResource {
 
     @Inject
     ClusterCabling live;
 
     @GET
-    @Path("/cabling")
+    @Path("/clusters/{name}/cabling")
     @Produces(MediaType.APPLICATION_JSON)
     public Response report(@PathParam("name") String name) {
         return Response.ok(CablingText.json(check(name)), MediaType.APPLICATION_JSON).build();
     }
 
     @GET
-    @Path("/cabling.svg")
+    @Path("/clusters/{name}/cabling.svg")
     @Produces("image/svg+xml")
     public Response svg(@PathParam("name") String name) {
         return Response.ok(CablingSvg.render(check(name)), "image/svg+xml").build();
