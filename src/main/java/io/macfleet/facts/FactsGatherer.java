@@ -54,16 +54,46 @@ public final class FactsGatherer {
         return identifyPeers(results);
     }
 
-    /** Gathers one machine; throws {@link FactsGatheringException} naming the command that failed. */
+    /**
+     * Channels used at the same time on one machine's connection. OpenSSH allows 10 sessions per connection
+     * (MaxSessions) by default; a few at a time already hide most of the round trips.
+     */
+    static final int CHANNELS_PER_MACHINE = 4;
+
+    /**
+     * Gathers one machine, a few commands at a time over its one connection; throws {@link FactsGatheringException}
+     * naming the first command (in {@link #COMMANDS} order) that failed.
+     */
     public FactsObservation gather(MachineSession session) {
         String machine = session.target().machine();
+        Map<Command, java.util.concurrent.Future<String>> running = new LinkedHashMap<>();
+        java.util.concurrent.Semaphore channels = new java.util.concurrent.Semaphore(CHANNELS_PER_MACHINE);
         Map<String, String> outputs = new LinkedHashMap<>();
-        for (Command command : COMMANDS) {
-            try {
-                outputs.put(command.render(), session.execute(command).requireSuccess().stdout());
-            } catch (SshException e) {
-                throw new FactsGatheringException(machine, command.render(), e.reason(), e);
+        try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Command command : COMMANDS) {
+                running.put(command, threads.submit(() -> {
+                    channels.acquire();
+                    try {
+                        return session.execute(command).requireSuccess().stdout();
+                    } finally {
+                        channels.release();
+                    }
+                }));
             }
+            for (Map.Entry<Command, java.util.concurrent.Future<String>> entry : running.entrySet()) {
+                String rendered = entry.getKey().render();
+                try {
+                    outputs.put(rendered, entry.getValue().get());
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (e.getCause() instanceof SshException failure) {
+                        throw new FactsGatheringException(machine, rendered, failure.reason(), failure);
+                    }
+                    throw new FactsGatheringException(machine, rendered, String.valueOf(e.getCause()), e.getCause());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FactsGatheringException(machine, "", "interrupted", e);
         }
         return new FactsObservation(parse(machine, clock.instant(), outputs), outputs);
     }
