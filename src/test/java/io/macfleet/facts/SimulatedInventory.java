@@ -161,5 +161,21 @@ public final class SimulatedInventory implements AutoCloseable {
     public void close() {
         fleet.close();
         dataSource.close();
+        forgetSecurityProvidersOfQuarkusTests();
+    }
+
+    /**
+     * SSH code running inside a Quarkus test registers BouncyCastle from the Quarkus class loader in the JVM-wide
+     * provider list; plain tests that run later in the same JVM would then get keys of classes they cannot cast
+     * (BC15EdDSAPublicKey is not their EdDSAPublicKey). Removing those providers lets each class loader register
+     * its own again.
+     */
+    static void forgetSecurityProvidersOfQuarkusTests() {
+        for (java.security.Provider provider : java.security.Security.getProviders()) {
+            ClassLoader loader = provider.getClass().getClassLoader();
+            if (loader != null && loader.getClass().getName().startsWith("io.quarkus.")) {
+                java.security.Security.removeProvider(provider.getName());
+            }
+        }
     }
 }
