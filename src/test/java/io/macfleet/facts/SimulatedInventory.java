@@ -167,14 +167,25 @@ public final class SimulatedInventory implements AutoCloseable {
     /**
      * SSH code running inside a Quarkus test registers BouncyCastle from the Quarkus class loader in the JVM-wide
      * provider list; plain tests that run later in the same JVM would then get keys of classes they cannot cast
-     * (BC15EdDSAPublicKey is not their EdDSAPublicKey). Removing those providers lets each class loader register
-     * its own again.
+     * (BC15EdDSAPublicKey is not their EdDSAPublicKey). Such a provider is replaced, at the same position, by the
+     * same provider class from the application class loader: later Quarkus tests that look "BC" up by name still
+     * find one, and plain tests get classes of their own loader.
      */
     static void forgetSecurityProvidersOfQuarkusTests() {
-        for (java.security.Provider provider : java.security.Security.getProviders()) {
+        java.security.Provider[] providers = java.security.Security.getProviders();
+        for (int index = 0; index < providers.length; index++) {
+            java.security.Provider provider = providers[index];
             ClassLoader loader = provider.getClass().getClassLoader();
-            if (loader != null && loader.getClass().getName().startsWith("io.quarkus.")) {
-                java.security.Security.removeProvider(provider.getName());
+            if (loader == null || !loader.getClass().getName().startsWith("io.quarkus.")) {
+                continue;
+            }
+            java.security.Security.removeProvider(provider.getName());
+            try {
+                Object replacement = Class.forName(provider.getClass().getName(), true, ClassLoader.getSystemClassLoader())
+                        .getDeclaredConstructor().newInstance();
+                java.security.Security.insertProviderAt((java.security.Provider) replacement, index + 1);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                // Not on the application class path: leaving it out is still better than a provider of the wrong loader.
             }
         }
     }
