@@ -178,7 +178,10 @@ public class CablingCommand {
     }
 
     @Command(name = "check", mixinStandardHelpOptions = true,
-            description = "Check a cluster's cabling and say exactly what to fix. Exit 0 only when the cluster is fit for RDMA tensor parallelism.")
+            description = {"Check a cluster's cabling and say exactly what to fix. Exit 0 only when the cluster is fit for RDMA tensor parallelism.",
+                    "Live: `check CLUSTER [--refresh]` (plan from the applied inventory, observed mesh from the stored facts). Offline: `check --from DIR`."},
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:fit for RDMA tensor parallelism", "1:error findings", "2:unusable input (unknown cluster, unreadable captures)"})
     static class Check implements Callable<Integer> {
         @Spec
         CommandSpec spec;
