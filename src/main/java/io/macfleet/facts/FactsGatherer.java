@@ -93,7 +93,7 @@ public final class FactsGatherer {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new FactsGatheringException(machine, "", "interrupted", e);
+            throw new FactsGatheringException(machine, COMMANDS.getFirst().render(), "interrupted before every command answered", e);
         }
         return new FactsObservation(parse(machine, clock.instant(), outputs), outputs);
     }

@@ -134,10 +134,11 @@ public class FactsService {
     /** Drift of each machine (a machine without facts is reported as such). */
     public List<Drift.Report> drift(List<Map<String, Object>> machines) {
         List<Drift.Report> reports = new ArrayList<>();
+        Map<String, String> targets = new java.util.HashMap<>();
+        desiredState.clusters().forEach(cluster -> targets.put(String.valueOf(cluster.get("name")), (String) cluster.get("macosVersion")));
         for (Map<String, Object> machine : machines) {
             String name = String.valueOf(machine.get("name"));
-            String target = machine.get("cluster") == null ? null
-                    : desiredState.cluster(machine.get("cluster").toString()).map(cluster -> (String) cluster.get("macosVersion")).orElse(null);
+            String target = machine.get("cluster") == null ? null : targets.get(machine.get("cluster").toString());
             reports.add(Drift.compare(machine, target, store.latest(name).map(FactsObservation::facts).orElse(null)));
         }
         return reports;
