@@ -1,6 +1,7 @@
 package io.macfleet.cabling;
 
 import io.macfleet.cli.ExitCodes;
+import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -59,6 +61,37 @@ public class CablingCommand {
         }
     }
 
+    /** Options of the live mode. */
+    static class LiveOptions {
+        @Option(names = "--refresh", description = "Gather fresh facts of the cluster's machines over SSH first.")
+        boolean refresh;
+
+        @Option(names = "--parallel", paramLabel = "N", defaultValue = "32", description = "With --refresh: machines gathered at the same time.")
+        int parallel = 32;
+
+        @Option(names = "--accept-new-host-keys", description = "With --refresh: record host keys of machines seen for the first time.")
+        boolean acceptNewHostKeys;
+    }
+
+    /** The facts and the report, from captures (offline) or from the inventory and stored facts (live). */
+    record Source(List<MachineCablingFacts> facts, CablingReport report) {
+    }
+
+    static Source source(String inventoryCluster, CaptureOptions capture, LiveOptions liveOptions, ClusterCabling live) {
+        if ((inventoryCluster == null) == (capture == null)) {
+            throw new IllegalArgumentException("give a CLUSTER of the applied inventory (live mode) or --from DIR (offline mode), one of them");
+        }
+        if (capture != null) {
+            List<MachineCablingFacts> facts = capture.facts();
+            return new Source(facts, capture.check(facts));
+        }
+        Optional<io.macfleet.ssh.SshSettings> refresh = liveOptions != null && liveOptions.refresh
+                ? Optional.of(io.macfleet.facts.FactsCommand.settings(liveOptions.parallel, liveOptions.acceptNewHostKeys, 60))
+                : Optional.empty();
+        ClusterCabling.Cluster cluster = live.cluster(inventoryCluster, refresh);
+        return new Source(cluster.facts(), cluster.check());
+    }
+
     static PlannedTopology.PlannedLink parseLink(String text) {
         String[] ends = text.split("<->");
         if (ends.length != 2) {
@@ -94,11 +127,17 @@ public class CablingCommand {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--machines", split = ",", required = true, paramLabel = "NAME", description = "The machines to mesh (2 to 6).")
+        @Parameters(arity = "0..1", paramLabel = "CLUSTER", description = "A cluster of the applied inventory: its machines, coordinator first.")
+        String inventoryCluster;
+
+        @Option(names = "--machines", split = ",", paramLabel = "NAME", description = "The machines to mesh (2 to 6), instead of CLUSTER.")
         List<String> machines;
 
-        @Option(names = "--cluster", defaultValue = "cluster", description = "Name of the cluster (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--cluster", defaultValue = "cluster", description = "Name of the cluster with --machines (default: ${DEFAULT-VALUE}).")
         String cluster;
+
+        @Inject
+        ClusterCabling live;
 
         @Option(names = "--svg", paramLabel = "FILE", description = "Also write the plan as an SVG diagram.")
         Path svg;
@@ -108,12 +147,20 @@ public class CablingCommand {
             PrintWriter err = spec.commandLine().getErr();
             PortPlan plan;
             try {
+                if ((inventoryCluster == null) == (machines == null || machines.isEmpty())) {
+                    throw new IllegalArgumentException("give a CLUSTER of the applied inventory or --machines, one of them");
+                }
+                if (inventoryCluster != null) {
+                    cluster = inventoryCluster;
+                    machines = live.plan(inventoryCluster).machines();
+                }
                 plan = PortPlan.fullMesh(cluster, machines);
-            } catch (IllegalArgumentException e) {
+            } catch (IllegalArgumentException | io.macfleet.facts.FactsService.UnknownNameException e) {
                 err.println("macfleet cabling plan: " + e.getMessage());
                 return ExitCodes.USAGE;
             }
             spec.commandLine().getOut().print(plan.toText());
+            spec.commandLine().getOut().flush();
             if (svg != null) {
                 CablingReport drawn = new CablingReport(cluster, machines, plan.cables().stream()
                         .map(cable -> new ObservedLink(cable.first(), cable.second(), Optional.of(new io.macfleet.facts.LinkSpeed(80, false)),
@@ -131,13 +178,25 @@ public class CablingCommand {
     }
 
     @Command(name = "check", mixinStandardHelpOptions = true,
-            description = "Check a cluster's cabling and say exactly what to fix. Exit 0 only when the cluster is fit for RDMA tensor parallelism.")
+            description = {"Check a cluster's cabling and say exactly what to fix. Exit 0 only when the cluster is fit for RDMA tensor parallelism.",
+                    "Live: `check CLUSTER [--refresh]` (plan from the applied inventory, observed mesh from the stored facts). Offline: `check --from DIR`."},
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:fit for RDMA tensor parallelism", "1:error findings", "2:unusable input (unknown cluster, unreadable captures)"})
     static class Check implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "1", heading = "Offline mode:%n")
+        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Offline mode:%n")
         CaptureOptions capture;
+
+        @Parameters(arity = "0..1", paramLabel = "CLUSTER", description = "Live mode: a cluster of the applied inventory, checked from the stored facts of its machines.")
+        String inventoryCluster;
+
+        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Live mode:%n")
+        LiveOptions liveOptions;
+
+        @Inject
+        ClusterCabling live;
 
         @Option(names = "--json", description = "Print the report as JSON.")
         boolean json;
@@ -150,15 +209,17 @@ public class CablingCommand {
             PrintWriter err = spec.commandLine().getErr();
             CablingReport report;
             try {
-                report = capture.check(capture.facts());
+                report = source(inventoryCluster, capture, liveOptions, live).report();
                 if (svg != null) {
                     write(svg, CablingSvg.render(report));
                 }
-            } catch (CaptureDirectory.CaptureException | IllegalArgumentException e) {
+            } catch (CaptureDirectory.CaptureException | IllegalArgumentException | io.macfleet.facts.FactsService.UnknownNameException e) {
                 err.println("macfleet cabling check: " + e.getMessage());
                 return ExitCodes.USAGE;
             }
             spec.commandLine().getOut().print(json ? CablingText.json(report) : CablingText.text(report));
+            // print() does not flush picocli's writer (only println does): without this the report could be lost at exit.
+            spec.commandLine().getOut().flush();
             return report.passed() ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
         }
     }
@@ -169,8 +230,17 @@ public class CablingCommand {
         @Spec
         CommandSpec spec;
 
-        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "1", heading = "Offline mode:%n")
+        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Offline mode:%n")
         CaptureOptions capture;
+
+        @Parameters(arity = "0..1", paramLabel = "CLUSTER", description = "Live mode: a cluster of the applied inventory, checked from the stored facts of its machines.")
+        String inventoryCluster;
+
+        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Live mode:%n")
+        LiveOptions liveOptions;
+
+        @Inject
+        ClusterCabling live;
 
         @Option(names = "--format", required = true, paramLabel = "FORMAT",
                 description = "mlx-jaccl (mlx.launch --backend jaccl), mlx-ring (mlx.launch --backend ring) or macfleet (schemas/node-cluster.schema.json).")
@@ -202,18 +272,19 @@ public class CablingCommand {
                 }
             }
             try {
-                List<MachineCablingFacts> facts = capture.facts();
-                String document = EngineConfigurations.render(chosen, capture.check(facts), facts, envs, force);
+                Source source = source(inventoryCluster, capture, liveOptions, live);
+                String document = EngineConfigurations.render(chosen, source.report(), source.facts(), envs, force);
                 if (output != null) {
                     write(output, document);
                 } else {
                     spec.commandLine().getOut().print(document);
+                    spec.commandLine().getOut().flush();
                 }
                 return ExitCodes.OK;
             } catch (EngineConfigurations.RefusedException e) {
                 err.println("macfleet cabling config: " + e.getMessage());
                 return ExitCodes.CHECK_FAILED;
-            } catch (CaptureDirectory.CaptureException | IllegalArgumentException e) {
+            } catch (CaptureDirectory.CaptureException | IllegalArgumentException | io.macfleet.facts.FactsService.UnknownNameException e) {
                 err.println("macfleet cabling config: " + e.getMessage());
                 return ExitCodes.USAGE;
             }

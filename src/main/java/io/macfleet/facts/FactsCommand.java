@@ -1,0 +1,169 @@
+package io.macfleet.facts;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.macfleet.cli.ExitCodes;
+import io.macfleet.database.DatabaseException;
+import io.macfleet.ssh.MachineResult;
+import io.macfleet.ssh.SshSettings;
+import jakarta.inject.Inject;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code macfleet facts}: gather what the machines really are over SSH and store it; {@code facts show} reads it back. */
+@Command(name = "facts", mixinStandardHelpOptions = true,
+        description = "Gather facts (hardware, macOS, Thunderbolt, network, RDMA, bootstrap token, uptime, disk) over SSH from the machines"
+                + " of the applied inventory and store them.",
+        subcommands = {FactsCommand.Show.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:facts of every machine gathered and stored", "1:at least one machine failed (the others are stored)",
+                "2:usage error (unknown machine or cluster, bad option)"})
+public class FactsCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "0..*", paramLabel = "MACHINE", description = "Machines to gather (default: every machine of the inventory).")
+    List<String> machines = new ArrayList<>();
+
+    @Option(names = "--cluster", paramLabel = "CLUSTER", description = "Gather the machines of this cluster.")
+    String cluster;
+
+    @Option(names = "--parallel", paramLabel = "N", defaultValue = "32", description = "Machines worked on at the same time (default ${DEFAULT-VALUE}).")
+    int parallel;
+
+    @Option(names = "--accept-new-host-keys", description = "Record the host key of a machine seen for the first time (trust on first use).")
+    boolean acceptNewHostKeys;
+
+    @Option(names = "--command-timeout", paramLabel = "SECONDS", defaultValue = "60", description = "Time limit of each command (default ${DEFAULT-VALUE}).")
+    int commandTimeout;
+
+    @Option(names = "--json", description = "Print the results as JSON.")
+    boolean json;
+
+    @Inject
+    FactsService facts;
+
+    @Override
+    public Integer call() throws JsonProcessingException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (parallel < 1 || commandTimeout < 1) {
+            err.println("macfleet facts: --parallel and --command-timeout must be at least 1");
+            return ExitCodes.USAGE;
+        }
+        FactsService.Gathering gathering;
+        try {
+            List<Map<String, Object>> selected = facts.select(cluster, machines);
+            if (selected.isEmpty()) {
+                err.println("macfleet facts: no machines to gather (apply an inventory with `macfleet inventory apply DIR`)");
+                return ExitCodes.USAGE;
+            }
+            gathering = facts.gather(selected, settings(parallel, acceptNewHostKeys, commandTimeout));
+        } catch (FactsService.UnknownNameException | IllegalArgumentException e) {
+            err.println("macfleet facts: " + e.getMessage());
+            return ExitCodes.USAGE;
+        } catch (DatabaseException e) {
+            err.println("macfleet facts: " + e.getMessage());
+            return ExitCodes.CHECK_FAILED;
+        }
+        if (json) {
+            List<Map<String, Object>> results = new ArrayList<>();
+            for (MachineResult<MachineFacts> result : gathering.results()) {
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put("machine", result.machine());
+                entry.put("ok", result.succeeded());
+                entry.put(result.succeeded() ? "facts" : "error", result.succeeded() ? result.value() : message(result));
+                entry.put("durationMs", result.duration().toMillis());
+                results.add(entry);
+            }
+            out.println(FactsStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(Map.of("results", results,
+                    "gathered", gathering.results().size() - gathering.failed(), "failed", gathering.failed(),
+                    "parallel", parallel, "elapsedMs", gathering.elapsed().toMillis())));
+        } else {
+            for (MachineResult<MachineFacts> result : gathering.results()) {
+                out.println(result.succeeded()
+                        ? String.format(Locale.ROOT, "%-16s ok      %s, %d GB, macOS %s (%s), %d ms", result.machine(), summary(result.value()),
+                        result.value().memoryGigabytes(), result.value().macosVersion(), result.value().macosBuild(), result.duration().toMillis())
+                        : String.format(Locale.ROOT, "%-16s FAILED  %s", result.machine(), message(result)));
+            }
+            out.printf(Locale.ROOT, "facts: %d of %d machine(s) gathered and stored in %.1f s (%d in parallel)%s%n",
+                    gathering.results().size() - gathering.failed(), gathering.results().size(), gathering.elapsed().toMillis() / 1000.0,
+                    parallel, gathering.failed() == 0 ? "" : "; " + gathering.failed() + " failed, nothing stored for them");
+        }
+        out.flush();
+        return gathering.failed() == 0 ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+    }
+
+    public static SshSettings settings(int parallel, boolean acceptNewHostKeys, int commandTimeoutSeconds) {
+        SshSettings defaults = SshSettings.defaults("cli:" + System.getProperty("user.name", "unknown"));
+        return defaults.withParallelism(parallel).withAcceptNewHostKeys(acceptNewHostKeys)
+                .withLimits(defaults.limits().withCommandTimeout(java.time.Duration.ofSeconds(commandTimeoutSeconds)));
+    }
+
+    static String message(MachineResult<?> result) {
+        String message = result.error().getMessage();
+        return message == null ? result.error().getClass().getSimpleName() : message;
+    }
+
+    static String summary(MachineFacts facts) {
+        return facts.modelName() + " " + facts.modelIdentifier() + ", " + facts.chip() + ", serial " + facts.serialNumber();
+    }
+
+    @Command(name = "show", mixinStandardHelpOptions = true, description = "Show the stored facts of a machine (the latest, or all with --history).",
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:facts shown", "1:no facts stored for the machine yet", "2:unknown machine"})
+    static class Show implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "MACHINE")
+        String machine;
+
+        @Option(names = "--history", description = "Every stored observation, newest first.")
+        boolean history;
+
+        @Option(names = "--json", description = "Print as JSON.")
+        boolean json;
+
+        @Inject
+        FactsService facts;
+
+        @Override
+        public Integer call() throws JsonProcessingException {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            if (facts.machine(machine).isEmpty()) {
+                err.println("macfleet facts show: unknown machine '" + machine + "': not in the applied inventory");
+                return ExitCodes.USAGE;
+            }
+            List<MachineFacts> observations = history ? facts.history(machine)
+                    : facts.latest(machine).map(observation -> List.of(observation.facts())).orElse(List.of());
+            if (observations.isEmpty()) {
+                err.println("macfleet facts show: no facts stored for " + machine + " yet (run `macfleet facts " + machine + "`)");
+                return ExitCodes.CHECK_FAILED;
+            }
+            if (json) {
+                out.println(FactsStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(history ? observations : observations.getFirst()));
+            } else {
+                for (MachineFacts observation : observations) {
+                    out.print(FactsText.text(observation));
+                    if (history) {
+                        out.println();
+                    }
+                }
+            }
+            out.flush();
+            return ExitCodes.OK;
+        }
+    }
+}

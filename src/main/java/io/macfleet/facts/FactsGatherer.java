@@ -1,0 +1,194 @@
+package io.macfleet.facts;
+
+import io.macfleet.ssh.Command;
+import io.macfleet.ssh.MachineResult;
+import io.macfleet.ssh.MachineSession;
+import io.macfleet.ssh.SshException;
+import io.macfleet.ssh.SshRun;
+import io.macfleet.ssh.SshTarget;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.function.Function;
+
+/**
+ * Gathers the facts of machines over SSH: every command is a read (retried once when the connection drops),
+ * every output is parsed, and a machine's facts exist only when all of them answered and parsed.
+ */
+public final class FactsGatherer {
+
+    public static final Command SOFTWARE_VERSION = Command.reading("sw_vers");
+    public static final Command HARDWARE = Command.reading("system_profiler", "-json", "SPHardwareDataType");
+    public static final Command THUNDERBOLT = Command.reading("system_profiler", "SPThunderboltDataType", "-json");
+    public static final Command HARDWARE_PORTS = Command.reading("networksetup", "-listallhardwareports");
+    public static final Command IFCONFIG = Command.reading("ifconfig");
+    public static final Command RDMA_STATUS = Command.reading("rdma_ctl", "status");
+    public static final Command RDMA_DEVICES = Command.reading("ibv_devices");
+    public static final Command BOOTSTRAP_TOKEN = Command.reading("profiles", "status", "-type", "bootstraptoken");
+    public static final Command MEMORY = Command.reading("sysctl", "hw.memsize");
+    public static final Command UPTIME = Command.reading("uptime");
+    public static final Command DISK_FREE = Command.reading("df", "-k", "/");
+
+    /** Every command, in the order they are sent. */
+    public static final List<Command> COMMANDS = List.of(SOFTWARE_VERSION, HARDWARE, THUNDERBOLT, HARDWARE_PORTS, IFCONFIG,
+            RDMA_STATUS, RDMA_DEVICES, BOOTSTRAP_TOKEN, MEMORY, UPTIME, DISK_FREE);
+
+    private final Clock clock;
+
+    public FactsGatherer(Clock clock) {
+        this.clock = clock;
+    }
+
+    /**
+     * Gathers every target in parallel (the run's parallelism); one result per target, in target order. Ports
+     * cabled between machines of the same gathering name their peer machine and port.
+     */
+    public List<MachineResult<FactsObservation>> gather(SshRun run, List<SshTarget> targets) {
+        List<MachineResult<FactsObservation>> results = run.onFleet(targets, this::gather);
+        return identifyPeers(results);
+    }
+
+    /**
+     * Channels used at the same time on one machine's connection. OpenSSH allows 10 sessions per connection
+     * (MaxSessions) by default; a few at a time already hide most of the round trips.
+     */
+    static final int CHANNELS_PER_MACHINE = 4;
+
+    /**
+     * Gathers one machine, a few commands at a time over its one connection; throws {@link FactsGatheringException}
+     * naming the first command (in {@link #COMMANDS} order) that failed.
+     */
+    public FactsObservation gather(MachineSession session) {
+        String machine = session.target().machine();
+        Map<Command, java.util.concurrent.Future<String>> running = new LinkedHashMap<>();
+        java.util.concurrent.Semaphore channels = new java.util.concurrent.Semaphore(CHANNELS_PER_MACHINE);
+        Map<String, String> outputs = new LinkedHashMap<>();
+        try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Command command : COMMANDS) {
+                running.put(command, threads.submit(() -> {
+                    channels.acquire();
+                    try {
+                        return session.execute(command).requireSuccess().stdout();
+                    } finally {
+                        channels.release();
+                    }
+                }));
+            }
+            for (Map.Entry<Command, java.util.concurrent.Future<String>> entry : running.entrySet()) {
+                String rendered = entry.getKey().render();
+                try {
+                    outputs.put(rendered, entry.getValue().get());
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (e.getCause() instanceof SshException failure) {
+                        throw new FactsGatheringException(machine, rendered, failure.reason(), failure);
+                    }
+                    throw new FactsGatheringException(machine, rendered, String.valueOf(e.getCause()), e.getCause());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FactsGatheringException(machine, COMMANDS.getFirst().render(), "interrupted before every command answered", e);
+        }
+        return new FactsObservation(parse(machine, clock.instant(), outputs), outputs);
+    }
+
+    /** Builds the facts from the command outputs (keyed by {@link Command#render()}); all are required. */
+    public static MachineFacts parse(String machine, Instant observedAt, Map<String, String> outputs) {
+        SoftwareVersion version = parse(machine, outputs, SOFTWARE_VERSION, SimpleOutputParsers::softwareVersion);
+        HardwareOverview hardware = parse(machine, outputs, HARDWARE, HardwareParser::parse);
+        ThunderboltFacts thunderbolt = parse(machine, outputs, THUNDERBOLT, ThunderboltParser::parse);
+        HardwarePorts ports = parse(machine, outputs, HARDWARE_PORTS, HardwarePortsParser::parse);
+        List<NetworkInterface> interfaces = parse(machine, outputs, IFCONFIG, SystemOutputParsers::interfaces);
+        boolean bridgeActive = parse(machine, outputs, IFCONFIG, SimpleOutputParsers::bridgeActive);
+        boolean rdmaEnabled = parse(machine, outputs, RDMA_STATUS, SimpleOutputParsers::rdmaEnabled);
+        List<String> rdmaDevices = parse(machine, outputs, RDMA_DEVICES, SimpleOutputParsers::rdmaDevices);
+        BootstrapTokenStatus token = parse(machine, outputs, BOOTSTRAP_TOKEN, BootstrapTokenStatus::parse);
+        long memory = parse(machine, outputs, MEMORY, SimpleOutputParsers::memorySize);
+        long uptime = parse(machine, outputs, UPTIME, SystemOutputParsers::uptime).toSeconds();
+        long freeDisk = parse(machine, outputs, DISK_FREE, SystemOutputParsers::freeDiskBytes);
+        return new MachineFacts(machine, observedAt, hardware.modelIdentifier(), hardware.modelName(), hardware.chip(),
+                hardware.cpuCores(), boxed(hardware.performanceCores()), boxed(hardware.efficiencyCores()), memory,
+                hardware.serialNumber(), hardware.hardwareUuid(), version.productVersion(), version.buildVersion(),
+                thunderboltPorts(thunderbolt, ports), interfaces, bridgeActive, rdmaEnabled, rdmaDevices,
+                token.supportedOnServer(), token.escrowed(), uptime, freeDisk);
+    }
+
+    private static <T> T parse(String machine, Map<String, String> outputs, Command command, Function<String, T> parser) {
+        String output = outputs.get(command.render());
+        if (output == null) {
+            throw new FactsGatheringException(machine, command.render(), "no output recorded", null);
+        }
+        try {
+            return parser.apply(output);
+        } catch (FactsParseException e) {
+            throw new FactsGatheringException(machine, command.render(), e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // A parser bug must still end up as this machine's error, never as a crash of the whole run.
+            throw new FactsGatheringException(machine, command.render(), "unreadable output (" + e + ")", e);
+        }
+    }
+
+    private static Integer boxed(OptionalInt value) {
+        return value.isPresent() ? value.getAsInt() : null;
+    }
+
+    private static List<MachineFacts.ThunderboltPort> thunderboltPorts(ThunderboltFacts thunderbolt, HardwarePorts ports) {
+        List<MachineFacts.ThunderboltPort> result = new ArrayList<>();
+        for (ThunderboltBus bus : thunderbolt.buses()) {
+            if (bus.receptacle().isEmpty()) {
+                continue;
+            }
+            int port = bus.receptacle().getAsInt();
+            Optional<ThunderboltDevice> peer = bus.directPeerHost();
+            result.add(new MachineFacts.ThunderboltPort(port, ports.thunderboltInterface(port).orElse(null),
+                    bus.domainUuid().orElse(null), bus.connected(),
+                    bus.speed().map(LinkSpeed::gigabitsPerSecond).orElse(null),
+                    peer.map(ThunderboltDevice::deviceName).orElse(null),
+                    peer.flatMap(ThunderboltDevice::domainUuid).orElse(null), null, null,
+                    bus.otherDevices().stream().map(ThunderboltDevice::describe).toList()));
+        }
+        result.sort(java.util.Comparator.comparingInt(MachineFacts.ThunderboltPort::port));
+        return result;
+    }
+
+    /** Names the peer machine and port of every cable whose far end was gathered in the same run. */
+    static List<MachineResult<FactsObservation>> identifyPeers(List<MachineResult<FactsObservation>> results) {
+        Map<String, MachineFacts.ThunderboltPort> portsByDomain = new HashMap<>();
+        Map<String, String> machineByDomain = new HashMap<>();
+        for (MachineResult<FactsObservation> result : results) {
+            result.valueIfSucceeded().ifPresent(observation -> observation.facts().thunderboltPorts().stream()
+                    .filter(port -> port.domainUuid() != null)
+                    .forEach(port -> {
+                        portsByDomain.put(port.domainUuid(), port);
+                        machineByDomain.put(port.domainUuid(), observation.machine());
+                    }));
+        }
+        List<MachineResult<FactsObservation>> identified = new ArrayList<>(results.size());
+        for (MachineResult<FactsObservation> result : results) {
+            if (!result.succeeded()) {
+                identified.add(result);
+                continue;
+            }
+            FactsObservation observation = result.value();
+            MachineFacts facts = observation.facts();
+            List<MachineFacts.ThunderboltPort> ports = facts.thunderboltPorts().stream()
+                    .map(port -> port.peerDomainUuid() != null && portsByDomain.containsKey(port.peerDomainUuid())
+                            ? port.withPeer(machineByDomain.get(port.peerDomainUuid()), portsByDomain.get(port.peerDomainUuid()).port())
+                            : port)
+                    .toList();
+            MachineFacts withPeers = new MachineFacts(facts.machine(), facts.observedAt(), facts.modelIdentifier(), facts.modelName(),
+                    facts.chip(), facts.cpuCores(), facts.performanceCores(), facts.efficiencyCores(), facts.memoryBytes(),
+                    facts.serialNumber(), facts.hardwareUuid(), facts.macosVersion(), facts.macosBuild(), ports, facts.interfaces(),
+                    facts.thunderboltBridgeActive(), facts.rdmaEnabled(), facts.rdmaDevices(), facts.bootstrapTokenSupportedOnServer(),
+                    facts.bootstrapTokenEscrowed(), facts.uptimeSeconds(), facts.freeDiskBytes());
+            identified.add(new MachineResult<>(result.machine(), new FactsObservation(withPeers, observation.outputs()), null, result.duration()));
+        }
+        return identified;
+    }
+}

@@ -1,0 +1,146 @@
+package io.macfleet.facts;
+
+import io.macfleet.audit.JdbcAuditLog;
+import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.ssh.JdbcHostKeyStore;
+import io.macfleet.ssh.MachineResult;
+import io.macfleet.ssh.SshRun;
+import io.macfleet.ssh.SshSettings;
+import io.macfleet.ssh.SshTarget;
+import io.macfleet.ssh.SshTransport;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * Facts of the machines of the applied inventory: gather over SSH and store, read back, compare with the
+ * inventory (drift). Used by the CLI, the REST API and the live cabling check.
+ */
+@ApplicationScoped
+public class FactsService {
+
+    /** A name given on the command line or in a URL that the applied inventory does not know. */
+    public static final class UnknownNameException extends RuntimeException {
+        public UnknownNameException(String message) {
+            super(message);
+        }
+    }
+
+    /** How a gathering went: one result per machine (facts or the error), in the order asked. */
+    public record Gathering(List<MachineResult<MachineFacts>> results, Duration elapsed) {
+        public long failed() {
+            return results.stream().filter(result -> !result.succeeded()).count();
+        }
+    }
+
+    private final DataSource dataSource;
+    private final DesiredStateStore desiredState;
+    private final FactsStore store;
+    private final Clock clock;
+
+    @Inject
+    public FactsService(DataSource dataSource, DesiredStateStore desiredState) {
+        this(dataSource, desiredState, Clock.systemUTC());
+    }
+
+    public FactsService(DataSource dataSource, DesiredStateStore desiredState, Clock clock) {
+        this.dataSource = dataSource;
+        this.desiredState = desiredState;
+        this.store = new FactsStore(dataSource);
+        this.clock = clock;
+    }
+
+    /**
+     * The stored inventory entries of the named machines, or of a cluster's machines, or of every machine.
+     *
+     * @throws UnknownNameException for a machine or cluster the applied inventory does not have
+     */
+    public List<Map<String, Object>> select(String cluster, List<String> machines) {
+        if (cluster != null && machines != null && !machines.isEmpty()) {
+            throw new IllegalArgumentException("give either --cluster or machine names, not both");
+        }
+        if (cluster != null) {
+            if (desiredState.cluster(cluster).isEmpty()) {
+                throw new UnknownNameException("no cluster named '" + cluster + "' in the applied inventory (macfleet inventory apply DIR first)");
+            }
+            return desiredState.machines(cluster);
+        }
+        if (machines == null || machines.isEmpty()) {
+            return desiredState.machines(null);
+        }
+        List<Map<String, Object>> selected = new ArrayList<>();
+        List<String> unknown = new ArrayList<>();
+        for (String name : new LinkedHashSet<>(machines)) {
+            desiredState.machine(name).ifPresentOrElse(selected::add, () -> unknown.add(name));
+        }
+        if (!unknown.isEmpty()) {
+            throw new UnknownNameException("unknown machine(s) " + String.join(", ", unknown) + ": not in the applied inventory");
+        }
+        return selected;
+    }
+
+    public Optional<Map<String, Object>> machine(String name) {
+        return desiredState.machine(name);
+    }
+
+    public Optional<Map<String, Object>> cluster(String name) {
+        return desiredState.cluster(name);
+    }
+
+    /** Gathers the machines' facts over SSH and stores those that were gathered completely. */
+    public Gathering gather(List<Map<String, Object>> machines, SshSettings settings) {
+        long start = System.nanoTime();
+        List<MachineResult<MachineFacts>> results = new ArrayList<>();
+        List<SshTarget> targets = new ArrayList<>();
+        for (Map<String, Object> machine : machines) {
+            try {
+                targets.add(InventoryTargets.target(machine));
+            } catch (IllegalArgumentException e) {
+                results.add(new MachineResult<>(String.valueOf(machine.get("name")), null, e, Duration.ZERO));
+            }
+        }
+        SshTransport transport = new SshTransport(settings, new JdbcHostKeyStore(dataSource), new JdbcAuditLog(dataSource), clock);
+        List<MachineResult<FactsObservation>> gathered;
+        try (SshRun run = transport.openRun()) {
+            gathered = new FactsGatherer(clock).gather(run, targets);
+        }
+        List<FactsObservation> complete = gathered.stream().filter(MachineResult::succeeded).map(MachineResult::value).toList();
+        store.save(complete);
+        for (MachineResult<FactsObservation> result : gathered) {
+            results.add(new MachineResult<>(result.machine(), result.succeeded() ? result.value().facts() : null, result.error(), result.duration()));
+        }
+        return new Gathering(results, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    public Optional<FactsObservation> latest(String machine) {
+        return store.latest(machine);
+    }
+
+    public Map<String, FactsObservation> latest(List<String> machines) {
+        return store.latest(machines);
+    }
+
+    public List<MachineFacts> history(String machine) {
+        return store.history(machine);
+    }
+
+    /** Drift of each machine (a machine without facts is reported as such). */
+    public List<Drift.Report> drift(List<Map<String, Object>> machines) {
+        List<Drift.Report> reports = new ArrayList<>();
+        Map<String, String> targets = new java.util.HashMap<>();
+        desiredState.clusters().forEach(cluster -> targets.put(String.valueOf(cluster.get("name")), (String) cluster.get("macosVersion")));
+        for (Map<String, Object> machine : machines) {
+            String name = String.valueOf(machine.get("name"));
+            String target = machine.get("cluster") == null ? null : targets.get(machine.get("cluster").toString());
+            reports.add(Drift.compare(machine, target, store.latest(name).map(FactsObservation::facts).orElse(null)));
+        }
+        return reports;
+    }
+}

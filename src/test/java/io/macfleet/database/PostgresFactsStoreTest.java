@@ -1,0 +1,21 @@
+package io.macfleet.database;
+
+import io.agroal.api.AgroalDataSource;
+import io.macfleet.facts.FactsFromSamplesTestAccess;
+import org.junit.jupiter.api.Test;
+
+/** The facts storage (migration V3_1) on a real PostgreSQL server. */
+class PostgresFactsStoreTest {
+
+    @Test
+    void latestAndHistory() throws Exception {
+        try (PostgresServer server = PostgresServer.start()) {
+            try (AgroalDataSource admin = Database.pool(new DatabaseSettings(server.url(), "postgres", null))) {
+                Jdbc.withConnection(admin, connection -> connection.createStatement().execute("create database facts"));
+            }
+            try (AgroalDataSource dataSource = Database.open(new DatabaseSettings(server.url().replace("/postgres", "/facts"), "postgres", null))) {
+                FactsFromSamplesTestAccess.latestAndHistory(dataSource);
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package io.macfleet.facts;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThanOrEqualTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.startsWith;
+
+import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.inventory.InventoryLoader;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** REST: facts and drift of a machine, a cluster's cabling as JSON and as SVG, from facts gathered from simulated Macs. */
+@QuarkusTest
+class FactsApiTest {
+
+    private static final List<String> CLUSTER = List.of("studio-01", "studio-02", "studio-03", "studio-04");
+    static SimulatedInventory simulation;
+    static boolean gathered;
+
+    @Inject
+    DesiredStateStore store;
+
+    @Inject
+    FactsService facts;
+
+    @BeforeAll
+    static void start() throws Exception {
+        simulation = SimulatedInventory.start(Files.createTempDirectory("macfleet-facts-api"), 5, "127.0.0.61");
+        simulation.cableFullMesh(CLUSTER);
+    }
+
+    @AfterAll
+    static void stop() {
+        simulation.close();
+    }
+
+    /** Other test classes share this database: apply this inventory (studio-04 said to have 512 GB: drift) before each test. */
+    @BeforeEach
+    void applyAndGatherOnce() throws Exception {
+        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", CLUSTER)), Map.of("studio-04", 512));
+        store.apply(InventoryLoader.load(inventory).inventory(), "facts-api-test", inventory.toString());
+        if (!gathered) {
+            assertThat(facts.gather(facts.select("llm-a", List.of()), SimulatedInventory.settings(Duration.ofSeconds(10))).failed()).isZero();
+            gathered = true;
+        }
+    }
+
+    @Test
+    void latestFactsWithDrift() {
+        given().when().get("/api/v1/machines/studio-01/facts").then().statusCode(200)
+                .body("machine", equalTo("studio-01"))
+                .body("facts.modelIdentifier", equalTo("Mac15,14"))
+                .body("facts.chip", equalTo("Apple M3 Ultra"))
+                .body("facts.memoryBytes", equalTo(512L << 30))
+                .body("facts.serialNumber", equalTo(simulation.fleet.machine("studio-01").spec().serialNumber()))
+                .body("facts.macosVersion", equalTo("26.2"))
+                .body("facts.thunderboltPorts", hasSize(6))
+                .body("facts.rdmaEnabled", equalTo(true))
+                .body("facts.observedAt", startsWith("20"))
+                .body("drift", empty());
+        given().when().get("/api/v1/machines/studio-04/facts").then().statusCode(200)
+                .body("drift.field", contains("memoryGb"));
+        given().when().get("/api/v1/machines/studio-04/drift").then().statusCode(200)
+                .body("machine", equalTo("studio-04"))
+                .body("differences[0].expected", equalTo("512"))
+                .body("differences[0].observed", equalTo("256"));
+    }
+
+    @Test
+    void history() {
+        given().queryParam("history", true).when().get("/api/v1/machines/studio-02/facts").then().statusCode(200)
+                .body("machine", equalTo("studio-02"))
+                .body("history.size()", greaterThanOrEqualTo(1))
+                .body("history[0].machine", equalTo("studio-02"));
+    }
+
+    @Test
+    void unknownMachineAndMissingFactsAreProblem404s() {
+        given().when().get("/api/v1/machines/studio-99/facts").then().statusCode(404)
+                .contentType("application/problem+json")
+                .body("status", equalTo(404))
+                .body("detail", equalTo("no machine named 'studio-99' in the applied inventory"));
+        // studio-05 is in the inventory but was never gathered.
+        given().when().get("/api/v1/machines/studio-05/facts").then().statusCode(404)
+                .contentType("application/problem+json")
+                .body("detail", equalTo("no facts stored for machine 'studio-05' yet (run `macfleet facts studio-05`)"));
+        given().when().get("/api/v1/machines/studio-05/drift").then().statusCode(404);
+    }
+
+    @Test
+    void clusterCablingAsJsonAndSvg() {
+        given().when().get("/api/v1/clusters/llm-a/cabling").then().log().ifValidationFails().statusCode(200)
+                .contentType("application/json")
+                .body("cluster", equalTo("llm-a"))
+                .body("passed", equalTo(true))
+                .body("links", hasSize(6));
+        String svg = given().when().get("/api/v1/clusters/llm-a/cabling.svg").then().statusCode(200)
+                .contentType("image/svg+xml").extract().asString();
+        assertThat(svg).contains("<svg").contains("studio-01").contains("studio-04").contains("</svg>");
+        given().when().get("/api/v1/clusters/llm-z/cabling").then().statusCode(404).contentType("application/problem+json")
+                .body("detail", equalTo("no cluster named 'llm-z' in the applied inventory"));
+        given().when().get("/api/v1/clusters/llm-z/cabling.svg").then().statusCode(404);
+    }
+}
