@@ -1,5 +1,8 @@
 package io.macfleet.simulator;
 
+import io.macfleet.cabling.PlannedTopology;
+import io.macfleet.cabling.PortPlan;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -167,34 +170,39 @@ public final class SimulatedFleet implements AutoCloseable {
     }
 
     /**
-     * Cables every pair of Macs with Thunderbolt 5 (needs at most 7 Macs: six ports each). Mac i uses port k for
-     * its k-th peer in the fleet's order.
-     *
-     * @return the links as "studio-01:1 <-> studio-02:1", the inventory's topology syntax
+     * Cables every pair of Macs with Thunderbolt 5 (at most 6 Macs: the five RDMA-capable ports each), following
+     * {@link PortPlan#fullMesh(String, java.util.List)}.
      */
     public List<String> cableFullMesh() {
         List<String> names = new ArrayList<>(machines.keySet());
-        if (names.size() > MacSpec.THUNDERBOLT_PORTS + 1) {
-            throw new IllegalStateException("a full mesh of " + names.size() + " Macs needs more than " + MacSpec.THUNDERBOLT_PORTS + " ports each");
+        if (names.size() < 2) {
+            return List.of();
+        }
+        // The same port plan `macfleet cabling plan` proposes: every cable joins the same port number on both
+        // Macs, and port 1 (next to Ethernet, no RDMA) stays free, so a simulated mesh passes the cabling check.
+        PortPlan plan;
+        try {
+            plan = PortPlan.fullMesh("simulated", names);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("a full mesh of " + names.size() + " Macs is not possible: " + e.getMessage(), e);
         }
         List<String> links = new ArrayList<>();
-        for (int i = 0; i < names.size(); i++) {
-            for (int j = i + 1; j < names.size(); j++) {
-                Cable cable = new Cable(new PortRef(names.get(i), j), new PortRef(names.get(j), i + 1), LinkSpeed.TB5);
-                cabling.plug(cable);
-                links.add(cable.a() + " <-> " + cable.b());
-            }
+        for (PlannedTopology.PlannedLink planned : plan.cables()) {
+            Cable cable = new Cable(new PortRef(planned.first().machine(), planned.first().port()),
+                    new PortRef(planned.second().machine(), planned.second().port()), LinkSpeed.TB5);
+            cabling.plug(cable);
+            links.add(cable.a() + " <-> " + cable.b());
         }
         return links;
     }
 
-    /** Cables the Macs in a ring (port 1 to the next Mac's port 2), for fleets too large for a full mesh. */
+    /** Cables the Macs in a ring (port 2 to the next Mac's port 3), for fleets too large for a full mesh. */
     public List<String> cableRing() {
         List<String> names = new ArrayList<>(machines.keySet());
         List<String> links = new ArrayList<>();
         int cables = names.size() < 2 ? 0 : names.size() == 2 ? 1 : names.size();
         for (int i = 0; i < cables; i++) {
-            Cable cable = new Cable(new PortRef(names.get(i), 1), new PortRef(names.get((i + 1) % names.size()), 2), LinkSpeed.TB5);
+            Cable cable = new Cable(new PortRef(names.get(i), 2), new PortRef(names.get((i + 1) % names.size()), 3), LinkSpeed.TB5);
             cabling.plug(cable);
             links.add(cable.a() + " <-> " + cable.b());
         }

@@ -18,18 +18,18 @@ class CablingTest {
         }
         SimulatedFleet nine = builder.build();
         assertThatThrownBy(nine::cableFullMesh).hasMessageContaining("full mesh of 9 Macs");
-        assertThat(nine.cableRing()).hasSize(9).contains("mac-9:1 <-> mac-1:2");
-        assertThatThrownBy(() -> nine.cabling().plug("mac-1:1", "mac-5:5", LinkSpeed.TB5)).hasMessageContaining("port already used");
+        assertThat(nine.cableRing()).hasSize(9).contains("mac-9:2 <-> mac-1:3");
+        assertThatThrownBy(() -> nine.cabling().plug("mac-1:2", "mac-5:5", LinkSpeed.TB5)).hasMessageContaining("port already used");
         assertThatThrownBy(() -> PortRef.parse("mac-1:7")).hasMessageContaining("Thunderbolt port 7 of mac-1 does not exist");
         assertThatThrownBy(() -> PortRef.parse("mac-1")).hasMessageContaining("expected machine:port");
         assertThatThrownBy(() -> nine.cabling().plug("mac-1:3", "mac-1:4", LinkSpeed.TB5)).hasMessageContaining("loops back");
 
         SimulatedFleet four = SimulatedFleet.builder(state.resolve("four")).macStudio("a", 512, "26.1").macStudio("b", 512, "26.1")
                 .macStudio("c", 256, "26.1").macStudio("d", 256, "26.1").build();
-        assertThat(four.cableFullMesh()).containsExactly("a:1 <-> b:1", "a:2 <-> c:1", "a:3 <-> d:1", "b:2 <-> c:2", "b:3 <-> d:2", "c:3 <-> d:3");
-        Cable moved = four.cabling().move(PortRef.parse("a:1"), PortRef.parse("a:6"));
-        assertThat(moved).isEqualTo(new Cable(PortRef.parse("a:6"), PortRef.parse("b:1"), LinkSpeed.TB5));
-        assertThat(four.cabling().at(PortRef.parse("a:1"))).isEmpty();
+        assertThat(four.cableFullMesh()).containsExactly("a:2 <-> d:2", "a:3 <-> b:3", "a:4 <-> c:4", "b:2 <-> c:2", "b:4 <-> d:4", "c:3 <-> d:3");
+        Cable moved = four.cabling().move(PortRef.parse("a:3"), PortRef.parse("a:6"));
+        assertThat(moved).isEqualTo(new Cable(PortRef.parse("a:6"), PortRef.parse("b:3"), LinkSpeed.TB5));
+        assertThat(four.cabling().at(PortRef.parse("a:3"))).isEmpty();
         assertThatThrownBy(() -> MacSpec.macStudioM3Ultra("x", 128)).hasMessageContaining("must be 96, 256 or 512 GB");
         assertThatThrownBy(() -> MacosRelease.of("25.0")).hasMessageContaining("unknown macOS version '25.0'");
     }

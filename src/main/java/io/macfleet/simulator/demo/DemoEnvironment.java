@@ -101,7 +101,7 @@ public final class DemoEnvironment implements AutoCloseable {
             throw e;
         }
         Path inventory = directory.resolve("inventory");
-        DemoInventory.write(inventory, fleet, privateKey, passwordFile, links, options.machines() <= MacSpec.THUNDERBOLT_PORTS + 1);
+        DemoInventory.write(inventory, fleet, privateKey, passwordFile, links, options.machines() <= io.macfleet.cabling.PortPlan.MAC_STUDIO_RDMA_PORTS.size() + 1);
         DemoEnvironment demo = new DemoEnvironment(options, fleet, privateKey, inventory, links);
         current = demo;
         for (Consumer<DemoEnvironment> hook : STARTED_HOOKS) {
@@ -114,9 +114,9 @@ public final class DemoEnvironment implements AutoCloseable {
         return count >= 100 ? String.format("studio-%03d", index) : String.format("studio-%02d", index);
     }
 
-    /** Full mesh when six ports suffice (up to 7 Macs), else a ring. */
+    /** Full mesh when the five RDMA-capable ports suffice (up to 6 Macs), else a ring. */
     private static List<String> cable(SimulatedFleet fleet, int count) {
-        return count <= MacSpec.THUNDERBOLT_PORTS + 1 ? fleet.cableFullMesh() : fleet.cableRing();
+        return count <= io.macfleet.cabling.PortPlan.MAC_STUDIO_RDMA_PORTS.size() + 1 ? fleet.cableFullMesh() : fleet.cableRing();
     }
 
     private static PublicKey loadOrCreateKey(Path privateKey) throws IOException {

@@ -31,7 +31,7 @@ class DemoEnvironmentTest {
         try (DemoEnvironment demo = DemoEnvironment.start(new DemoEnvironment.Options(directory, 4, "127.0.0.41", 0, Duration.ofSeconds(1), null))) {
             assertThat(DemoEnvironment.current()).isSameAs(demo);
             assertThat(hooked).containsExactly(demo.inventoryDirectory().toString());
-            assertThat(demo.links()).hasSize(6).contains("studio-01:1 <-> studio-02:1", "studio-03:3 <-> studio-04:3");
+            assertThat(demo.links()).hasSize(6).contains("studio-01:3 <-> studio-02:3", "studio-03:3 <-> studio-04:3");
 
             JsonNode inventory = new ObjectMapper(new YAMLFactory()).readTree(demo.inventoryDirectory().resolve("macfleet.yaml").toFile());
             assertThat(inventory.at("/defaults/ssh/privateKey").asText()).isEqualTo("file:" + demo.privateKey());
