@@ -54,6 +54,9 @@ public class DemoCommand implements Callable<Integer> {
     @Inject
     DesiredStateStore desiredState;
 
+    @Inject
+    io.macfleet.cabling.ClusterCabling clusterCabling;
+
     /** The demo directory named by {@code --dir} in a demo command line, else ~/.macfleet/demo. */
     static Path directory(String... args) {
         for (int i = 0; i < args.length; i++) {
@@ -81,7 +84,6 @@ public class DemoCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         int httpPort = ConfigProvider.getConfig().getOptionalValue("quarkus.http.port", Integer.class).orElse(8480);
-        System.out.println(demo.summary(httpPort));
         try {
             LoadResult inventory = InventoryLoader.load(demo.inventoryDirectory());
             if (!inventory.valid()) {
@@ -91,11 +93,22 @@ public class DemoCommand implements Callable<Integer> {
             }
             Plan applied = desiredState.apply(inventory.inventory(), "demo", demo.inventoryDirectory().toString());
             System.out.println("Inventory applied to the demo database: " + applied.appliedSummary());
+            // The demo inventory pins every host key, so nothing is trusted on first use here.
+            io.macfleet.cabling.ClusterCabling.Cluster cluster = clusterCabling.cluster(DemoEnvironment.CLUSTER,
+                    java.util.Optional.of(io.macfleet.facts.FactsCommand.settings(io.macfleet.ssh.SshSettings.DEFAULT_PARALLELISM, false, 30)));
+            System.out.println("Facts gathered over SSH from " + cluster.facts().size() + " machines. Cabling check of cluster "
+                    + DemoEnvironment.CLUSTER + ":");
+            System.out.println();
+            System.out.println(io.macfleet.cabling.CablingText.text(cluster.check()));
+            System.out.println("As delivered, the simulated Studios have RDMA off and the Thunderbolt Bridge on, and run macOS "
+                    + DemoEnvironment.DEMO_MACOS + " where the cluster targets " + DemoEnvironment.TARGET_MACOS + " (see macfleet drift).");
+            System.out.println();
         } catch (RuntimeException e) {
-            System.err.println("macfleet demo: could not apply the demo inventory: " + e.getMessage());
+            System.err.println("macfleet demo: could not apply the demo inventory or check it: " + e.getMessage());
             demo.close();
             return ExitCodes.CHECK_FAILED;
         }
+        System.out.println(demo.summary(httpPort));
         System.out.flush();
         try {
             Quarkus.waitForExit();
