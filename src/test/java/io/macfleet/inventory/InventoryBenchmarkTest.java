@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Prints how long loading, planning and applying a large inventory take (100 clusters of 5 machines, 10
  * files). Skipped unless asked for:
- * {@code ./mvnw -B -f control-plane.xml test -Dtest=InventoryBenchmarkTest -Dbenchmark=true}
+ * {@code ./mvnw -B -f control-plane.xml test -Dtest=InventoryBenchmarkTest -Dmacfleet.benchmarks=true}
  */
 class InventoryBenchmarkTest {
 
@@ -29,7 +29,7 @@ class InventoryBenchmarkTest {
 
     @Test
     void loadPlanApply() throws Exception {
-        Assumptions.assumeTrue(Boolean.getBoolean("benchmark"), "benchmark: run with -Dbenchmark=true");
+        Assumptions.assumeTrue(Boolean.getBoolean("macfleet.benchmarks"), "benchmark: run with -Dmacfleet.benchmarks=true");
         Files.writeString(directory.resolve("fleet.yaml"), """
                 defaults:
                   ssh:

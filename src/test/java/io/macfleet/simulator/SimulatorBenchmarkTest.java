@@ -18,10 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Scale benchmark (off by default): 200 simulated Macs in this JVM; start time; sw_vers latency through SSHJ with
  * 20 requests in flight. Run:
- * {@code ./mvnw -B -f control-plane.xml verify -Dtest=SimulatorBenchmarkTest -Dmacfleet.benchmark=true -Dsurefire.failIfNoSpecifiedTests=false}
+ * {@code ./mvnw -B -f control-plane.xml verify -Dtest=SimulatorBenchmarkTest -Dmacfleet.benchmarks=true -Dsurefire.failIfNoSpecifiedTests=false}
  * Optional: -Dmacfleet.benchmark.machines=200 -Dmacfleet.benchmark.requests=2000
  */
-@EnabledIfSystemProperty(named = "macfleet.benchmark", matches = "true")
+@EnabledIfSystemProperty(named = "macfleet.benchmarks", matches = "true")
 class SimulatorBenchmarkTest {
 
     @Test

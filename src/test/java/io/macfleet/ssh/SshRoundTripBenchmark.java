@@ -22,9 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * One {@code sw_vers} round trip per machine through macfleet's SSH layer against a bare SSHJ exec on the
  * same local MINA servers, so the overhead of the layer (quoting, host key pinning, caps, audit, pool) is
  * visible. Skipped unless asked for:
- * {@code ./mvnw -B -f control-plane.xml test -Dtest=SshRoundTripBenchmark -Dmacfleet.benchmark=true}
+ * {@code ./mvnw -B -f control-plane.xml test -Dtest=SshRoundTripBenchmark -Dmacfleet.benchmarks=true}
  */
-@EnabledIfSystemProperty(named = "macfleet.benchmark", matches = "true")
+@EnabledIfSystemProperty(named = "macfleet.benchmarks", matches = "true")
 class SshRoundTripBenchmark {
 
     private static final String SW_VERS = "ProductName:\t\tmacOS\nProductVersion:\t\t26.2\nBuildVersion:\t\t25C56\n";
