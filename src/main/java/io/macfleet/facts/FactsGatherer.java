@@ -25,6 +25,7 @@ public final class FactsGatherer {
 
     public static final Command SOFTWARE_VERSION = Command.reading("sw_vers");
     public static final Command HARDWARE = Command.reading("system_profiler", "-json", "SPHardwareDataType");
+    public static final Command DISPLAYS = Command.reading("system_profiler", "-json", "SPDisplaysDataType");
     public static final Command THUNDERBOLT = Command.reading("system_profiler", "SPThunderboltDataType", "-json");
     public static final Command HARDWARE_PORTS = Command.reading("networksetup", "-listallhardwareports");
     public static final Command IFCONFIG = Command.reading("ifconfig");
@@ -36,7 +37,7 @@ public final class FactsGatherer {
     public static final Command DISK_FREE = Command.reading("df", "-k", "/");
 
     /** Every command, in the order they are sent. */
-    public static final List<Command> COMMANDS = List.of(SOFTWARE_VERSION, HARDWARE, THUNDERBOLT, HARDWARE_PORTS, IFCONFIG,
+    public static final List<Command> COMMANDS = List.of(SOFTWARE_VERSION, HARDWARE, DISPLAYS, THUNDERBOLT, HARDWARE_PORTS, IFCONFIG,
             RDMA_STATUS, RDMA_DEVICES, BOOTSTRAP_TOKEN, MEMORY, UPTIME, DISK_FREE);
 
     private final Clock clock;
@@ -102,6 +103,7 @@ public final class FactsGatherer {
     public static MachineFacts parse(String machine, Instant observedAt, Map<String, String> outputs) {
         SoftwareVersion version = parse(machine, outputs, SOFTWARE_VERSION, SimpleOutputParsers::softwareVersion);
         HardwareOverview hardware = parse(machine, outputs, HARDWARE, HardwareParser::parse);
+        int gpuCores = parse(machine, outputs, DISPLAYS, HardwareParser::gpuCores);
         ThunderboltFacts thunderbolt = parse(machine, outputs, THUNDERBOLT, ThunderboltParser::parse);
         HardwarePorts ports = parse(machine, outputs, HARDWARE_PORTS, HardwarePortsParser::parse);
         List<NetworkInterface> interfaces = parse(machine, outputs, IFCONFIG, SystemOutputParsers::interfaces);
@@ -113,7 +115,7 @@ public final class FactsGatherer {
         long uptime = parse(machine, outputs, UPTIME, SystemOutputParsers::uptime).toSeconds();
         long freeDisk = parse(machine, outputs, DISK_FREE, SystemOutputParsers::freeDiskBytes);
         return new MachineFacts(machine, observedAt, hardware.modelIdentifier(), hardware.modelName(), hardware.chip(),
-                hardware.cpuCores(), boxed(hardware.performanceCores()), boxed(hardware.efficiencyCores()), memory,
+                hardware.cpuCores(), boxed(hardware.performanceCores()), boxed(hardware.efficiencyCores()), gpuCores, memory,
                 hardware.serialNumber(), hardware.hardwareUuid(), version.productVersion(), version.buildVersion(),
                 thunderboltPorts(thunderbolt, ports), interfaces, bridgeActive, rdmaEnabled, rdmaDevices,
                 token.supportedOnServer(), token.escrowed(), uptime, freeDisk);
@@ -183,7 +185,7 @@ public final class FactsGatherer {
                             : port)
                     .toList();
             MachineFacts withPeers = new MachineFacts(facts.machine(), facts.observedAt(), facts.modelIdentifier(), facts.modelName(),
-                    facts.chip(), facts.cpuCores(), facts.performanceCores(), facts.efficiencyCores(), facts.memoryBytes(),
+                    facts.chip(), facts.cpuCores(), facts.performanceCores(), facts.efficiencyCores(), facts.gpuCores(), facts.memoryBytes(),
                     facts.serialNumber(), facts.hardwareUuid(), facts.macosVersion(), facts.macosBuild(), ports, facts.interfaces(),
                     facts.thunderboltBridgeActive(), facts.rdmaEnabled(), facts.rdmaDevices(), facts.bootstrapTokenSupportedOnServer(),
                     facts.bootstrapTokenEscrowed(), facts.uptimeSeconds(), facts.freeDiskBytes());

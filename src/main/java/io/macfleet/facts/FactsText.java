@@ -15,6 +15,7 @@ public final class FactsText {
         line(out, "model", facts.modelName() + " (" + facts.modelIdentifier() + ")");
         line(out, "chip", facts.chip() + ", " + facts.cpuCores() + " CPU cores"
                 + (facts.performanceCores() == null ? "" : " (" + facts.performanceCores() + " performance, " + facts.efficiencyCores() + " efficiency)"));
+        line(out, "GPU", facts.gpuCores() + " cores");
         line(out, "memory", facts.memoryGigabytes() + " GB");
         line(out, "serial number", facts.serialNumber());
         line(out, "hardware UUID", facts.hardwareUuid());

@@ -59,6 +59,44 @@ public final class HardwareParser {
                 required(overview, "platform_UUID"));
     }
 
+    public static final String DISPLAYS_COMMAND = "system_profiler -json SPDisplaysDataType";
+
+    /**
+     * GPU cores from {@code system_profiler -json SPDisplaysDataType}: the {@code sppci_cores} of the GPU entries
+     * ({@code sppci_device_type} {@code spdisplays_gpu}; Apple silicon has one). Displays attached or not, the
+     * GPU entry is there.
+     */
+    public static int gpuCores(String output) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(output);
+        } catch (JsonProcessingException e) {
+            throw new FactsParseException(DISPLAYS_COMMAND, "not valid JSON at line " + e.getLocation().getLineNr() + ", column "
+                    + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage());
+        }
+        JsonNode entries = root == null ? null : root.get("SPDisplaysDataType");
+        if (entries == null || !entries.isArray()) {
+            throw new FactsParseException(DISPLAYS_COMMAND, "expected SPDisplaysDataType with a list of graphics entries");
+        }
+        int cores = 0;
+        for (int index = 0; index < entries.size(); index++) {
+            JsonNode entry = entries.get(index);
+            if (!"spdisplays_gpu".equals(entry.path("sppci_device_type").asText()) || !entry.has("sppci_cores")) {
+                continue;
+            }
+            String text = entry.get("sppci_cores").asText();
+            try {
+                cores += Integer.parseInt(text.strip());
+            } catch (NumberFormatException e) {
+                throw new FactsParseException(DISPLAYS_COMMAND, "SPDisplaysDataType[" + index + "].sppci_cores: expected a number, got '" + text + "'");
+            }
+        }
+        if (cores == 0) {
+            throw new FactsParseException(DISPLAYS_COMMAND, "no GPU entry with sppci_cores (expected on Apple silicon)");
+        }
+        return cores;
+    }
+
     private static String required(JsonNode overview, String field) {
         JsonNode value = overview.get(field);
         if (value == null || !value.isValueNode() || value.asText().isBlank()) {

@@ -15,7 +15,7 @@ import java.util.List;
  * @param freeDiskBytes free space of the root file system, from {@code df -k /}
  */
 public record MachineFacts(String machine, Instant observedAt, String modelIdentifier, String modelName, String chip,
-                           int cpuCores, Integer performanceCores, Integer efficiencyCores, long memoryBytes,
+                           int cpuCores, Integer performanceCores, Integer efficiencyCores, int gpuCores, long memoryBytes,
                            String serialNumber, String hardwareUuid, String macosVersion, String macosBuild,
                            List<ThunderboltPort> thunderboltPorts, List<NetworkInterface> interfaces,
                            boolean thunderboltBridgeActive, boolean rdmaEnabled, List<String> rdmaDevices,

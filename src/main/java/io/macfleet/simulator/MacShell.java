@@ -166,11 +166,15 @@ final class MacShell {
         boolean json = args.contains("-json");
         List<String> types = args.stream().filter(a -> a.startsWith("SP")).toList();
         if (types.size() != 1) {
-            return Result.fail(1, "system_profiler: the simulator answers exactly one data type (SPHardwareDataType or SPThunderboltDataType)\n");
+            return Result.fail(1, "system_profiler: the simulator answers exactly one data type (SPHardwareDataType, SPDisplaysDataType or SPThunderboltDataType)\n");
         }
         return switch (types.getFirst()) {
             case "SPHardwareDataType" -> json ? Result.ok(MacosOutput.hardwareJson(state.spec(), state.release()))
                     : Result.ok(hardwareText(state));
+            case "SPDisplaysDataType" -> json ? Result.ok(MacosOutput.displaysJson(state.spec()))
+                    : Result.ok("Graphics/Displays:\n\n    " + state.spec().chip() + ":\n\n      Chipset Model: " + state.spec().chip()
+                            + "\n      Type: GPU\n      Bus: Built-In\n      Total Number of Cores: " + state.spec().gpuCores()
+                            + "\n      Vendor: Apple (0x106b)\n      Metal Support: Metal 4\n\n");
             case "SPThunderboltDataType" -> Result.ok(json ? MacosOutput.thunderboltJson(state.spec(), fleet.thunderboltPorts(mac))
                     : MacosOutput.thunderboltText(state.spec(), fleet.thunderboltPorts(mac)));
             default -> json ? Result.ok("{\n  \"" + types.getFirst() + "\" : [\n\n  ]\n}\n") : Result.ok("");

@@ -63,6 +63,22 @@ public final class MacosOutput {
         return AppleJson.write(Map.of("SPHardwareDataType", List.of(overview)));
     }
 
+    /**
+     * {@code system_profiler -json SPDisplaysDataType} of a Mac without a display (a headless Mac Studio): the GPU
+     * entry only, in the layout of the stored real capture.
+     */
+    public static String displaysJson(MacSpec spec) {
+        Map<String, Object> gpu = new LinkedHashMap<>();
+        gpu.put("_name", spec.chip());
+        gpu.put("spdisplays_metal", "spdisplays_supported");
+        gpu.put("spdisplays_vendor", "sppci_vendor_Apple");
+        gpu.put("sppci_bus", "spdisplays_builtin");
+        gpu.put("sppci_cores", Integer.toString(spec.gpuCores()));
+        gpu.put("sppci_device_type", "spdisplays_gpu");
+        gpu.put("sppci_model", spec.chip());
+        return AppleJson.write(Map.of("SPDisplaysDataType", List.of(gpu)));
+    }
+
     /** Invented: firmware versions are not in any stored sample for macOS 26 (see SOURCES.md). */
     private static String firmwareVersion(MacosRelease release) {
         return switch (release.version()) {

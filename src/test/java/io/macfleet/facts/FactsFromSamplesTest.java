@@ -27,6 +27,7 @@ class FactsFromSamplesTest {
         assertThat(facts.cpuCores()).isEqualTo(24);
         assertThat(facts.performanceCores()).isEqualTo(16);
         assertThat(facts.efficiencyCores()).isEqualTo(8);
+        assertThat(facts.gpuCores()).isEqualTo(40);
         assertThat(facts.memoryBytes()).isEqualTo(549755813888L);
         assertThat(facts.hardwareUuid()).isEqualTo("00000000-1111-2222-3333-444444444444");
         assertThat(facts.macosVersion()).isEqualTo("26.2");

@@ -75,6 +75,7 @@ class FactsGatheringTest {
             assertThat(observed.modelName()).isEqualTo("Mac Studio");
             assertThat(observed.chip()).isEqualTo("Apple M3 Ultra");
             assertThat(observed.cpuCores()).isEqualTo(mac.spec().cpuCores()).isEqualTo(32);
+            assertThat(observed.gpuCores()).isEqualTo(mac.spec().gpuCores()).isEqualTo(80);
             assertThat(observed.performanceCores()).isEqualTo(24);
             assertThat(observed.efficiencyCores()).isEqualTo(8);
             assertThat(observed.memoryBytes()).isEqualTo(mac.spec().memoryBytes());

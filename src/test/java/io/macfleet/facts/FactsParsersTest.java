@@ -32,6 +32,15 @@ class FactsParsersTest {
     }
 
     @Test
+    void gpuCoresOfAHeadlessMac() {
+        assertThat(HardwareParser.gpuCores(sample("system_profiler-SPDisplaysDataType/m3-max-no-display.json"))).isEqualTo(40);
+        assertThatThrownBy(() -> HardwareParser.gpuCores("{\"SPDisplaysDataType\" : [ {\"sppci_device_type\" : \"spdisplays_gpu\", \"sppci_cores\" : \"many\"} ]}"))
+                .hasMessage("system_profiler -json SPDisplaysDataType: SPDisplaysDataType[0].sppci_cores: expected a number, got 'many'");
+        assertThatThrownBy(() -> HardwareParser.gpuCores("{\"SPDisplaysDataType\" : [ ]}"))
+                .hasMessage("system_profiler -json SPDisplaysDataType: no GPU entry with sppci_cores (expected on Apple silicon)");
+    }
+
+    @Test
     void hardwareOverviewErrorsNameTheField() {
         assertThatThrownBy(() -> HardwareParser.parse("{\"SPHardwareDataType\":[{\"machine_model\":\"Mac15,14\",\"number_processors\":\"many\"}]}"))
                 .hasMessage("system_profiler -json SPHardwareDataType: SPHardwareDataType[0].number_processors: expected 'proc TOTAL:PERFORMANCE:EFFICIENCY', got 'many'");

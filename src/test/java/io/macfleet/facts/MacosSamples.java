@@ -20,6 +20,7 @@ public final class MacosSamples {
         Map<String, String> outputs = new LinkedHashMap<>();
         outputs.put(FactsGatherer.SOFTWARE_VERSION.render(), read("sw_vers/macos-26.2.txt"));
         outputs.put(FactsGatherer.HARDWARE.render(), read("system_profiler-SPHardwareDataType/mac-studio-m2-ultra-masked.json"));
+        outputs.put(FactsGatherer.DISPLAYS.render(), read("system_profiler-SPDisplaysDataType/m3-max-no-display.json"));
         outputs.put(FactsGatherer.THUNDERBOLT.render(), read("system_profiler-SPThunderboltDataType/mac-studio-m3-ultra-omlx.json"));
         outputs.put(FactsGatherer.HARDWARE_PORTS.render(), read("networksetup-listallhardwareports/mac-studio-m3-ultra-trimmed.txt"));
         outputs.put(FactsGatherer.IFCONFIG.render(), read("ifconfig/mac-studio-thunderbolt-bridge.txt"));

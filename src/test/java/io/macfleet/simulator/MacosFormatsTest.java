@@ -137,6 +137,17 @@ class MacosFormatsTest {
     }
 
     @Test
+    void displaysJsonIsTheRealCaptureByteForByte() throws IOException {
+        MacSpec m3Max = new MacSpec("m3-max", "Mac15,9", "MacBook Pro", "Apple M3 Max", 12, 4, 40, 96, "C02XXXXXXXXX",
+                "00000000-0000-0000-0000-000000000000", true);
+        assertThat(MacosOutput.displaysJson(m3Max)).isEqualTo(sample("system_profiler-SPDisplaysDataType/m3-max-no-display.json") + "\n");
+
+        JsonNode ours = JSON.readTree(run("studio-01", "system_profiler -json SPDisplaysDataType").stdout()).get("SPDisplaysDataType").get(0);
+        assertThat(ours.get("sppci_model").asText()).isEqualTo("Apple M3 Ultra");
+        assertThat(ours.get("sppci_cores").asText()).isEqualTo("80");
+    }
+
+    @Test
     void networksetupPrintsTheRealLayoutAndTheStudioPortMap() throws IOException {
         List<MacosOutput.HardwarePort> samplePorts = List.of(
                 new MacosOutput.HardwarePort("Ethernet Adapter (en3)", "en3", "02:00:00:00:00:04"),
