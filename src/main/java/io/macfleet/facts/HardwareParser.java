@@ -1,8 +1,6 @@
 package io.macfleet.facts;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -12,7 +10,6 @@ import java.util.regex.Pattern;
  */
 public final class HardwareParser {
     public static final String COMMAND = "system_profiler -json SPHardwareDataType";
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern PROCESSORS = Pattern.compile("proc (\\d+)(?::(\\d+))?(?::(\\d+))?.*");
     private static final Pattern MEMORY = Pattern.compile("(\\d+(?:\\.\\d+)?) (MB|GB|TB)");
 
@@ -20,13 +17,7 @@ public final class HardwareParser {
     }
 
     public static HardwareOverview parse(String output) {
-        JsonNode root;
-        try {
-            root = JSON.readTree(output);
-        } catch (JsonProcessingException e) {
-            throw new FactsParseException(COMMAND, "not valid JSON at line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage());
-        }
+        JsonNode root = CommandJson.read(COMMAND, output);
         JsonNode entries = root == null ? null : root.get("SPHardwareDataType");
         if (entries == null || !entries.isArray() || entries.isEmpty() || !entries.get(0).isObject()) {
             throw new FactsParseException(COMMAND, "expected SPHardwareDataType with one hardware overview object");
@@ -67,13 +58,7 @@ public final class HardwareParser {
      * GPU entry is there.
      */
     public static int gpuCores(String output) {
-        JsonNode root;
-        try {
-            root = JSON.readTree(output);
-        } catch (JsonProcessingException e) {
-            throw new FactsParseException(DISPLAYS_COMMAND, "not valid JSON at line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage());
-        }
+        JsonNode root = CommandJson.read(DISPLAYS_COMMAND, output);
         JsonNode entries = root == null ? null : root.get("SPDisplaysDataType");
         if (entries == null || !entries.isArray()) {
             throw new FactsParseException(DISPLAYS_COMMAND, "expected SPDisplaysDataType with a list of graphics entries");

@@ -1,8 +1,6 @@
 package io.macfleet.facts;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,19 +13,12 @@ import java.util.OptionalInt;
  */
 public final class ThunderboltParser {
     public static final String COMMAND = "system_profiler SPThunderboltDataType -json";
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private ThunderboltParser() {
     }
 
     public static ThunderboltFacts parse(String output) {
-        JsonNode root;
-        try {
-            root = JSON.readTree(output);
-        } catch (JsonProcessingException e) {
-            throw new FactsParseException(COMMAND, "not valid JSON at line " + e.getLocation().getLineNr()
-                    + ", column " + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage());
-        }
+        JsonNode root = CommandJson.read(COMMAND, output);
         if (root == null || !root.isObject()) {
             throw new FactsParseException(COMMAND, "expected a JSON object with key SPThunderboltDataType, got "
                     + (root == null ? "nothing" : root.getNodeType().toString().toLowerCase()));
