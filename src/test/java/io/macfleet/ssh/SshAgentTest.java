@@ -8,6 +8,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -220,6 +224,39 @@ class SshAgentTest {
                             + " and the ssh-agent is unreachable: cannot connect to SSH_AUTH_SOCK " + missing);
         }
         assertThat(server.connections()).isZero();
+    }
+
+    @Test
+    void anAgentThatNeverAnswersCostsTheConnectTimeoutOnly() throws Exception {
+        // A hand-made "agent" that accepts the connection and then says nothing, as a stuck agent would.
+        Path stuck = directory.resolve("stuck.sock");
+        try (ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            listener.bind(UnixDomainSocketAddress.of(stuck));
+            List<SocketChannel> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    accepted.add(listener.accept());
+                } catch (IOException closed) {
+                    // The test is over.
+                }
+            });
+            TestSshServer server = server(List.of(publicKey("client_ed25519")));
+            SshSettings settings = SshSettings.defaults("test").withAcceptNewHostKeys(true)
+                    .withLimits(new ExecutionLimits(Duration.ofMillis(500), Duration.ofSeconds(5), 64 * 1024))
+                    .withEnvironment(Map.of("SSH_AUTH_SOCK", stuck.toString()));
+            long start = System.nanoTime();
+            try (SshRun run = new SshTransport(settings, hostKeys, audit).openRun()) {
+                assertThatThrownBy(() -> run.execute(withoutKey(server, "studio-08"), Command.reading("true")))
+                        .isInstanceOf(SshException.AuthenticationFailed.class)
+                        .hasMessageContaining("the ssh-agent at " + stuck + " could not list its identities: the ssh-agent at "
+                                + stuck + " did not answer within 500 ms while listing identities");
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+            assertThat(server.connections()).isZero();
+            for (SocketChannel channel : accepted) {
+                channel.close();
+            }
+        }
     }
 
     @Test
