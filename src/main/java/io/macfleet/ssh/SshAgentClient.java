@@ -93,17 +93,21 @@ final class SshAgentClient implements AutoCloseable {
     List<Identity> identities() throws IOException {
         Reader answer = exchange(new byte[]{SSH_AGENTC_REQUEST_IDENTITIES}, SSH_AGENT_IDENTITIES_ANSWER,
                 "listing identities");
-        long count = answer.uint32();
-        if (count > MAX_MESSAGE) {
-            throw new IOException("the ssh-agent at " + socket + " announced " + count + " identities: not an agent answer");
+        try {
+            long count = answer.uint32();
+            if (count > MAX_MESSAGE) {
+                throw new IOException("the ssh-agent at " + socket + " announced " + count + " identities: not an agent answer");
+            }
+            List<Identity> identities = new ArrayList<>((int) count);
+            for (long i = 0; i < count; i++) {
+                byte[] blob = answer.bytes();
+                String comment = new String(answer.bytes(), StandardCharsets.UTF_8);
+                identities.add(new Identity(blob, comment));
+            }
+            return List.copyOf(identities);
+        } catch (IllegalStateException e) {
+            throw new IOException("the ssh-agent at " + socket + " sent a malformed identity list: " + e.getMessage(), e);
         }
-        List<Identity> identities = new ArrayList<>((int) count);
-        for (long i = 0; i < count; i++) {
-            byte[] blob = answer.bytes();
-            String comment = new String(answer.bytes(), StandardCharsets.UTF_8);
-            identities.add(new Identity(blob, comment));
-        }
-        return List.copyOf(identities);
     }
 
     /**
@@ -120,7 +124,11 @@ final class SshAgentClient implements AutoCloseable {
         request.bytes(data);
         request.uint32(flags);
         Reader answer = exchange(request.out.toByteArray(), SSH_AGENT_SIGN_RESPONSE, "signing with " + identity.describe());
-        return answer.bytes();
+        try {
+            return answer.bytes();
+        } catch (IllegalStateException e) {
+            throw new IOException("the ssh-agent at " + socket + " sent a malformed signature: " + e.getMessage(), e);
+        }
     }
 
     private Reader exchange(byte[] message, int expected, String what) throws IOException {
@@ -201,7 +209,7 @@ final class SshAgentClient implements AutoCloseable {
             buffer = ByteBuffer.wrap(data, offset, data.length - offset);
         }
 
-        long uint32() throws IllegalStateException {
+        long uint32() {
             if (buffer.remaining() < 4) {
                 throw new IllegalStateException("truncated ssh-agent message");
             }

@@ -56,8 +56,12 @@ class SshAgentTest {
         // Unix socket paths are limited to about 100 bytes: a short directory under /tmp.
         directory = Files.createTempDirectory(Path.of("/tmp"), "mf-agent");
         socket = directory.resolve("agent.sock");
-        agent = new ProcessBuilder(SSH_AGENT.toString(), "-D", "-a", socket.toString())
-                .redirectErrorStream(true).redirectOutput(directory.resolve("agent.log").toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(SSH_AGENT.toString(), "-D", "-a", socket.toString())
+                .redirectErrorStream(true).redirectOutput(directory.resolve("agent.log").toFile());
+        // A key added with `ssh-add -c` needs a confirmation: this "askpass" always declines it.
+        builder.environment().put("SSH_ASKPASS", "/bin/false");
+        builder.environment().put("SSH_ASKPASS_REQUIRE", "force");
+        agent = builder.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!Files.exists(socket)) {
             if (!agent.isAlive() || System.nanoTime() > deadline) {
@@ -88,11 +92,14 @@ class SshAgentTest {
     }
 
     /** ssh-add refuses key files others can read; git does not keep the mode, so a private copy is added. */
-    private void add(String keyName) throws Exception {
+    private void add(String keyName, String... options) throws Exception {
         Path copy = directory.resolve(keyName);
         Files.copy(TestSshServer.TestKeys.directory().resolve(keyName), copy);
         Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-------"));
-        ProcessBuilder builder = new ProcessBuilder(SSH_ADD.toString(), copy.toString()).redirectErrorStream(true);
+        List<String> command = new ArrayList<>(List.of(SSH_ADD.toString()));
+        command.addAll(List.of(options));
+        command.add(copy.toString());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().put("SSH_AUTH_SOCK", socket.toString());
         Process process = builder.start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -257,6 +264,59 @@ class SshAgentTest {
                 channel.close();
             }
         }
+    }
+
+    /** A hand-made agent that reads one request and sends a fixed answer (uint32 length + body). */
+    private Path fakeAgent(ServerSocketChannel listener, String name, byte[] body) throws IOException {
+        Path path = directory.resolve(name);
+        listener.bind(UnixDomainSocketAddress.of(path));
+        Thread.ofVirtual().start(() -> {
+            try (SocketChannel client = listener.accept()) {
+                client.read(java.nio.ByteBuffer.allocate(1024));
+                java.nio.ByteBuffer answer = java.nio.ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).flip();
+                while (answer.hasRemaining()) {
+                    client.write(answer);
+                }
+                client.read(java.nio.ByteBuffer.allocate(1)); // until the client hangs up
+            } catch (IOException closed) {
+                // The test is over.
+            }
+        });
+        return path;
+    }
+
+    @Test
+    void anAgentFailureOrAMalformedAnswerIsAClearError() throws Exception {
+        try (ServerSocketChannel refusing = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+             ServerSocketChannel truncated = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            Path refusingPath = fakeAgent(refusing, "refusing.sock", new byte[]{SshAgentClient.SSH_AGENT_FAILURE});
+            // Announces one identity, then ends: the key blob's length points past the message.
+            Path truncatedPath = fakeAgent(truncated, "truncated.sock",
+                    new byte[]{SshAgentClient.SSH_AGENT_IDENTITIES_ANSWER, 0, 0, 0, 1, 0, 0, 0, 50, 1, 2});
+            try (SshAgentClient client = SshAgentClient.connect(refusingPath, Duration.ofSeconds(5))) {
+                assertThatThrownBy(client::identities).isInstanceOf(IOException.class)
+                        .hasMessage("the ssh-agent at " + refusingPath + " refused listing identities");
+            }
+            try (SshAgentClient client = SshAgentClient.connect(truncatedPath, Duration.ofSeconds(5))) {
+                assertThatThrownBy(client::identities).isInstanceOf(IOException.class)
+                        .hasMessage("the ssh-agent at " + truncatedPath + " sent a malformed identity list:"
+                                + " truncated ssh-agent message");
+            }
+        }
+    }
+
+    @Test
+    void anAgentThatWillNotSignIsReportedAsSuch() throws Exception {
+        add("client_ed25519", "-c");
+        TestSshServer server = server(List.of(publicKey("client_ed25519")));
+        try (SshRun run = run(socket)) {
+            assertThatThrownBy(() -> run.execute(withoutKey(server, "studio-09"), Command.reading("true")))
+                    .isInstanceOf(SshException.AuthenticationFailed.class)
+                    .hasMessageContaining("studio-09 (127.0.0.1:" + server.port() + "): user admin: the ssh-agent did not"
+                            + " sign with ssh-ed25519 SHA256:")
+                    .hasMessageContaining("the ssh-agent at " + socket + " refused signing with ssh-ed25519");
+        }
+        assertThat(server.received()).isEmpty();
     }
 
     @Test
