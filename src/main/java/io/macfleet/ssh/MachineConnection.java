@@ -18,6 +18,9 @@ import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -82,9 +85,46 @@ final class MachineConnection implements AutoCloseable {
         return client.isConnected() && client.isAuthenticated();
     }
 
-    /** Connects, verifies the host key and authenticates, within the connect timeout. */
+    /** Connects, verifies the host key and authenticates with the key, within the connect timeout. */
     static MachineConnection open(SshTarget target, Config config, PinnedHostKeyVerifier verifier, KeyProvider key,
                                   Duration connectTimeout) {
+        return open(target, config, verifier, key, null, connectTimeout);
+    }
+
+    /**
+     * Connects, verifies the host key and authenticates with the identities of the ssh-agent listening on the
+     * socket, within the connect timeout. The agent is asked first, so a missing agent or an empty one is
+     * reported without touching the machine.
+     */
+    static MachineConnection openWithAgent(SshTarget target, Config config, PinnedHostKeyVerifier verifier,
+                                           Path agentSocket, Duration connectTimeout) {
+        SshAgentClient agent;
+        try {
+            agent = SshAgentClient.connect(agentSocket, connectTimeout);
+        } catch (IOException | RuntimeException e) {
+            throw new SshException.AuthenticationFailed(target, "no ssh.privateKey configured and the ssh-agent is"
+                    + " unreachable: cannot connect to SSH_AUTH_SOCK " + agentSocket + " ("
+                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
+                    + "); start an agent (`eval $(ssh-agent)`, `ssh-add`) or set ssh.privateKey", e);
+        }
+        try (agent) {
+            List<SshAgentClient.Identity> identities;
+            try {
+                identities = agent.identities();
+            } catch (IOException | RuntimeException e) {
+                throw new SshException.AuthenticationFailed(target, "no ssh.privateKey configured and the ssh-agent at "
+                        + agentSocket + " could not list its identities: " + e.getMessage(), e);
+            }
+            if (identities.isEmpty()) {
+                throw new SshException.AuthenticationFailed(target, "no ssh.privateKey configured and the ssh-agent at "
+                        + agentSocket + " has no identities: add a key with `ssh-add`, or set ssh.privateKey", null);
+            }
+            return open(target, config, verifier, null, new AgentAuthMethod(agent, identities), connectTimeout);
+        }
+    }
+
+    private static MachineConnection open(SshTarget target, Config config, PinnedHostKeyVerifier verifier,
+                                          KeyProvider key, AgentAuthMethod agent, Duration connectTimeout) {
         SSHClient client = new SSHClient(config);
         int timeoutMillis = (int) connectTimeout.toMillis();
         client.setConnectTimeout(timeoutMillis);
@@ -122,11 +162,16 @@ final class MachineConnection implements AutoCloseable {
             throw e;
         }
         try {
-            client.authPublickey(target.user(), key);
+            if (agent == null) {
+                client.authPublickey(target.user(), key);
+            } else {
+                client.auth(target.user(), agent);
+            }
         } catch (UserAuthException e) {
             closeQuietly(client);
-            throw new SshException.AuthenticationFailed(target, "user " + target.user() + " was not accepted with the key "
-                    + target.privateKey() + " (" + e.getMessage() + ")", e);
+            throw new SshException.AuthenticationFailed(target, agent == null
+                    ? "user " + target.user() + " was not accepted with the key " + target.privateKey() + " (" + e.getMessage() + ")"
+                    : agentRefusal(target, agent, e), e);
         } catch (IOException e) {
             closeQuietly(client);
             throw timedOut.get()
@@ -142,6 +187,21 @@ final class MachineConnection implements AutoCloseable {
                     + connectTimeout.toMillis() + " ms", null);
         }
         return new MachineConnection(target, client);
+    }
+
+    private static String agentRefusal(SshTarget target, AgentAuthMethod agent, UserAuthException e) {
+        List<SshAgentClient.Identity> refused = agent.refused();
+        String identities = refused.stream().map(SshAgentClient.Identity::describe).collect(Collectors.joining(", "));
+        // SSHJ reports a refusal as "exhausted methods"; an error of our own (the agent would not sign) is kept.
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause.getMessage() != null && cause.getMessage().startsWith(AgentAuthMethod.SIGNING_FAILED)) {
+                return "user " + target.user() + ": " + cause.getMessage();
+            }
+        }
+        return refused.isEmpty() ? "user " + target.user() + " was not accepted through the ssh-agent at "
+                + agent.socket() + " (" + e.getMessage() + ")"
+                : "user " + target.user() + " was refused every identity of the ssh-agent at "
+                + agent.socket() + " (" + identities + "); authorize one of them on the machine, or set ssh.privateKey";
     }
 
     private static String describeConnectFailure(IOException e, Duration connectTimeout) {

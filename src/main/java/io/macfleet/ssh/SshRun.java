@@ -11,6 +11,8 @@ import net.schmizz.sshj.userauth.password.PasswordFinder;
 import net.schmizz.sshj.userauth.password.Resource;
 
 import java.io.IOException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -143,10 +145,12 @@ public final class SshRun implements AutoCloseable {
                 slot.connection.close();
                 slot.connection = null;
             }
-            KeyProvider key = key(target);
             PinnedHostKeyVerifier verifier = new PinnedHostKeyVerifier(target, hostKeys, settings.acceptNewHostKeys(),
                     auditLog, settings.actor(), clock);
-            slot.connection = MachineConnection.open(target, sshjConfig, verifier, key, limits.connectTimeout());
+            // A configured key wins; the ssh-agent is asked only for machines without one.
+            slot.connection = target.privateKey() == null
+                    ? MachineConnection.openWithAgent(target, sshjConfig, verifier, agentSocket(target), limits.connectTimeout())
+                    : MachineConnection.open(target, sshjConfig, verifier, key(target), limits.connectTimeout());
             if (closed) {
                 slot.connection.close();
                 throw new IllegalStateException("this SSH run is closed");
@@ -157,14 +161,22 @@ public final class SshRun implements AutoCloseable {
         }
     }
 
-    private KeyProvider key(SshTarget target) {
-        if (target.privateKey() == null) {
-            String agent = settings.environment().get("SSH_AUTH_SOCK");
-            throw new SshException.AuthenticationFailed(target, agent == null || agent.isEmpty()
-                    ? "no ssh.privateKey configured and no ssh-agent (SSH_AUTH_SOCK is not set)"
-                    : "no ssh.privateKey configured; SSH_AUTH_SOCK is set, but authenticating through an ssh-agent is"
-                    + " not supported yet (SSHJ 0.40 has no agent client): set ssh.privateKey", null);
+    /** SSH_AUTH_SOCK of the settings' environment: tests point it at an agent of their own. */
+    private Path agentSocket(SshTarget target) {
+        String socket = settings.environment().get("SSH_AUTH_SOCK");
+        if (socket == null || socket.isBlank()) {
+            throw new SshException.AuthenticationFailed(target,
+                    "no ssh.privateKey configured and no ssh-agent (SSH_AUTH_SOCK is not set)", null);
         }
+        try {
+            return Path.of(socket);
+        } catch (InvalidPathException e) {
+            throw new SshException.AuthenticationFailed(target, "no ssh.privateKey configured and SSH_AUTH_SOCK is not a"
+                    + " valid path: " + e.getMessage(), e);
+        }
+    }
+
+    private KeyProvider key(SshTarget target) {
         List<SecretReference> reference = target.passphrase() == null
                 ? List.of(target.privateKey()) : List.of(target.privateKey(), target.passphrase());
         KeyProvider cached = keys.get(reference);

@@ -279,13 +279,13 @@ class SshExecutionTest {
     }
 
     @Test
-    void withoutAKeyTheAgentIsNotSilentlyTried() {
+    void withoutAKeyAndWithoutSshAuthSockTheMessageSaysSo() {
         SshTarget target = new SshTarget("studio-09", "127.0.0.1", 22, "admin", null, null, null);
-        SshSettings settings = SshSettings.defaults("cli:test").withEnvironment(Map.of("SSH_AUTH_SOCK", "/tmp/agent.sock"));
+        SshSettings settings = SshSettings.defaults("cli:test").withEnvironment(Map.of());
         try (SshRun run = transport(settings).openRun()) {
             assertThatThrownBy(() -> run.execute(target, Command.reading("true")))
                     .isInstanceOf(SshException.AuthenticationFailed.class)
-                    .hasMessageContaining("ssh-agent is not supported yet");
+                    .hasMessageContaining("no ssh.privateKey configured and no ssh-agent (SSH_AUTH_SOCK is not set)");
         }
     }
 

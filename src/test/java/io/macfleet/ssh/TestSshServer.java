@@ -111,6 +111,11 @@ final class TestSshServer implements AutoCloseable {
         return new TestSshServer(behaviour, TestKeys.authorizedPublicKeys(), true);
     }
 
+    /** As {@link #start}, but accepting only the given public keys. */
+    static TestSshServer startAccepting(Behaviour behaviour, List<PublicKey> authorizedKeys) throws IOException {
+        return new TestSshServer(behaviour, List.copyOf(authorizedKeys), true);
+    }
+
     /** As {@link #start}, but with MINA's default of Nagle's algorithm on the server's sockets. */
     static TestSshServer startWithNagle(Behaviour behaviour) throws IOException {
         return new TestSshServer(behaviour, TestKeys.authorizedPublicKeys(), false);
