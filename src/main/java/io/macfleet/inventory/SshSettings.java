@@ -5,7 +5,7 @@ import io.macfleet.secrets.SecretReference;
 /**
  * How to reach a machine over SSH.
  *
- * @param privateKey reference to the private key, or null (then the SSH agent / default keys are used)
+ * @param privateKey reference to the private key, or null (then the ssh-agent at SSH_AUTH_SOCK is used)
  * @param passphrase reference to the key's passphrase, or null
  * @param hostKey pinned host key fingerprint ("SHA256:..."), or null when not pinned
  */
