@@ -261,7 +261,7 @@ public final class Kernels {
         matvecQ8Float(pool, matrix, x, out);
     }
 
-    /** The float-activation Q8_0 product, four rows at a time (kept for comparison in tests and the kernel benchmark). */
+    /** The float-activation Q8_0 product, four rows at a time: the default, as it measured faster than the int8 one. */
     static void matvecQ8Float(WorkerPool pool, WeightMatrix matrix, float[] x, float[] out) {
         int rows = matrix.rows();
         pool.parallelFor((rows + 3) / 4, (start, end, worker) -> {
