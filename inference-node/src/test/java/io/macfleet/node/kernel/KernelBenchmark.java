@@ -1,0 +1,165 @@
+package io.macfleet.node.kernel;
+
+import io.macfleet.node.generator.Quantizer;
+import io.macfleet.node.gguf.GgmlType;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.util.Random;
+
+/**
+ * Q8_0 matrix-vector kernels alone, in GB of weights per CPU-second (CPU time, so other load on a shared machine
+ * skews it less than wall time) and per wall second. Not a test; run after {@code mvn test-compile}:
+ * {@code java --add-modules jdk.incubator.vector -cp inference-node/target/classes:inference-node/target/test-classes
+ * io.macfleet.node.kernel.KernelBenchmark [threads]}.
+ */
+public final class KernelBenchmark {
+    static int sink;
+
+    /** The four-row access pattern with no arithmetic beyond one add per load: the memory ceiling of the pattern. */
+    private static void loadsOnly(WorkerPool pool, WeightMatrix w) {
+        var b256 = jdk.incubator.vector.ByteVector.SPECIES_256;
+        int rows = w.rows(), blocks = w.columns() / 32;
+        long stride = w.rowStride();
+        MemorySegment data = w.data();
+        pool.parallelFor(rows / 4, (start, end, worker) -> {
+            var acc = jdk.incubator.vector.ByteVector.zero(b256);
+            for (int g = start; g < end; g++) {
+                long base = g * 4L * stride;
+                for (int b = 0; b < blocks; b++) {
+                    long k0 = base + b * 34L + 2;
+                    acc = acc.add(jdk.incubator.vector.ByteVector.fromMemorySegment(b256, data, k0, java.nio.ByteOrder.LITTLE_ENDIAN))
+                            .add(jdk.incubator.vector.ByteVector.fromMemorySegment(b256, data, k0 + stride, java.nio.ByteOrder.LITTLE_ENDIAN))
+                            .add(jdk.incubator.vector.ByteVector.fromMemorySegment(b256, data, k0 + 2 * stride, java.nio.ByteOrder.LITTLE_ENDIAN))
+                            .add(jdk.incubator.vector.ByteVector.fromMemorySegment(b256, data, k0 + 3 * stride, java.nio.ByteOrder.LITTLE_ENDIAN));
+                }
+            }
+            sink += acc.lane(0);
+        });
+    }
+
+    /** One sequential 64-byte stream over the same bytes: what the bandwidth figure measures. */
+    private static void sequential(WorkerPool pool, WeightMatrix w) {
+        var b512 = jdk.incubator.vector.ByteVector.SPECIES_512;
+        long bytes = w.byteSize();
+        MemorySegment data = w.data();
+        int chunks = (int) (bytes / 4096);
+        pool.parallelFor(chunks, (start, end, worker) -> {
+            var acc = jdk.incubator.vector.ByteVector.zero(b512);
+            for (long i = start * 4096L; i < end * 4096L; i += 64) {
+                acc = acc.add(jdk.incubator.vector.ByteVector.fromMemorySegment(b512, data, i, java.nio.ByteOrder.LITTLE_ENDIAN));
+            }
+            sink += acc.lane(0);
+        });
+    }
+
+    private static final jdk.incubator.vector.VectorSpecies<Float> F = jdk.incubator.vector.FloatVector.SPECIES_512;
+    private static final jdk.incubator.vector.VectorSpecies<Byte> B128 = jdk.incubator.vector.ByteVector.SPECIES_128;
+
+    private static void repacked(WorkerPool pool, MemorySegment q, float[] scales, int rows, int columns, float[] x, float[] out) {
+        int blocks = columns / 32;
+        pool.parallelFor(rows / 4, (start, end, worker) -> {
+            for (int g = start; g < end; g++) {
+                int r = g * 4;
+                var t0 = jdk.incubator.vector.FloatVector.zero(F);
+                var t1 = jdk.incubator.vector.FloatVector.zero(F);
+                var t2 = jdk.incubator.vector.FloatVector.zero(F);
+                var t3 = jdk.incubator.vector.FloatVector.zero(F);
+                long q0 = (long) r * columns;
+                for (int b = 0; b < blocks; b++) {
+                    var low = jdk.incubator.vector.FloatVector.fromArray(F, x, b * 32);
+                    var high = jdk.incubator.vector.FloatVector.fromArray(F, x, b * 32 + 16);
+                    long o = q0 + b * 32L;
+                    t0 = block(q, o, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, scales[r * blocks + b]), t0);
+                    t1 = block(q, o + columns, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, scales[(r + 1) * blocks + b]), t1);
+                    t2 = block(q, o + 2L * columns, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, scales[(r + 2) * blocks + b]), t2);
+                    t3 = block(q, o + 3L * columns, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, scales[(r + 3) * blocks + b]), t3);
+                }
+                out[r] = t0.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+                out[r + 1] = t1.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+                out[r + 2] = t2.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+                out[r + 3] = t3.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+            }
+        });
+    }
+
+    private static jdk.incubator.vector.FloatVector block(MemorySegment q, long offset, jdk.incubator.vector.FloatVector low,
+            jdk.incubator.vector.FloatVector high) {
+        var acc = ((jdk.incubator.vector.FloatVector) jdk.incubator.vector.ByteVector.fromMemorySegment(B128, q, offset,
+                java.nio.ByteOrder.LITTLE_ENDIAN).castShape(F, 0)).mul(low);
+        return ((jdk.incubator.vector.FloatVector) jdk.incubator.vector.ByteVector.fromMemorySegment(B128, q, offset + 16,
+                java.nio.ByteOrder.LITTLE_ENDIAN).castShape(F, 0)).fma(high, acc);
+    }
+
+    public static void main(String[] args) {
+        int threads = args.length > 0 ? Integer.parseInt(args[0]) : 2;
+        int rows = args.length > 1 ? Integer.parseInt(args[1]) : 8192, columns = 2048; // the 1b-shaped FFN gate/up: 17.8 MB in Q8_0, far beyond the caches
+        int matrices = args.length > 2 ? Integer.parseInt(args[2]) : 8; // cycled so that no matrix stays in cache, as in decode
+        Random random = new Random(1);
+        float[] values = new float[columns];
+        long rowBytes = GgmlType.Q8_0.bytesFor(columns);
+        WeightMatrix[] weights = new WeightMatrix[matrices];
+        Arena arena = Arena.ofShared();
+        for (int m = 0; m < matrices; m++) {
+            MemorySegment data = arena.allocate(rowBytes * rows, 64);
+            byte[] row = new byte[(int) rowBytes];
+            for (int r = 0; r < rows; r++) {
+                for (int c = 0; c < columns; c++) {
+                    values[c] = (float) random.nextGaussian();
+                }
+                Quantizer.encode(GgmlType.Q8_0, values, 0, columns, row, 0);
+                MemorySegment.copy(MemorySegment.ofArray(row), 0, data, r * rowBytes, rowBytes);
+            }
+            weights[m] = new WeightMatrix("bench" + m, GgmlType.Q8_0, data, rows, columns, rowBytes);
+        }
+        // Diagnostic layout: quants of each row contiguous and 64-byte aligned, scales decoded into a separate array.
+        MemorySegment[] quants = new MemorySegment[matrices];
+        float[][] scaleArrays = new float[matrices][];
+        for (int m = 0; m < matrices; m++) {
+            quants[m] = arena.allocate((long) rows * columns, 64);
+            scaleArrays[m] = new float[rows * (columns / 32)];
+            for (int r = 0; r < rows; r++) {
+                for (int b = 0; b < columns / 32; b++) {
+                    long block = r * rowBytes + b * 34L;
+                    scaleArrays[m][r * (columns / 32) + b] = Float.float16ToFloat(weights[m].data().get(
+                            java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, block));
+                    MemorySegment.copy(weights[m].data(), block + 2, quants[m], (long) r * columns + b * 32L, 32);
+                }
+            }
+        }
+        float[] x = new float[columns];
+        for (int c = 0; c < columns; c++) {
+            x[c] = (float) random.nextGaussian();
+        }
+        float[] out = new float[rows];
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        try (WorkerPool pool = new WorkerPool(threads)) {
+            System.out.printf("streaming read bandwidth, %d threads: %.2f GB/s%n", threads,
+                    io.macfleet.node.bench.Benchmark.bandwidth(pool, 512L << 20, 5) / 1e9);
+            for (int round = 0; round < 5; round++) {
+                for (String kernel : new String[] {"float four-row", "int8 four-row", "repacked float"}) {
+                    int products = (int) (400L * 8192 / rows);
+                    long cpu0 = os.getProcessCpuTime(), wall0 = System.nanoTime();
+                    for (int i = 0; i < products; i++) {
+                        WeightMatrix w = weights[i % matrices];
+                        if (kernel.equals("loads only")) {
+                            loadsOnly(pool, w);
+                        } else if (kernel.equals("sequential")) {
+                            sequential(pool, w);
+                        } else if (kernel.startsWith("int8")) {
+                            Kernels.matvecQ8Int8(pool, w, x, out);
+                        } else {
+                            Kernels.matvecQ8Float(pool, w, x, out);
+                        }
+                    }
+                    double cpu = (os.getProcessCpuTime() - cpu0) / 1e9, wall = (System.nanoTime() - wall0) / 1e9;
+                    double gigabytes = products * (double) weights[0].byteSize() / 1e9;
+                    System.out.printf("round %d %-15s %6.2f GB/CPU-s  %6.2f GB/s wall  (%d threads)%n",
+                            round, kernel, gigabytes / cpu, gigabytes / wall, threads);
+                }
+            }
+        }
+        arena.close();
+    }
+}
