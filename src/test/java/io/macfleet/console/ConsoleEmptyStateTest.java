@@ -12,6 +12,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class ConsoleEmptyStateTest {
 
+    @io.quarkus.test.common.http.TestHTTPResource("/")
+    java.net.URL base;
+
     private static Document page(String path, int status) {
         String body = given().redirects().follow(false).when().get(path).then().statusCode(status)
                 .contentType("text/html").extract().asString();
@@ -76,5 +79,14 @@ class ConsoleEmptyStateTest {
         assertThat(given().when().get("/console/assets/htmx.min.js").then().statusCode(200).contentType("text/javascript").extract().asString())
                 .contains("htmx");
         given().when().get("/console/assets/nothing.js").then().statusCode(404);
+    }
+
+    @Test
+    void theEmptyOverviewInABrowser() throws Exception {
+        try (Browser browser = Browser.open(base.toString())) {
+            browser.go("/console");
+            assertThat(browser.driver.findElement(org.openqa.selenium.By.cssSelector("#no-inventory h2")).getText()).isEqualTo("No inventory applied yet");
+            browser.screenshot("overview-empty");
+        }
     }
 }
