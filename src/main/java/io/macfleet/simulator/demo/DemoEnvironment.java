@@ -186,6 +186,7 @@ public final class DemoEnvironment implements AutoCloseable {
         out.append("  inventory:  ").append(inventoryDirectory).append('\n');
         out.append("  SSH key:    ").append(privateKey).append('\n');
         SimulatedFleet.Endpoint first = fleet.endpoint(fleet.machines().iterator().next().name());
+        out.append("\nWeb console: http://localhost:").append(httpPort).append("/console\n");
         out.append("\nTry:\n");
         out.append("  ssh -i ").append(privateKey).append(" -p ").append(first.port()).append(" -o StrictHostKeyChecking=no admin@")
                 .append(first.host()).append(" system_profiler SPThunderboltDataType\n");
