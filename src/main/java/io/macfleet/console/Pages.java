@@ -131,6 +131,39 @@ public final class Pages {
     public record Runs(Layout layout, boolean available, List<RunSummary> runs) {
     }
 
+    /** One step on one machine in a run's grid. */
+    public record StepCell(String step, String status, String css, String summary, int attempts) {
+    }
+
+    /** One machine's row of a run: its state and every step in playbook order. */
+    public record RunMachine(String machine, String state, String css, List<StepCell> steps) {
+    }
+
+    /**
+     * A step waiting for a person at a machine: the walkthrough and the confirmation form.
+     *
+     * @param lastConfirmation what the last "done, verify now" found, or null
+     */
+    public record OperatorTask(String machine, String step, String title, List<String> instructions, String expect, String whyNeeded,
+                               String expectedWait, String lastConfirmation, boolean lastVerified) {
+    }
+
+    /** Who confirmed what, and what the verification said. */
+    public record ConfirmationView(String machine, String step, String actor, String at, boolean verified, String detail) {
+    }
+
+    /**
+     * A run's live part (refetched every few seconds while it is not finished).
+     *
+     * @param live the run can still change: the fragment keeps polling
+     */
+    public record RunProgress(RunSummary run, String refreshUrl, boolean live, List<String> stepNames, List<RunMachine> machines,
+                              List<OperatorTask> waiting, List<ConfirmationView> confirmations, Viewer viewer) {
+    }
+
+    public record Run(Layout layout, RunProgress progress) {
+    }
+
     /** An error page: what went wrong, in words, and where to go from here. */
     public record Error(Layout layout, int status, String heading, String message, String backUrl, String backLabel) {
     }

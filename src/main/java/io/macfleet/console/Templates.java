@@ -23,6 +23,11 @@ public final class Templates {
 
     public static native TemplateInstance runs(Pages.Runs page);
 
+    public static native TemplateInstance run(Pages.Run page);
+
+    /** A run's live part, fetched by htmx every few seconds while the run can still change. */
+    public static native TemplateInstance runProgress(Pages.RunProgress progress);
+
     public static native TemplateInstance audit(Pages.Audit page);
 
     public static native TemplateInstance error(Pages.Error page);
