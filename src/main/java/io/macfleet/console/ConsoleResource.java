@@ -93,7 +93,7 @@ public class ConsoleResource {
         List<Pages.Choice> statusChoices = STATUS_FILTERS.stream()
                 .map(value -> new Pages.Choice(value, value, overviewUrl(selectedCluster, value), value.equals(selectedStatus))).toList();
         Pages.Overview page = new Pages.Overview(layout("Fleet overview", "overview"), clusterChoices, statusChoices,
-                table(fleet, selectedCluster, selectedStatus));
+                "all".equals(selectedStatus) ? "" : selectedStatus, table(fleet, selectedCluster, selectedStatus));
         return page(200, Templates.overview(page));
     }
 

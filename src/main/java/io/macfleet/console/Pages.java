@@ -29,7 +29,7 @@ public final class Pages {
     public record Choice(String label, String value, String url, boolean selected) {
     }
 
-    public record Overview(Layout layout, List<Choice> clusterChoices, List<Choice> statusChoices, OverviewTable table) {
+    public record Overview(Layout layout, List<Choice> clusterChoices, List<Choice> statusChoices, String status, OverviewTable table) {
     }
 
     /**

@@ -120,6 +120,9 @@ class ConsolePagesTest {
         assertThat(problems.select("#fleet").attr("hx-get")).isEqualTo("/console/fleet-table?status=problems");
         assertThat(problems.select("#fleet").attr("hx-trigger")).isEqualTo("every 5s");
         assertThat(problems.select(".segmented a.selected").text()).isEqualTo("problems");
+        // Choosing a cluster keeps the status filter.
+        assertThat(problems.select("form.filters input[name=status]").val()).isEqualTo("problems");
+        assertThat(problems.select(".segmented a").eachAttr("href")).containsExactly("/console", "/console?status=problems", "/console?status=ready");
 
         assertThat(machineOrder(page("/console?status=ready"))).containsExactly("studio-01", "studio-02", "studio-03");
         Document cluster = page("/console?cluster=llm-a&status=ready");
