@@ -229,6 +229,17 @@ public class ConsoleResource {
     @GET
     @Path("clusters/{name}")
     public Response cluster(@PathParam("name") String name) {
+        return clusterPage(name, false);
+    }
+
+    /** The cluster page without its frame: what htmx swaps in every few seconds. */
+    @GET
+    @Path("clusters/{name}/live")
+    public Response clusterLive(@PathParam("name") String name) {
+        return clusterPage(name, true);
+    }
+
+    private Response clusterPage(String name, boolean live) {
         FleetStatus.Fleet fleet = fleetStatus.fleet();
         Optional<FleetStatus.ClusterSummary> found = fleet.cluster(name);
         if (found.isEmpty()) {
@@ -270,6 +281,9 @@ public class ConsoleResource {
         Pages.Cluster page = new Pages.Cluster(layout("Cluster " + name, "clusters"), summary, svg,
                 report == null ? List.of() : report.findings().stream().map(Pages.FindingView::of).toList(), plan, planNote, machines,
                 "/console/audit" + query(Map.of("text", name)));
+        if (live) {
+            return Response.fromResponse(page(200, Templates.clusterBody(page))).header("Cache-Control", "no-store").build();
+        }
         return page(200, Templates.cluster(page));
     }
 

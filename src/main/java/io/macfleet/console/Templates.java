@@ -21,6 +21,9 @@ public final class Templates {
 
     public static native TemplateInstance cluster(Pages.Cluster page);
 
+    /** The cluster page's live part (readiness, diagram, findings, port plan, machines), fetched every few seconds. */
+    public static native TemplateInstance clusterBody(Pages.Cluster page);
+
     public static native TemplateInstance runs(Pages.Runs page);
 
     public static native TemplateInstance run(Pages.Run page);

@@ -209,6 +209,9 @@ class ConsolePagesTest {
             assertThat(cluster.select(".readiness .badge").first().text()).isEqualTo("not ready");
             assertThat(cluster.select("figure.diagram svg g.cable[data-state=missing]")).hasSize(1);
             assertThat(cluster.select("table.plan tbody tr.problem td:last-child").eachText()).containsExactly("not cabled");
+            assertThat(cluster.select("#cluster-live").attr("hx-get")).isEqualTo("/console/clusters/llm-a/live");
+            String live = given().when().get("/console/clusters/llm-a/live").then().statusCode(200).extract().asString();
+            assertThat(live).doesNotContain("<nav").contains("data-code=\"missing-link\"");
 
             Document overview = page("/console?status=problems");
             assertThat(machineOrder(overview)).contains("studio-02", "studio-03");
