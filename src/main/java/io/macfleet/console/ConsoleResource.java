@@ -385,7 +385,7 @@ public class ConsoleResource {
     // ---- assets and errors
 
     @GET
-    @Path("assets/{file}")
+    @Path("static/{file: console\\.css|htmx\\.min\\.js}")
     @Produces(MediaType.WILDCARD)
     public Response asset(@PathParam("file") String file) {
         return ConsoleAssets.response(file).orElseGet(() -> error(404, "Not found", "There is no console asset named '" + file + "'.",
@@ -394,7 +394,7 @@ public class ConsoleResource {
 
     /** Any other address under /console: a page that says so, instead of a bare 404. */
     @GET
-    @Path("{path: .+}")
+    @Path("{path: (?!static/).+}")
     public Response unknown(@PathParam("path") String path) {
         return error(404, "Page not found", "The console has no page at /console/" + path + ".", "/console", "Back to the fleet overview");
     }

@@ -74,11 +74,11 @@ class ConsoleEmptyStateTest {
 
     @Test
     void stylesAndHtmxAreServedFromTheJar() {
-        assertThat(given().when().get("/console/assets/console.css").then().statusCode(200).contentType("text/css").extract().asString())
+        assertThat(given().when().get("/console/static/console.css").then().statusCode(200).contentType("text/css").extract().asString())
                 .contains(".badge.bad");
-        assertThat(given().when().get("/console/assets/htmx.min.js").then().statusCode(200).contentType("text/javascript").extract().asString())
+        assertThat(given().when().get("/console/static/htmx.min.js").then().statusCode(200).contentType("text/javascript").extract().asString())
                 .contains("htmx");
-        given().when().get("/console/assets/nothing.js").then().statusCode(404);
+        given().when().get("/console/static/nothing.js").then().statusCode(404);
     }
 
     @Test
