@@ -8,11 +8,14 @@ import java.util.Map;
 /**
  * {@code type: template}: renders a file from a template (inline {@code content}, or {@code file} next to the
  * playbook) with placeholders from the inventory, the facts and {@code vars}, installs it with SFTP and runs the
- * {@code afterChange} commands. Already done when the file on the machine equals the rendered text.
+ * {@code afterChange} commands. Already done when the file on the machine equals the rendered text. With
+ * {@code privileged} (files under /etc and other system paths, which only root may write on a Mac) the file is
+ * uploaded to /tmp and moved into place with {@code sudo -n /usr/bin/install -m MODE -o OWNER -g GROUP}.
  */
 final class TemplateStep implements StepDefinition {
 
-    record Parameters(String path, String content, String file, String mode, Map<String, Object> vars, List<CommandSpec> afterChange) {
+    record Parameters(String path, String content, String file, String mode, Map<String, Object> vars, List<CommandSpec> afterChange,
+                      boolean privileged, String owner, String group) {
         Parameters {
             if (path == null || !path.startsWith("/") || path.contains("..") || path.contains("{{")) {
                 throw new IllegalArgumentException("'path' is required: the absolute path of the file on the machine (no '..', no placeholders)");
@@ -29,6 +32,16 @@ final class TemplateStep implements StepDefinition {
             }
             vars = vars == null ? Map.of() : Map.copyOf(vars);
             afterChange = afterChange == null ? List.of() : List.copyOf(afterChange);
+            owner = owner == null ? (privileged ? "root" : null) : owner;
+            group = group == null ? (privileged ? "wheel" : null) : group;
+            if (!privileged && (owner != null || group != null)) {
+                throw new IllegalArgumentException("owner and group need privileged: true (only root can give a file away)");
+            }
+            for (String name : java.util.Arrays.asList(owner, group)) {
+                if (name != null && !name.matches("[a-z_][a-z0-9_-]*")) {
+                    throw new IllegalArgumentException("owner/group must be a user or group name, was " + name);
+                }
+            }
         }
 
         int modeBits() {
@@ -73,7 +86,18 @@ final class TemplateStep implements StepDefinition {
     @Override
     public String act(MachineContext context) {
         byte[] content = rendered(context).getBytes(StandardCharsets.UTF_8);
-        context.upload(parameters.path(), content, parameters.modeBits());
+        if (parameters.privileged()) {
+            String staging = "/tmp/macfleet-" + PlaybookLoader.sha256(parameters.path()).substring(0, 12) + "-" + parameters.path().substring(parameters.path().lastIndexOf('/') + 1);
+            context.upload(staging, content, 0600);
+            CommandResult installed = context.execute(new CommandSpec(List.of("/usr/bin/install", "-m", parameters.mode(), "-o", parameters.owner(),
+                    "-g", parameters.group(), staging, parameters.path()), true, null), false, false);
+            if (!installed.succeeded()) {
+                throw new StepFailedException("`" + installed.command().display() + "` exited with " + installed.exitStatus() + ": " + installed.stderr().strip());
+            }
+            context.execute(new CommandSpec(List.of("rm", "-f", staging), false, null), false, false);
+        } else {
+            context.upload(parameters.path(), content, parameters.modeBits());
+        }
         StringBuilder summary = new StringBuilder("installed " + parameters.path() + " (" + content.length + " bytes)");
         for (CommandSpec command : parameters.afterChange()) {
             CommandResult result = context.execute(command, false, false);
