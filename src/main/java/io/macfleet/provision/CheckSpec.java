@@ -25,7 +25,7 @@ public record CheckSpec(List<String> argv, boolean privileged, Integer timeoutSe
                 throw new IllegalArgumentException("invalid regular expression '" + regex + "': " + e.getDescription());
             }
         }
-        command(); // validates argv
+        new CommandSpec(argv, privileged, timeoutSeconds); // validates argv (the fields are not assigned yet here)
     }
 
     CommandSpec command() {

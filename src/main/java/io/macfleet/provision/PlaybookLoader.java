@@ -47,7 +47,7 @@ public final class PlaybookLoader {
     private static final JsonSchema SCHEMA = loadSchema();
     private static final ObjectMapper PARAMETERS = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .disable(com.fasterxml.jackson.databind.MapperFeature.ALLOW_COERCION_OF_SCALARS);
 
     /** One problem in a playbook file. */
