@@ -145,7 +145,7 @@ final class ProvisioningFixture implements AutoCloseable {
             List<String> tables = Jdbc.query(connection, "select table_name from information_schema.tables where table_schema = 'PUBLIC'"
                     + " order by table_name", row -> row.getString(1));
             for (String table : tables) {
-                rows.addAll(Jdbc.query(connection, "select * from " + table, row -> {
+                rows.addAll(Jdbc.query(connection, "select * from \"" + table + "\"", row -> {
                     StringBuilder line = new StringBuilder(table).append(':');
                     for (int column = 1; column <= row.getMetaData().getColumnCount(); column++) {
                         line.append(' ').append(row.getObject(column));
