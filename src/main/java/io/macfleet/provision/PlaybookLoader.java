@@ -270,7 +270,8 @@ public final class PlaybookLoader {
             Throwable cause = invalid.getCause() == null ? invalid : invalid.getCause();
             return problem(source, yaml, pointer, where + ": " + cause.getMessage());
         }
-        return problem(source, yaml, pointer, where + ": " + e.getOriginalMessage().replaceAll("\\s*\\(for Object starting at.*", "")
+        return problem(source, yaml, pointer, where + ": " + e.getOriginalMessage().replaceAll("\\s*\\((for Object starting at|but might if).*", "")
+                .replace("`java.lang.Integer`", "a whole number").replace("`java.lang.Boolean`", "true or false").replace("`java.lang.String`", "text")
                 .replaceAll("`io\\.macfleet\\.provision\\.[A-Za-z$]+`", "the parameters"));
     }
 
