@@ -181,6 +181,16 @@ final class RunExecutor {
                     outcome = result.satisfied() ? (previous == StepStatus.DONE ? StepStatus.DONE : StepStatus.SKIPPED_ALREADY_DONE) : StepStatus.FAILED;
                     summary = result.detail();
                 } else {
+                    if (previous == StepStatus.DONE) {
+                        // Done earlier in this run (before a crash or Ctrl-C): not redone; its check runs instead.
+                        CheckResult recheck = step.definition().check(context);
+                        if (recheck.satisfied()) {
+                            summary = "done earlier in this run; the check still passes: " + context.redact(recheck.detail());
+                            listener.stepFinished(machine, step.name(), StepStatus.DONE, summary);
+                            last = step.name() + ": " + summary;
+                            continue;
+                        }
+                    }
                     if (step.when() != null && !step.when().holds(context.facts())) {
                         outcome = StepStatus.SKIPPED_NOT_APPLICABLE;
                         summary = "not applicable: " + step.when().describe() + " does not hold";
