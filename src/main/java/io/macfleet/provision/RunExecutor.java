@@ -292,7 +292,7 @@ final class RunExecutor {
             }
             switch (answer.kind()) {
                 case DEFER -> {
-                    return new OperatorResult(StepStatus.WAITING_FOR_OPERATOR, "a person must: " + request.title() + " (see the instructions)", request);
+                    return new OperatorResult(StepStatus.WAITING_FOR_OPERATOR, request.text(), request);
                 }
                 case ABORT -> {
                     return new OperatorResult(StepStatus.FAILED, "stopped by " + answer.actor() + " at the operator step: " + wrong, null);
