@@ -88,7 +88,7 @@ final class ProvisioningFixture implements AutoCloseable {
         for (PlannedTopology.PlannedLink link : PortPlan.fullMesh("test", names).cables()) {
             fleet.cabling().plug(link.first().toString(), link.second().toString(), LinkSpeed.TB5);
         }
-        AgroalDataSource dataSource = Database.open(new DatabaseSettings(databaseUrl, "sa", null));
+        AgroalDataSource dataSource = Database.open(new DatabaseSettings(databaseUrl, databaseUrl.startsWith("jdbc:postgresql") ? "postgres" : "sa", null));
         Path inventory = writeInventory(directory, fleet, privateKey);
         ProvisioningFixture fixture = new ProvisioningFixture(directory, fleet, dataSource, privateKey, inventory, names);
         LoadResult result = InventoryLoader.load(inventory);
