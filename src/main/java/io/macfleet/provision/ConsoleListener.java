@@ -35,6 +35,7 @@ public final class ConsoleListener implements ProvisioningListener {
     private Thread ticker;
     private Thread reader;
     private boolean prompting;
+    private String promptLine = "";
 
     public ConsoleListener(PrintWriter out, BufferedReader in, boolean live, boolean interactive, String actor) {
         this.out = out;
@@ -89,8 +90,9 @@ public final class ConsoleListener implements ProvisioningListener {
     public synchronized void stepFinished(String machine, String step, StepStatus status, String summary) {
         Line current = lines.get(machine);
         long elapsed = current == null ? 0 : System.nanoTime() - current.startedNanos();
+        String shown = status == StepStatus.WAITING_FOR_OPERATOR && summary != null ? summary.lines().findFirst().orElse("") : summary;
         String text = String.format(Locale.ROOT, "%-14s %-26s %-22s %5.1f s  %s", machine, step, status.label(), elapsed / 1e9,
-                abbreviate(summary, 160));
+                abbreviate(shown, 160));
         printAbove(text);
         lines.put(machine, new Line(status == StepStatus.FAILED ? "FAILED at " + step : "after " + step, System.nanoTime(), ""));
         redrawLocked();
@@ -117,7 +119,8 @@ public final class ConsoleListener implements ProvisioningListener {
             out.print(request.text());
             out.println("  Type 'done' when finished (macfleet then waits for " + request.machine() + " and verifies over SSH),");
             out.println("  'later' to leave this step waiting, or 'abort' to stop " + request.machine() + ".");
-            out.print("  " + request.machine() + " > ");
+            promptLine = "  " + request.machine() + " > ";
+            out.print(promptLine);
             out.flush();
             startReader();
         }
@@ -208,6 +211,14 @@ public final class ConsoleListener implements ProvisioningListener {
     }
 
     private void printAbove(String text) {
+        if (prompting) {
+            // A prompt is open: the line goes below it, and the prompt is shown again.
+            out.println();
+            out.println(text);
+            out.print(promptLine);
+            out.flush();
+            return;
+        }
         clearLocked();
         out.println(text);
         redrawLocked();

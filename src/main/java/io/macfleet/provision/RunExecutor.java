@@ -253,7 +253,7 @@ final class RunExecutor {
             }
             if (outcome == StepStatus.WAITING_FOR_OPERATOR) {
                 states.put(machine, "waiting-for-operator");
-                messages.put(machine, step.name() + ": " + summary);
+                messages.put(machine, step.name() + ": waiting for a person: " + summary.lines().findFirst().orElse(""));
                 return;
             }
         }
