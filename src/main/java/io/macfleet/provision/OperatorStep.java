@@ -14,6 +14,8 @@ import java.util.Map;
  */
 final class OperatorStep implements StepDefinition {
 
+    static final String UNREACHABLE = "not reachable over SSH";
+
     record Parameters(String title, List<String> instructions, String expect, Integer waitSeconds, List<CheckSpec> verification,
                       Integer timeoutSeconds, Integer pollSeconds, CheckSpec notNeededWhen) {
         Parameters {
@@ -73,14 +75,15 @@ final class OperatorStep implements StepDefinition {
             try {
                 result = check.evaluate(context, freshConnection);
             } catch (StepFailedException e) {
-                result = CheckResult.notSatisfied("not reachable over SSH: " + e.getMessage());
+                result = CheckResult.notSatisfied(UNREACHABLE + ": " + e.getMessage());
             }
             (result.satisfied() ? right : wrong).add(result.detail());
-            if (!result.satisfied() && result.detail().startsWith("not reachable")) {
+            if (!result.satisfied() && result.detail().startsWith(UNREACHABLE)) {
                 break;
             }
         }
         return wrong.isEmpty() ? CheckResult.satisfied(String.join("; ", right)) : CheckResult.notSatisfied(String.join("; ", wrong));
+        // An unreachable machine's detail starts with UNREACHABLE (the loop stops at the first such check).
     }
 
     /** The walkthrough for one machine: title, numbered instructions, what they will see and how long to wait. */

@@ -347,10 +347,20 @@ final class RunExecutor {
         }
         Instant started = clock.instant();
         Instant deadline = started.plusSeconds(parameters.timeoutSeconds());
+        int answeredButWrong = 0;
         while (true) {
             CheckResult result = operator.verify(context, true);
-            if (result.satisfied() || !clock.instant().isBefore(deadline)) {
-                return result.satisfied() ? result : CheckResult.notSatisfied(result.detail() + " (waited " + parameters.timeoutSeconds() + " s)");
+            if (result.satisfied()) {
+                return result;
+            }
+            // The person says it is done, so the machine is either restarting or back: when it answers twice and is
+            // still wrong, that is the answer (no point waiting out the timeout); while it does not answer, keep waiting.
+            answeredButWrong = result.detail().startsWith(OperatorStep.UNREACHABLE) ? 0 : answeredButWrong + 1;
+            if (answeredButWrong >= 2) {
+                return result;
+            }
+            if (!clock.instant().isBefore(deadline)) {
+                return CheckResult.notSatisfied(result.detail() + " (waited " + parameters.timeoutSeconds() + " s)");
             }
             listener.progress(machine, step, "verifying (" + Duration.between(started, clock.instant()).toSeconds() + " s): " + result.detail());
             MachineContext.pause(Duration.ofSeconds(parameters.pollSeconds()));

@@ -60,12 +60,16 @@ class ProvisionClusterTest {
         long operatorNanos = 0;
         int from = 0;
         for (int turn = 0; turn < 4; turn++) {
-            Matcher prompt = console.await(Pattern.compile("\\n  (studio-0\\d) > $"), from, Duration.ofSeconds(60), run);
+            // Each walkthrough starts with its title line; the prompt for that machine follows.
+            Matcher header = console.await(Pattern.compile("Enable RDMA over Thunderbolt in macOS Recovery on (studio-0\\d) \\(run \\d+, step rdma-enabled\\)"),
+                    from, Duration.ofSeconds(60), run);
+            String machine = header.group(1);
+            int headerAt = from + header.start();
+            from += header.end();
+            console.await(Pattern.compile("\\n  " + machine + " > "), from, Duration.ofSeconds(60), run);
             long promptAt = System.nanoTime();
-            String machine = prompt.group(1);
-            from = console.text().length();
-            assertThat(console.text()).contains("Enable RDMA over Thunderbolt in macOS Recovery on " + machine,
-                    "   1. Connect a display, keyboard and mouse to " + machine,
+            String walkthrough = console.text().substring(headerAt);
+            assertThat(walkthrough).contains("   1. Connect a display, keyboard and mouse to " + machine,
                     "Press and hold the power button (on the back of the Mac Studio) until \"Loading startup options\" appears",
                     "Click Options, then click Continue.", "Utilities > Terminal", "rdma_ctl enable", "   8. Type: reboot",
                     "You will see: ", "Expect about 5 minutes until " + machine + " answers over SSH again.");

@@ -87,6 +87,29 @@ class ProvisionFailuresAndDryRunTest {
                 Map.entry("rdma-enabled", "needs-operator"), Map.entry("cabling", "runs-after-all"));
     }
 
+    @Test
+    void aFailedVerificationSaysWhatIsStillWrongAndTheStepIsAskedAgain() throws Exception {
+        ConsoleTranscript console = new ConsoleTranscript();
+        ConsoleListener listener = new ConsoleListener(console.out, console.input(), false, true, "hank");
+        java.util.concurrent.CompletableFuture<RunOutcome> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> fixture.service.start(
+                new ProvisioningService.Request(null, List.of("studio-03"), "src/test/resources/playbooks/rdma-quick.yaml", null, null, false, null),
+                "hank", listener));
+        console.await(java.util.regex.Pattern.compile("\\n  studio-03 > $"), 0, java.time.Duration.ofSeconds(30), run);
+        int from = console.text().length();
+        console.type("done");
+        // Nothing was done in Recovery: the verification says so, and the walkthrough is shown again.
+        console.await(java.util.regex.Pattern.compile("studio-03: NOT verified: rdma_ctl status does not say enabled"), from, java.time.Duration.ofSeconds(30), run);
+        console.await(java.util.regex.Pattern.compile("Why: after the confirmation by hank, still wrong: rdma_ctl status does not say enabled[^\\n]*\\n(.*\\n)*  studio-03 > $"),
+                from, java.time.Duration.ofSeconds(30), run);
+        fixture.enableRdmaInRecovery("studio-03");
+        console.type("done");
+        RunOutcome outcome = run.get(60, java.util.concurrent.TimeUnit.SECONDS);
+
+        assertThat(outcome.machines()).containsExactly(Map.entry("studio-03", "ready"));
+        assertThat(fixture.service.run(outcome.runId()).orElseThrow().confirmations()).extracting(RunView.Confirmation::verified).containsExactly(false, true);
+        assertThat(console.text()).contains("studio-03: verified");
+    }
+
     /** Every simulated machine's state and every file of its file system, as text. */
     private List<String> machineStates() throws IOException {
         List<String> states = new ArrayList<>();
