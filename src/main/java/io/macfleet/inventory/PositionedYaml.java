@@ -70,6 +70,11 @@ public final class PositionedYaml {
     }
 
     public static PositionedYaml parse(String text) throws SyntaxException {
+        return parse(text, "valid YAML (a mapping of defaults, groups, clusters, machines)");
+    }
+
+    /** As {@link #parse(String)}; {@code expected} says what a syntax error message expects ("valid YAML (a playbook)"). */
+    public static PositionedYaml parse(String text, String expected) throws SyntaxException {
         Map<String, Position> positions = new HashMap<>();
         try (JsonParser parser = YAML.createParser(text)) {
             JsonToken first = parser.nextToken();
@@ -97,7 +102,7 @@ public final class PositionedYaml {
                     break;
                 }
             }
-            throw new SyntaxException(position, "malformed YAML: " + message.strip() + "; expected valid YAML");
+            throw new SyntaxException(position, "malformed YAML: " + message.strip() + "; expected " + expected);
         } catch (IOException e) {
             throw new SyntaxException(new Position(1, 1), "cannot read YAML: " + e.getMessage());
         }

@@ -163,7 +163,7 @@ public final class PlaybookLoader {
     static Playbook parse(String source, String defaultName, String text, Function<String, String> siblingFiles) {
         PositionedYaml yaml;
         try {
-            yaml = PositionedYaml.parse(text);
+            yaml = PositionedYaml.parse(text, "valid YAML (a playbook: name, description, steps)");
         } catch (PositionedYaml.SyntaxException e) {
             throw new InvalidPlaybookException(List.of(new Problem(source, e.position().line(), e.position().column(), e.getMessage())));
         }
