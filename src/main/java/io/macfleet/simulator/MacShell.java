@@ -117,6 +117,9 @@ final class MacShell {
             case "sw_vers" -> swVers(args, state);
             case "system_profiler" -> systemProfiler(args, state);
             case "networksetup" -> networksetup(args, root);
+            case "pmset" -> pmset(args, root, state);
+            case "sshd" -> sshd(args, root);
+            case "install" -> install(args, root);
             case "ifconfig" -> ifconfig(args, root, state);
             case "rdma_ctl" -> rdmaCtl(args, state);
             case "ibv_devices" -> state.rdmaEnabled() ? Result.ok(MacosOutput.ibvDevices(fleet.rdmaDevices(mac)))
@@ -198,6 +201,12 @@ final class MacShell {
         if (args.contains("-listallhardwareports")) {
             return Result.ok(MacosOutput.listAllHardwarePorts(MacosOutput.macStudioHardwarePorts(mac.spec())));
         }
+        if (args.size() == 2 && args.getFirst().equals("-getnetworkserviceenabled")) {
+            if (!args.get(1).equals("Thunderbolt Bridge")) {
+                return Result.fail(4, args.get(1) + " is not a recognized network service.\n** Error: The parameters were not valid.\n");
+            }
+            return Result.ok(mac.snapshot().thunderboltBridgeActive() ? "Enabled\n" : "Disabled\n");
+        }
         if (args.size() == 3 && args.getFirst().equals("-setnetworkserviceenabled")) {
             if (!root) {
                 return Result.fail(14, "** Error: Command requires admin privileges.\n");
@@ -208,7 +217,7 @@ final class MacShell {
             mac.setThunderboltBridgeActive(args.get(2).equalsIgnoreCase("on"));
             return Result.ok("");
         }
-        return Result.fail(4, "networksetup: the simulator answers -listallhardwareports and -setnetworkserviceenabled \"Thunderbolt Bridge\" on|off\n");
+        return Result.fail(4, "networksetup: the simulator answers -listallhardwareports and -getnetworkserviceenabled|-setnetworkserviceenabled \"Thunderbolt Bridge\" [on|off]\n");
     }
 
     private Result ifconfig(List<String> args, boolean root, SimulatedMac.Snapshot state) {
@@ -433,6 +442,101 @@ final class MacShell {
         return holds ? Result.ok("") : Result.fail(1, "");
     }
 
+    private static final String OPENSSH_LABEL = "com.openssh.sshd";
+
+    /** pmset -g [live|custom] reads; pmset [-a|-c] SETTING VALUE... changes (root only, as pmset(1) says). */
+    private Result pmset(List<String> args, boolean root, SimulatedMac.Snapshot state) {
+        if (args.isEmpty() || args.getFirst().equals("-g")) {
+            String what = args.size() > 1 ? args.get(1) : "live";
+            return switch (what) {
+                case "live" -> Result.ok(MacosOutput.pmsetLive(state.powerSettings()));
+                case "custom" -> Result.ok(MacosOutput.pmsetCustom(state.powerSettings()));
+                default -> Result.fail(1, "pmset: the simulator answers -g, -g live and -g custom\n");
+            };
+        }
+        List<String> pairs = new ArrayList<>(args);
+        if (List.of("-a", "-c", "-b", "-u").contains(pairs.getFirst())) {
+            pairs.removeFirst();
+        }
+        if (pairs.isEmpty() || pairs.size() % 2 != 0) {
+            return Result.fail(1, "Usage: pmset [-a | -b | -c | -u] [setting value] [...]\n");
+        }
+        if (!root) {
+            return Result.fail(1, "'pmset' must be run as root...\n");
+        }
+        for (int i = 0; i < pairs.size(); i += 2) {
+            String name = pairs.get(i);
+            if (name.equals("dim")) {
+                name = "displaysleep";
+            } else if (name.equals("spindown")) {
+                name = "disksleep";
+            }
+            try {
+                mac.setPowerSetting(name, pairs.get(i + 1));
+            } catch (IllegalArgumentException e) {
+                return Result.fail(1, "Usage: pmset [-a | -b | -c | -u] [setting value] [...]\n");
+            }
+        }
+        return Result.ok("");
+    }
+
+    /** sshd -T prints the effective configuration from the files on disk; it needs the host keys, so root. */
+    private Result sshd(List<String> args, boolean root) {
+        if (!args.contains("-T") && !args.contains("-t")) {
+            return Result.fail(1, "sshd: the simulator answers sshd -T and sshd -t\n");
+        }
+        if (!root) {
+            return Result.fail(1, "sshd: no hostkeys available -- exiting.\n");
+        }
+        Path dropIns = mac.resolve("/etc/ssh/sshd_config.d");
+        List<String> contents = new ArrayList<>();
+        if (Files.isDirectory(dropIns)) {
+            try (var files = Files.list(dropIns)) {
+                for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".conf")).sorted().toList()) {
+                    contents.add(Files.readString(file));
+                }
+            } catch (IOException e) {
+                return Result.fail(1, "sshd: " + e.getMessage() + "\n");
+            }
+        }
+        return args.contains("-T") ? Result.ok(MacosOutput.sshdEffective(contents)) : Result.ok("");
+    }
+
+    /** install [-m MODE] [-o OWNER] [-g GROUP] SOURCE DESTINATION: system directories need root. */
+    private Result install(List<String> args, boolean root) {
+        List<String> paths = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            if (List.of("-m", "-o", "-g").contains(arg)) {
+                i++;
+            } else if (arg.startsWith("-")) {
+                continue;
+            } else {
+                paths.add(arg);
+            }
+        }
+        if (paths.size() != 2) {
+            return Result.fail(64, "usage: install [-bCcpSsv] [-B suffix] [-f flags] [-g group] [-m mode] [-o owner] file1 file2\n");
+        }
+        String destination = paths.get(1);
+        boolean system = !destination.startsWith("/Users/") && !destination.startsWith("/tmp/") && !destination.startsWith("/private/tmp/");
+        if (system && !root) {
+            return Result.fail(71, "install: " + destination + ": Permission denied\n");
+        }
+        Path source = mac.resolve(paths.get(0));
+        if (!Files.isRegularFile(source)) {
+            return Result.fail(71, "install: " + paths.get(0) + ": No such file or directory\n");
+        }
+        try {
+            Path target = mac.resolve(destination);
+            Files.createDirectories(target.getParent());
+            Files.copy(source, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            return Result.fail(71, "install: " + destination + ": " + e.getMessage() + "\n");
+        }
+        return Result.ok("");
+    }
+
     private Result launchctl(List<String> args, boolean root) {
         if (args.isEmpty()) {
             return Result.fail(64, "Usage: launchctl <subcommand> ... | help [subcommand]\n");
@@ -472,6 +576,11 @@ final class MacShell {
                 String target = args.getLast();
                 if (!target.startsWith("system/")) {
                     return Result.fail(64, "Usage: launchctl kickstart [-k] system/<label>\n");
+                }
+                if (target.equals("system/" + OPENSSH_LABEL)) {
+                    // macOS's sshd is launched per connection (inetdCompatibility), so new connections already read
+                    // the new configuration; restarting the listener succeeds and changes nothing else.
+                    return Result.ok("");
                 }
                 outcome = launchd.kickstart(target.substring("system/".length()), kill);
             }

@@ -255,6 +255,98 @@ public final class MacosOutput {
     }
 
     /** profiles status -type bootstraptoken: sample profiles/status-bootstraptoken-escrowed.txt. */
+    /**
+     * A Mac Studio's power settings out of the box, in the order {@code pmset -g} lists them. Keys and layout follow
+     * the real samples under macos-samples/pmset (an M3 MacBook Pro and a Mac mini); a desktop has autorestart and no
+     * lowpowermode or hibernation settings.
+     */
+    public static final Map<String, String> MAC_STUDIO_POWER_DEFAULTS = orderedMap(
+            "standby", "0", "Sleep On Power Button", "1", "autorestart", "0", "powernap", "1", "networkoversleep", "0",
+            "disksleep", "10", "sleep", "1", "ttyskeepawake", "1", "displaysleep", "10", "tcpkeepalive", "1",
+            "powermode", "0", "womp", "1");
+
+    private static Map<String, String> orderedMap(String... keysAndValues) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return java.util.Collections.unmodifiableMap(map);
+    }
+
+    /**
+     * {@code pmset -g}: pmset.c prints each setting as {@code " %-20s %s"}, hence "Sleep On Power Button 1" with a
+     * single space; a sleep timer that something holds off carries "(sleep prevented by ...)" as in the samples.
+     */
+    public static String pmsetLive(Map<String, String> settings) {
+        StringBuilder out = new StringBuilder("System-wide power settings:\nCurrently in use:\n");
+        settings.forEach((name, value) -> {
+            out.append(String.format(Locale.ROOT, " %-20s %s", name, value));
+            if (name.equals("sleep") && !value.equals("0")) {
+                out.append(" (sleep prevented by sharingd, powerd)");
+            }
+            out.append('\n');
+        });
+        return out.toString();
+    }
+
+    /** {@code pmset -g custom}: a desktop has one power source, "AC Power" (sample pmset/g-custom-*.txt). */
+    public static String pmsetCustom(Map<String, String> settings) {
+        StringBuilder out = new StringBuilder("AC Power:\n");
+        settings.forEach((name, value) -> out.append(String.format(Locale.ROOT, " %-20s %s", name, value)).append('\n'));
+        return out.toString();
+    }
+
+    /** /etc/ssh/sshd_config.d/100-macos.conf as macOS ships it (contents described in SOURCES.md). */
+    public static final String SSHD_CONFIG_D_MACOS = """
+            # options set by macOS that differ from the OpenSSH defaults
+            UsePAM yes
+            AcceptEnv LANG LC_*
+            """;
+
+    /**
+     * {@code sshd -T}: the effective server settings. The defaults are macOS 26's OpenSSH (resource
+     * simulator/sshd-T-macos-26.txt, composed from a real OpenSSH 10 dump, see SOURCES.md); each drop-in in
+     * /etc/ssh/sshd_config.d is read in name order and, as sshd_config(5) says, the first value obtained for a keyword
+     * wins, so an earlier file beats a later one and both beat the defaults.
+     */
+    public static String sshdEffective(List<String> dropInsInNameOrder) {
+        Map<String, String> firstValues = new LinkedHashMap<>();
+        for (String dropIn : dropInsInNameOrder) {
+            for (String line : dropIn.split("\n")) {
+                String trimmed = line.strip();
+                if (trimmed.isEmpty() || trimmed.startsWith("#")) {
+                    continue;
+                }
+                String[] parts = trimmed.split("[\\s=]+", 2);
+                String keyword = parts[0].toLowerCase(Locale.ROOT);
+                if (parts.length == 2 && !keyword.equals("include") && !keyword.equals("acceptenv") && !keyword.equals("match")) {
+                    firstValues.putIfAbsent(keyword, parts[1].strip());
+                }
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        for (String line : SSHD_DEFAULTS.split("\n")) {
+            String keyword = line.substring(0, line.indexOf(' '));
+            String value = firstValues.remove(keyword);
+            out.append(value == null ? line : keyword + " " + value).append('\n');
+        }
+        firstValues.forEach((keyword, value) -> out.append(keyword).append(' ').append(value).append('\n'));
+        return out.toString();
+    }
+
+    private static final String SSHD_DEFAULTS = resource("/simulator/sshd-T-macos-26.txt").strip();
+
+    private static String resource(String name) {
+        try (var in = MacosOutput.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     public static String bootstrapTokenStatus(boolean mdmEnrolled, boolean escrowed) {
         return "profiles: Bootstrap Token supported on server: " + (mdmEnrolled ? "YES" : "NO") + "\n"
                 + "profiles: Bootstrap Token escrowed to server: " + (escrowed ? "YES" : "NO") + "\n";

@@ -32,6 +32,7 @@ public final class SimulatedMac {
     private PowerState power = PowerState.OFF;
     private Instant bootTime = Instant.now();
     private final Map<String, String> ipv4 = new LinkedHashMap<>();
+    private final Map<String, String> powerSettings = new LinkedHashMap<>(MacosOutput.MAC_STUDIO_POWER_DEFAULTS);
     private final String volumeOwnerUser;
     private final String volumeOwnerPassword;
 
@@ -53,6 +54,7 @@ public final class SimulatedMac {
         }
         this.launchd = new Launchd(this);
         ipv4.put("en0", address + "/24");
+        writeIfMissing("etc/ssh/sshd_config.d/100-macos.conf", MacosOutput.SSHD_CONFIG_D_MACOS);
     }
 
     public MacSpec spec() {
@@ -105,14 +107,15 @@ public final class SimulatedMac {
 
     public synchronized Snapshot snapshot() {
         return new Snapshot(spec, address, release, releaseAfterReboot, rdmaEnabled, rdmaAfterReboot, bootstrapTokenEscrowed,
-                mdmEnrolled, thunderboltBridgeActive, power, bootTime, Map.copyOf(ipv4));
+                mdmEnrolled, thunderboltBridgeActive, power, bootTime, Map.copyOf(ipv4),
+                java.util.Collections.unmodifiableMap(new LinkedHashMap<>(powerSettings)));
     }
 
     /** A consistent view of the state at one moment. */
     public record Snapshot(MacSpec spec, String address, MacosRelease release, MacosRelease releaseAfterReboot,
                            boolean rdmaEnabled, Boolean rdmaAfterReboot, boolean bootstrapTokenEscrowed,
                            boolean mdmEnrolled, boolean thunderboltBridgeActive, PowerState power, Instant bootTime,
-                           Map<String, String> ipv4) {
+                           Map<String, String> ipv4, Map<String, String> powerSettings) {
     }
 
     public synchronized PowerState power() {
@@ -163,6 +166,34 @@ public final class SimulatedMac {
 
     public synchronized void setThunderboltBridgeActive(boolean active) {
         this.thunderboltBridgeActive = active;
+    }
+
+    /**
+     * Changes power management settings as {@code pmset -a} does; they live in the Mac's preferences and so survive
+     * reboots.
+     *
+     * @throws IllegalArgumentException for a setting a Mac Studio does not have or a value that is not a number
+     */
+    public synchronized void setPowerSetting(String name, String value) {
+        if (!powerSettings.containsKey(name)) {
+            throw new IllegalArgumentException("a Mac Studio has no power setting '" + name + "'; it has " + powerSettings.keySet());
+        }
+        if (!value.matches("\\d+")) {
+            throw new IllegalArgumentException("power setting " + name + " takes a number, got '" + value + "'");
+        }
+        powerSettings.put(name, value);
+    }
+
+    private void writeIfMissing(String macPath, String content) {
+        Path file = root.resolve(macPath);
+        try {
+            if (!Files.exists(file)) {
+                Files.createDirectories(file.getParent());
+                Files.writeString(file, content);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + macPath + " on " + spec.name(), e);
+        }
     }
 
     /** Sets the IPv4 address ("169.254.10.1/16") of an interface, or removes it with null. */

@@ -23,6 +23,10 @@ public enum PrivilegedProgram {
     SOFTWAREUPDATE("/usr/sbin/softwareupdate"),
     /** Loading and unloading the inference node's launch daemon. */
     LAUNCHCTL("/bin/launchctl"),
+    /** The effective SSH server settings ({@code sshd -T} needs the host keys, so root). */
+    SSHD("/usr/sbin/sshd"),
+    /** Installing rendered configuration files (sshd drop-ins, launch daemons) owned by root. */
+    INSTALL("/usr/bin/install"),
     /** Restarts after updates. */
     SHUTDOWN("/sbin/shutdown");
 

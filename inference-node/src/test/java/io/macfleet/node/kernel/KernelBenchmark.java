@@ -92,6 +92,10 @@ public final class KernelBenchmark {
                 java.nio.ByteOrder.LITTLE_ENDIAN).castShape(F, 0)).fma(high, acc);
     }
 
+    /** -Dbench.pages=huge|small: weights in directly mapped anonymous memory with or without MADV_HUGEPAGE. */
+    private static final Boolean HUGE_PAGES = System.getProperty("bench.pages") == null ? null
+            : System.getProperty("bench.pages").equals("huge");
+
     public static void main(String[] args) {
         int threads = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         int rows = args.length > 1 ? Integer.parseInt(args[1]) : 8192, columns = 2048; // the 1b-shaped FFN gate/up: 17.8 MB in Q8_0, far beyond the caches
@@ -102,7 +106,7 @@ public final class KernelBenchmark {
         WeightMatrix[] weights = new WeightMatrix[matrices];
         Arena arena = Arena.ofShared();
         for (int m = 0; m < matrices; m++) {
-            MemorySegment data = arena.allocate(rowBytes * rows, 64);
+            MemorySegment data = HUGE_PAGES != null ? AnonymousMemory.allocate(rowBytes * rows, HUGE_PAGES) : arena.allocate(rowBytes * rows, 64);
             byte[] row = new byte[(int) rowBytes];
             for (int r = 0; r < rows; r++) {
                 for (int c = 0; c < columns; c++) {
@@ -135,10 +139,16 @@ public final class KernelBenchmark {
         float[] out = new float[rows];
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         try (WorkerPool pool = new WorkerPool(threads)) {
+            try {
+                java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/smaps_rollup")).stream()
+                        .filter(line -> line.startsWith("AnonHugePages") || line.startsWith("Rss")).forEach(System.out::println);
+            } catch (java.io.IOException e) {
+                System.out.println("no smaps_rollup: " + e);
+            }
             System.out.printf("streaming read bandwidth, %d threads: %.2f GB/s%n", threads,
                     io.macfleet.node.bench.Benchmark.bandwidth(pool, 512L << 20, 5) / 1e9);
             for (int round = 0; round < 5; round++) {
-                for (String kernel : new String[] {"float four-row", "int8 four-row", "repacked float"}) {
+                for (String kernel : System.getProperty("bench.kernels", "float four-row,int8 four-row,repacked float,loads only,sequential").split(",")) {
                     int products = (int) (400L * 8192 / rows);
                     long cpu0 = os.getProcessCpuTime(), wall0 = System.nanoTime();
                     for (int i = 0; i < products; i++) {
@@ -147,6 +157,8 @@ public final class KernelBenchmark {
                             loadsOnly(pool, w);
                         } else if (kernel.equals("sequential")) {
                             sequential(pool, w);
+                        } else if (kernel.startsWith("repacked")) {
+                            repacked(pool, quants[i % matrices], scaleArrays[i % matrices], rows, columns, x, out);
                         } else if (kernel.startsWith("int8")) {
                             Kernels.matvecQ8Int8(pool, w, x, out);
                         } else {
