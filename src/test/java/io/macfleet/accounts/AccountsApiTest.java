@@ -158,4 +158,22 @@ class AccountsApiTest {
         // Any other API path needs credentials too, existing or not.
         given().get("/api/v1/no-such-thing").then().statusCode(401).contentType("application/problem+json");
     }
+
+    @Test
+    void consolePagesAnswerWithPagesForALowRoleAndCheckTheFormsCsrfField() {
+        TestAccounts.Session viewer = TestAccounts.login(Role.VIEWER);
+        viewer.withoutCsrf().get("/console/test/operator-only").then().statusCode(403).contentType(containsString("text/html"))
+                .body(containsString("signed in as " + viewer.user() + " with role viewer; this needs the role operator"));
+        TestAccounts.Session operator = TestAccounts.login(Role.OPERATOR);
+        operator.withoutCsrf().get("/console/test/operator-only").then().statusCode(200).body(containsString("operator page for " + operator.user()));
+        operator.withoutCsrf().formParam("what", "confirm").post("/console/test/operator-only").then().statusCode(403)
+                .contentType("application/problem+json").body("detail", containsString("missing CSRF token"));
+        operator.withoutCsrf().formParam("what", "confirm").formParam(CurrentUser.CSRF_FIELD, operator.csrfToken() + "x")
+                .post("/console/test/operator-only").then().statusCode(403);
+        operator.withoutCsrf().formParam("what", "confirm").formParam(CurrentUser.CSRF_FIELD, operator.csrfToken())
+                .post("/console/test/operator-only").then().statusCode(200).body(containsString(operator.user() + " did confirm"));
+        viewer.request().formParam("what", "confirm").post("/console/test/operator-only").then().statusCode(403);
+        given().redirects().follow(false).get("/console/test/operator-only").then().statusCode(303)
+                .header("Location", equalTo("/login?next=%2Fconsole%2Ftest%2Foperator-only"));
+    }
 }
