@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
         subcommands = {ServeCommand.class, InventoryCommand.class, AuditCommand.class, io.macfleet.ssh.SshCommand.class,
                 DemoCommand.class, io.macfleet.facts.FactsCommand.class, io.macfleet.facts.DriftCommand.class,
                 io.macfleet.cabling.CablingCommand.class, io.macfleet.provision.ProvisionCommand.class,
-                io.macfleet.provision.PlaybookCommand.class},
+                io.macfleet.provision.PlaybookCommand.class, io.macfleet.accounts.UsersCommand.class,
+                io.macfleet.accounts.TokensCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:success",

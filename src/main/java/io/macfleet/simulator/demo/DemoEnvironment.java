@@ -190,7 +190,8 @@ public final class DemoEnvironment implements AutoCloseable {
         out.append("\nTry:\n");
         out.append("  ssh -i ").append(privateKey).append(" -p ").append(first.port()).append(" -o StrictHostKeyChecking=no admin@")
                 .append(first.host()).append(" system_profiler SPThunderboltDataType\n");
-        out.append("  curl http://localhost:").append(httpPort).append("/api/v1/simulator/machines\n");
+        out.append("  curl -H \"Authorization: Bearer $(cat ").append(options.directory().toAbsolutePath().resolve("api-token"))
+                .append(")\" http://localhost:").append(httpPort).append("/api/v1/simulator/machines\n");
         out.append("  macfleet demo fault studio-02 hang            # and: macfleet demo fault studio-02 clear\n");
         out.append("  macfleet demo fault studio-01:1 unplug        # cable faults name a port\n");
         out.append("  macfleet demo recovery studio-02 --enter      # hold the power button: Recovery\n");
