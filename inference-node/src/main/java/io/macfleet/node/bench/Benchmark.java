@@ -109,6 +109,8 @@ public final class Benchmark {
                     promptTokens, ttft, promptSpeed, ttft);
             int[] single = new int[1];
             long[] tokenNanos = new long[decodeTokens];
+            var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            long decodeCpuStart = os.getProcessCpuTime();
             long decodeStart = System.nanoTime();
             for (int i = 0; i < decodeTokens; i++) {
                 long tokenStart = System.nanoTime();
@@ -117,6 +119,11 @@ public final class Benchmark {
                 tokenNanos[i] = System.nanoTime() - tokenStart;
             }
             double decodeSpeed = decodeTokens / ((System.nanoTime() - decodeStart) / 1e9);
+            double decodeCpuSeconds = (os.getProcessCpuTime() - decodeCpuStart) / 1e9;
+            // CPU time is less skewed than wall time when other processes share the cores (waiting for a core costs
+            // no CPU time); spinning workers do count, so it understates the kernels slightly.
+            log.printf("decode CPU time: %.1f CPU-ms per token = %.2f GB of weights per CPU-second%n",
+                    1e3 * decodeCpuSeconds / decodeTokens, decodeTokens * (double) weights.bytesPerToken() / decodeCpuSeconds / 1e9);
             java.util.Arrays.sort(tokenNanos);
             double medianSpeed = 1e9 / tokenNanos[decodeTokens / 2];
             long rss = peakRss();

@@ -57,7 +57,12 @@ public final class WorkerPool implements AutoCloseable {
                 }
             });
         }
-        drain(count, chunk, next, task, 0);
+        try {
+            drain(count, chunk, next, task, 0);
+        } catch (Throwable t) {
+            // Still wait for the workers: returning while they run the task would let them overlap the next one.
+            failure.compareAndSet(null, t);
+        }
         try {
             done.await();
         } catch (InterruptedException e) {

@@ -17,9 +17,14 @@ import java.util.Random;
 public final class KernelBenchmark {
     static int sink;
 
+    // Species must be static final constants: a species captured by a lambda is a field of the lambda object, not a
+    // constant, so C2 cannot intrinsify the vector operations and boxes every vector (these two diagnostics ran at
+    // 1.9 GB per CPU-second that way, with a young collection every few milliseconds).
+    private static final jdk.incubator.vector.VectorSpecies<Byte> b256 = jdk.incubator.vector.ByteVector.SPECIES_256;
+    private static final jdk.incubator.vector.VectorSpecies<Byte> b512 = jdk.incubator.vector.ByteVector.SPECIES_512;
+
     /** The four-row access pattern with no arithmetic beyond one add per load: the memory ceiling of the pattern. */
     private static void loadsOnly(WorkerPool pool, WeightMatrix w) {
-        var b256 = jdk.incubator.vector.ByteVector.SPECIES_256;
         int rows = w.rows(), blocks = w.columns() / 32;
         long stride = w.rowStride();
         MemorySegment data = w.data();
@@ -41,7 +46,6 @@ public final class KernelBenchmark {
 
     /** One sequential 64-byte stream over the same bytes: what the bandwidth figure measures. */
     private static void sequential(WorkerPool pool, WeightMatrix w) {
-        var b512 = jdk.incubator.vector.ByteVector.SPECIES_512;
         long bytes = w.byteSize();
         MemorySegment data = w.data();
         int chunks = (int) (bytes / 4096);
@@ -55,6 +59,37 @@ public final class KernelBenchmark {
     }
 
     private static final jdk.incubator.vector.VectorSpecies<Float> F = jdk.incubator.vector.FloatVector.SPECIES_512;
+    private static final java.lang.foreign.ValueLayout.OfShort SHORT = java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+
+    /** The four-row kernel as it was before the touch-ahead loads (the A/B baseline). */
+    private static void plainFourRows(WorkerPool pool, WeightMatrix w, float[] x, float[] out) {
+        MemorySegment data = w.data();
+        long stride = w.rowStride();
+        int n = w.columns();
+        pool.parallelFor(w.rows() / 4, (start, end, worker) -> {
+            for (int g = start; g < end; g++) {
+                int r = g * 4;
+                long base = r * stride;
+                var t0 = jdk.incubator.vector.FloatVector.zero(F);
+                var t1 = jdk.incubator.vector.FloatVector.zero(F);
+                var t2 = jdk.incubator.vector.FloatVector.zero(F);
+                var t3 = jdk.incubator.vector.FloatVector.zero(F);
+                for (int b = 0; b < n / 32; b++) {
+                    long k0 = base + b * 34L, k1 = k0 + stride, k2 = k1 + stride, k3 = k2 + stride;
+                    var low = jdk.incubator.vector.FloatVector.fromArray(F, x, b * 32);
+                    var high = jdk.incubator.vector.FloatVector.fromArray(F, x, b * 32 + 16);
+                    t0 = block(data, k0 + 2, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k0))), t0);
+                    t1 = block(data, k1 + 2, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k1))), t1);
+                    t2 = block(data, k2 + 2, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k2))), t2);
+                    t3 = block(data, k3 + 2, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k3))), t3);
+                }
+                out[r] = t0.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+                out[r + 1] = t1.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+                out[r + 2] = t2.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+                out[r + 3] = t3.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+            }
+        });
+    }
     private static final jdk.incubator.vector.VectorSpecies<Byte> B128 = jdk.incubator.vector.ByteVector.SPECIES_128;
 
     private static void repacked(WorkerPool pool, MemorySegment q, float[] scales, int rows, int columns, float[] x, float[] out) {
@@ -99,7 +134,7 @@ public final class KernelBenchmark {
     public static void main(String[] args) {
         int threads = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         int rows = args.length > 1 ? Integer.parseInt(args[1]) : 8192, columns = 2048; // the 1b-shaped FFN gate/up: 17.8 MB in Q8_0, far beyond the caches
-        int matrices = args.length > 2 ? Integer.parseInt(args[2]) : 8; // cycled so that no matrix stays in cache, as in decode
+        int matrices = args.length > 2 ? Integer.parseInt(args[2]) : 64; // 1.1 GB cycled, beyond the 260 MB L3, as in decode (8 = 142 MB stays in L3)
         Random random = new Random(1);
         float[] values = new float[columns];
         long rowBytes = GgmlType.Q8_0.bytesFor(columns);
@@ -148,7 +183,7 @@ public final class KernelBenchmark {
             System.out.printf("streaming read bandwidth, %d threads: %.2f GB/s%n", threads,
                     io.macfleet.node.bench.Benchmark.bandwidth(pool, 512L << 20, 5) / 1e9);
             for (int round = 0; round < 5; round++) {
-                for (String kernel : System.getProperty("bench.kernels", "float four-row,int8 four-row,repacked float,loads only,sequential").split(",")) {
+                for (String kernel : System.getProperty("bench.kernels", "plain four-row,float four-row,int8 four-row,repacked float,loads only,sequential").split(",")) {
                     int products = (int) (400L * 8192 / rows);
                     long cpu0 = os.getProcessCpuTime(), wall0 = System.nanoTime();
                     for (int i = 0; i < products; i++) {
@@ -159,6 +194,8 @@ public final class KernelBenchmark {
                             sequential(pool, w);
                         } else if (kernel.startsWith("repacked")) {
                             repacked(pool, quants[i % matrices], scaleArrays[i % matrices], rows, columns, x, out);
+                        } else if (kernel.equals("plain four-row")) {
+                            plainFourRows(pool, w, x, out);
                         } else if (kernel.startsWith("int8")) {
                             Kernels.matvecQ8Int8(pool, w, x, out);
                         } else {

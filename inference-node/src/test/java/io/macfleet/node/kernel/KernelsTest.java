@@ -170,4 +170,43 @@ class KernelsTest {
             }
         }
     }
+
+    /**
+     * The four-row Q8_0 product touches the next group of rows while computing one: on a slice that ends right after
+     * its last row (no next group inside the segment) and on column slices (rows further apart than their bytes) it
+     * must still compute every row, each against the scalar reference.
+     */
+    @Test
+    void fourRowProductOnSlicesMatchesScalarReference() {
+        int columns = 256;
+        WeightMatrix matrix = randomMatrix(GgmlType.Q8_0, 11, columns);
+        float[] w = ScalarReference.dequantize(GgmlType.Q8_0, matrix.data(), ROWS * columns);
+        float[] x = randomVector(columns, 12);
+        long rowBytes = matrix.rowStride();
+        // Exactly sized segments: all rows, the first 36 rows (9 full groups), and 33 rows from row 4.
+        WeightMatrix[] cases = {
+                new WeightMatrix("all", GgmlType.Q8_0, matrix.data().asSlice(0, ROWS * rowBytes), ROWS, columns, rowBytes),
+                new WeightMatrix("36", GgmlType.Q8_0, matrix.data().asSlice(0, 36 * rowBytes), 36, columns, rowBytes),
+                new WeightMatrix("from 4", GgmlType.Q8_0, matrix.data().asSlice(4 * rowBytes, 33 * rowBytes), 33, columns, rowBytes),
+                matrix.columnSlice(64, 128),
+                matrix.rowSlice(8, 28).columnSlice(224, 32),
+        };
+        int[] firstRow = {0, 0, 4, 0, 8};
+        int[] firstColumn = {0, 0, 0, 64, 224};
+        try (WorkerPool pool = new WorkerPool(2)) {
+            for (int i = 0; i < cases.length; i++) {
+                WeightMatrix m = cases[i];
+                float[] slice = java.util.Arrays.copyOfRange(x, firstColumn[i], firstColumn[i] + m.columns());
+                float[] product = new float[m.rows()];
+                Kernels.matvec(pool, m, slice, product);
+                for (int r = 0; r < m.rows(); r++) {
+                    double expected = 0;
+                    for (int c = 0; c < m.columns(); c++) {
+                        expected += (double) w[(firstRow[i] + r) * columns + firstColumn[i] + c] * slice[c];
+                    }
+                    assertThat(product[r]).as("case %s row %d", m.name(), r).isCloseTo((float) expected, within(1e-3f));
+                }
+            }
+        }
+    }
 }
