@@ -1,5 +1,8 @@
 package io.macfleet.api;
 
+import io.macfleet.accounts.Roles;
+import jakarta.annotation.security.RolesAllowed;
+
 import io.macfleet.audit.AuditEntry;
 import io.macfleet.audit.AuditQuery;
 import io.macfleet.audit.JdbcAuditLog;
@@ -20,6 +23,7 @@ import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** The audit log, newest first, read-only. */
+@RolesAllowed(Roles.VIEWER)
 @Path("/api/v1/audit")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "audit", description = "The append-only audit log")

@@ -1,5 +1,8 @@
 package io.macfleet.api;
 
+import io.macfleet.accounts.Roles;
+import jakarta.annotation.security.RolesAllowed;
+
 import io.macfleet.inventory.DesiredStateStore;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -16,6 +19,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** The applied inventory (desired state), read-only. Change it with `macfleet inventory apply`. */
+@RolesAllowed(Roles.VIEWER)
 @Path("/api/v1")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "inventory", description = "The applied inventory (desired state), read-only")

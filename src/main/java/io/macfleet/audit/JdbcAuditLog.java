@@ -1,6 +1,5 @@
 package io.macfleet.audit;
 
-import io.macfleet.database.DatabaseException;
 import io.macfleet.database.Jdbc;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -10,6 +9,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import javax.sql.DataSource;
 
 /**
@@ -41,10 +41,27 @@ public class JdbcAuditLog implements AuditLog {
                 event.detail(), event.outcome().name());
     }
 
-    /** The most recent entries matching the query, newest first. */
+    /** The most recent entries matching the query, newest first, after skipping {@code query.offset()} of them. */
     public List<AuditEntry> find(AuditQuery query) {
-        StringBuilder sql = new StringBuilder("select id, occurred_at, actor, machine, action, detail, outcome from audit_event where 1 = 1");
         List<Object> parameters = new ArrayList<>();
+        String sql = "select id, occurred_at, actor, machine, action, detail, outcome from audit_event where " + conditions(query, parameters)
+                + " order by id desc offset " + query.offset() + " rows fetch next " + query.limit() + " rows only";
+        return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection, sql, row -> new AuditEntry(
+                row.getLong("id"),
+                new AuditEvent(row.getObject("occurred_at", OffsetDateTime.class).toInstant(), row.getString("actor"),
+                        row.getString("machine"), row.getString("action"), row.getString("detail"),
+                        AuditEvent.Outcome.valueOf(row.getString("outcome")))), parameters.toArray()));
+    }
+
+    /** How many entries match the query's filters (offset and limit aside). */
+    public long count(AuditQuery query) {
+        List<Object> parameters = new ArrayList<>();
+        String sql = "select count(*) from audit_event where " + conditions(query, parameters);
+        return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection, sql, row -> row.getLong(1), parameters.toArray()).getFirst());
+    }
+
+    private static String conditions(AuditQuery query, List<Object> parameters) {
+        StringBuilder sql = new StringBuilder("1 = 1");
         if (query.machine() != null) {
             sql.append(" and machine = ?");
             parameters.add(query.machine());
@@ -61,15 +78,19 @@ public class JdbcAuditLog implements AuditLog {
             sql.append(" and occurred_at >= ?");
             parameters.add(OffsetDateTime.ofInstant(query.since(), ZoneOffset.UTC));
         }
-        sql.append(" order by id desc fetch first ").append(query.limit()).append(" rows only");
-        try {
-            return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection, sql.toString(), row -> new AuditEntry(
-                    row.getLong("id"),
-                    new AuditEvent(row.getObject("occurred_at", OffsetDateTime.class).toInstant(), row.getString("actor"),
-                            row.getString("machine"), row.getString("action"), row.getString("detail"),
-                            AuditEvent.Outcome.valueOf(row.getString("outcome")))), parameters.toArray()));
-        } catch (DatabaseException e) {
-            throw e;
+        if (query.until() != null) {
+            sql.append(" and occurred_at < ?");
+            parameters.add(OffsetDateTime.ofInstant(query.until(), ZoneOffset.UTC));
         }
+        if (query.text() != null) {
+            // The same lower() and like ... escape on H2 and PostgreSQL; the text is matched literally, % and _ included.
+            String pattern = "%" + query.text().toLowerCase(Locale.ROOT).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
+            sql.append(" and (lower(actor) like ? escape '\\' or lower(coalesce(machine, '')) like ? escape '\\'"
+                    + " or lower(action) like ? escape '\\' or lower(detail) like ? escape '\\')");
+            for (int column = 0; column < 4; column++) {
+                parameters.add(pattern);
+            }
+        }
+        return sql.toString();
     }
 }

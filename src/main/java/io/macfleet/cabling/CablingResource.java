@@ -1,5 +1,8 @@
 package io.macfleet.cabling;
 
+import io.macfleet.accounts.Roles;
+import jakarta.annotation.security.RolesAllowed;
+
 import io.macfleet.api.ProblemException;
 import io.macfleet.facts.FactsService;
 import jakarta.inject.Inject;
@@ -14,6 +17,7 @@ import java.util.Optional;
 /** A cluster's cabling checked from the stored facts: the report as JSON, the diagram as SVG for the console. */
 // The class path is the same as the inventory resource's: a longer class path would take every
 // /api/v1/clusters/{name} request away from it (JAX-RS picks the class first) and answer 404.
+@RolesAllowed(Roles.VIEWER)
 @Path("/api/v1")
 public class CablingResource {
 

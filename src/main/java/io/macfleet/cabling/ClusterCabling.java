@@ -40,7 +40,15 @@ public class ClusterCabling {
     public PlannedTopology plan(String clusterName) {
         Map<String, Object> cluster = facts.cluster(clusterName).orElseThrow(() -> new FactsService.UnknownNameException(
                 "no cluster named '" + clusterName + "' in the applied inventory (macfleet inventory apply DIR first)"));
-        List<String> machines = rankOrder(facts.select(clusterName, List.of()));
+        return plan(cluster, facts.select(clusterName, List.of()));
+    }
+
+    /**
+     * The plan from a stored cluster document and its machines' stored documents, for callers that already read
+     * them (the console reads every cluster and machine in one go).
+     */
+    public static PlannedTopology plan(Map<String, Object> cluster, List<Map<String, Object>> clusterMachines) {
+        List<String> machines = rankOrder(clusterMachines);
         Map<?, ?> topology = cluster.get("topology") instanceof Map<?, ?> map ? map : Map.of();
         List<PlannedTopology.PlannedLink> links = new ArrayList<>();
         if (topology.get("links") instanceof List<?> listed) {
@@ -49,7 +57,7 @@ public class ClusterCabling {
             }
         }
         PlannedTopology.Kind kind = "explicit".equals(topology.get("kind")) ? PlannedTopology.Kind.EXPLICIT : PlannedTopology.Kind.FULL_MESH;
-        return new PlannedTopology(clusterName, machines, kind, links);
+        return new PlannedTopology(String.valueOf(cluster.get("name")), machines, kind, links);
     }
 
     /** Optionally gathers fresh facts of the cluster's machines first, then builds the cluster from the stored facts. */

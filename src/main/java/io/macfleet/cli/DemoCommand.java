@@ -57,6 +57,9 @@ public class DemoCommand implements Callable<Integer> {
     @Inject
     io.macfleet.cabling.ClusterCabling clusterCabling;
 
+    @Inject
+    io.macfleet.accounts.AccountService accounts;
+
     /** The demo directory named by {@code --dir} in a demo command line, else ~/.macfleet/demo. */
     static Path directory(String... args) {
         for (int i = 0; i < args.length; i++) {
@@ -109,6 +112,13 @@ public class DemoCommand implements Callable<Integer> {
             return ExitCodes.CHECK_FAILED;
         }
         System.out.println(demo.summary(httpPort));
+        try {
+            printAccount(accounts.prepareDemo(dir), httpPort);
+        } catch (IOException | RuntimeException e) {
+            System.err.println("macfleet demo: could not prepare the demo account: " + e.getMessage());
+            demo.close();
+            return ExitCodes.CHECK_FAILED;
+        }
         System.out.flush();
         try {
             Quarkus.waitForExit();
@@ -118,18 +128,62 @@ public class DemoCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
+    /** Printed to the terminal only (never logged): the password exists nowhere else but the file of mode 600. */
+    private static void printAccount(java.util.Optional<io.macfleet.accounts.AccountService.DemoAccount> account, int httpPort) {
+        if (account.isEmpty()) {
+            System.out.println("Sign in to the console with one of the accounts in `macfleet users list` (the demo's admin account is gone).");
+            return;
+        }
+        var demoAccount = account.get();
+        System.out.println("Console and API: http://localhost:" + httpPort + "/login");
+        if (demoAccount.password() != null) {
+            System.out.println("  user:       " + demoAccount.user() + " (role admin)");
+            System.out.println("  password:   " + demoAccount.password() + "   (also in " + demoAccount.passwordFile() + ", mode 600)");
+        } else {
+            System.out.println("  user:       " + demoAccount.user() + " (role admin), password in "
+                    + (demoAccount.passwordFile() != null ? demoAccount.passwordFile() : "the file written at the demo's first start"));
+        }
+        System.out.println("  API token:  " + demoAccount.tokenFile() + " (mode 600), sent by `macfleet demo fault|recovery|machines`:");
+        System.out.println("              curl -H \"Authorization: Bearer $(cat " + demoAccount.tokenFile() + ")\" http://localhost:" + httpPort
+                + "/api/v1/simulator/machines");
+        System.out.println();
+    }
+
     /** Shared by the subcommands that talk to a running demo. */
     abstract static class Client {
         @Option(names = "--url", description = "The running demo's HTTP address (default http://localhost:$MACFLEET_HTTP_PORT or 8480).")
         String url;
 
+        @Option(names = "--token-file", paramLabel = "FILE",
+                description = "File holding the API token to send (default: $MACFLEET_API_TOKEN if set, else ~/.macfleet/demo/api-token, written by `macfleet demo`).")
+        Path tokenFile;
+
+        /** The API token the requests carry, or null (the demo then answers 401, and the message says why). */
+        private String token() {
+            String fromEnvironment = System.getenv("MACFLEET_API_TOKEN");
+            if (tokenFile == null && fromEnvironment != null && !fromEnvironment.isBlank()) {
+                return fromEnvironment.strip();
+            }
+            Path file = tokenFile != null ? tokenFile : Path.of(System.getProperty("user.home"), ".macfleet", "demo", "api-token");
+            try {
+                return java.nio.file.Files.readString(file).strip();
+            } catch (IOException e) {
+                return null;
+            }
+        }
+
+        private HttpRequest.Builder authorized(HttpRequest.Builder request) {
+            String token = token();
+            return token == null || token.isEmpty() ? request : request.header("Authorization", "Bearer " + token);
+        }
+
         int post(String path, Object body) {
-            return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+            return send(authorized(HttpRequest.newBuilder(uri(path))).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(json(body))).build());
         }
 
         int get(String path) {
-            return send(HttpRequest.newBuilder(uri(path)).GET().build());
+            return send(authorized(HttpRequest.newBuilder(uri(path))).GET().build());
         }
 
         private URI uri(String path) {

@@ -11,7 +11,9 @@ import picocli.CommandLine.Command;
         description = "Fleet management and provisioning for Mac Studio clusters running local LLM inference.",
         subcommands = {ServeCommand.class, InventoryCommand.class, AuditCommand.class, io.macfleet.ssh.SshCommand.class,
                 DemoCommand.class, io.macfleet.facts.FactsCommand.class, io.macfleet.facts.DriftCommand.class,
-                io.macfleet.cabling.CablingCommand.class},
+                io.macfleet.cabling.CablingCommand.class, io.macfleet.provision.ProvisionCommand.class,
+                io.macfleet.provision.PlaybookCommand.class, io.macfleet.accounts.UsersCommand.class,
+                io.macfleet.accounts.TokensCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:success",

@@ -1,5 +1,8 @@
 package io.macfleet.facts;
 
+import io.macfleet.accounts.Roles;
+import jakarta.annotation.security.RolesAllowed;
+
 import io.macfleet.api.ProblemException;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -13,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Stored facts and drift of a machine. */
+@RolesAllowed(Roles.VIEWER)
 @Path("/api/v1")
 @Produces(MediaType.APPLICATION_JSON)
 public class FactsResource {

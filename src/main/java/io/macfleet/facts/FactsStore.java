@@ -61,6 +61,50 @@ public final class FactsStore {
         return latest;
     }
 
+    /**
+     * Which row holds each machine's most recent observation, for every machine that has one, in one query and
+     * without reading the documents. Rows are never updated, so a row id names one observation for good: callers
+     * may cache what they derive from it under that id.
+     */
+    public Map<String, LatestRow> latestRows() {
+        return Jdbc.withConnection(dataSource, connection -> {
+            Map<String, LatestRow> rows = new LinkedHashMap<>();
+            for (LatestRow row : Jdbc.query(connection, "select id, machine, observed_at from (select id, machine, observed_at, "
+                            + "row_number() over (partition by machine order by observed_at desc, id desc) as position from machine_facts) ranked "
+                            + "where position = 1 order by machine",
+                    result -> new LatestRow(result.getLong(1), result.getString(2), result.getObject(3, OffsetDateTime.class).toInstant()))) {
+                rows.put(row.machine(), row);
+            }
+            return rows;
+        });
+    }
+
+    /** The observations stored in these rows (see {@link #latestRows()}), by row id, in one query. */
+    public Map<Long, FactsObservation> observations(Collection<Long> ids) {
+        Map<Long, FactsObservation> observations = new LinkedHashMap<>();
+        if (ids.isEmpty()) {
+            return observations;
+        }
+        String placeholders = String.join(", ", java.util.Collections.nCopies(ids.size(), "?"));
+        Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection,
+                "select id, document from machine_facts where id in (" + placeholders + ")",
+                row -> observations.put(row.getLong(1), read(row.getString(2))), ids.toArray()));
+        return observations;
+    }
+
+    /** The most recent observation of every machine that has one, in two queries whatever the number of machines. */
+    public Map<String, FactsObservation> latestOfAll() {
+        Map<String, LatestRow> rows = latestRows();
+        Map<Long, FactsObservation> byId = observations(rows.values().stream().map(LatestRow::id).toList());
+        Map<String, FactsObservation> latest = new LinkedHashMap<>();
+        rows.forEach((machine, row) -> latest.put(machine, byId.get(row.id())));
+        return latest;
+    }
+
+    /** Where a machine's latest observation is stored and when it was made. */
+    public record LatestRow(long id, String machine, java.time.Instant observedAt) {
+    }
+
     /** Every stored observation of the machine's facts, newest first. */
     public List<MachineFacts> history(String machine) {
         return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection,

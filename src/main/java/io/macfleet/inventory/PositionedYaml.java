@@ -20,17 +20,21 @@ import java.util.Map;
  * pointer. Schema validators report JSON pointers; this is how their errors get a line and a column.
  * For a mapping member the position is the key's (where a person looks), for a sequence item its start.
  */
-final class PositionedYaml {
+public final class PositionedYaml {
 
     private static final YAMLFactory YAML = YAMLFactory.builder().build();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-    record Position(int line, int column) {
+    public record Position(int line, int column) {
     }
 
     /** A YAML syntax problem (or a duplicate key), positioned. */
-    static final class SyntaxException extends Exception {
+    public static final class SyntaxException extends Exception {
         final Position position;
+
+        public Position position() {
+            return position;
+        }
 
         SyntaxException(Position position, String message) {
             super(message);
@@ -46,12 +50,12 @@ final class PositionedYaml {
         this.positions = positions;
     }
 
-    JsonNode root() {
+    public JsonNode root() {
         return root;
     }
 
     /** The position of the pointer, or of its nearest ancestor that has one. */
-    Position positionOf(String pointer) {
+    public Position positionOf(String pointer) {
         String current = pointer;
         while (true) {
             Position position = positions.get(current);
@@ -65,7 +69,12 @@ final class PositionedYaml {
         }
     }
 
-    static PositionedYaml parse(String text) throws SyntaxException {
+    public static PositionedYaml parse(String text) throws SyntaxException {
+        return parse(text, "valid YAML (a mapping of defaults, groups, clusters, machines)");
+    }
+
+    /** As {@link #parse(String)}; {@code expected} says what a syntax error message expects ("valid YAML (a playbook)"). */
+    public static PositionedYaml parse(String text, String expected) throws SyntaxException {
         Map<String, Position> positions = new HashMap<>();
         try (JsonParser parser = YAML.createParser(text)) {
             JsonToken first = parser.nextToken();
@@ -93,7 +102,7 @@ final class PositionedYaml {
                     break;
                 }
             }
-            throw new SyntaxException(position, "malformed YAML: " + message.strip() + "; expected valid YAML (a mapping of defaults, groups, clusters, machines)");
+            throw new SyntaxException(position, "malformed YAML: " + message.strip() + "; expected " + expected);
         } catch (IOException e) {
             throw new SyntaxException(new Position(1, 1), "cannot read YAML: " + e.getMessage());
         }
@@ -161,12 +170,12 @@ final class PositionedYaml {
         return new Position(Math.max(1, location.getLineNr()), Math.max(1, location.getColumnNr()));
     }
 
-    static String escape(String key) {
+    public static String escape(String key) {
         return key.replace("~", "~0").replace("/", "~1");
     }
 
     /** A JSON pointer from path elements (names and indexes). */
-    static String pointer(List<Object> elements) {
+    public static String pointer(List<Object> elements) {
         StringBuilder builder = new StringBuilder();
         for (Object element : elements) {
             builder.append('/').append(element instanceof String name ? escape(name) : String.valueOf(element));

@@ -86,6 +86,10 @@ final class MacShell {
                 return Result.fail(1, "sudo: a terminal is required to read the password; either use the -S option to read from standard input or configure an askpass helper\nsudo: a password is required\n");
             }
             words.removeFirst();
+            if (!words.isEmpty() && words.getFirst().equals("--")) {
+                // sudo's end of options: what macfleet's Command sends (`sudo -n -- PROGRAM ...`).
+                words.removeFirst();
+            }
             root = true;
             if (words.isEmpty()) {
                 return Result.fail(1, "usage: sudo -h | -K | -k | -V\n");

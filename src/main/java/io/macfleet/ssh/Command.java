@@ -17,7 +17,10 @@ import java.util.regex.Pattern;
  * @param idempotent safe to repeat (reads state, or sets it to a fixed value): retried once when the
  *                   connection drops; a non-idempotent command is never repeated
  */
-public record Command(String program, List<String> arguments, boolean sudo, boolean idempotent) {
+public record Command(String program, List<String> arguments, boolean sudo, boolean idempotent, java.util.Set<Integer> secretArguments) {
+
+    /** How a secret argument appears wherever a command is shown (audit log, messages, toString). */
+    public static final String REDACTED = "'<redacted>'";
 
     private static final Pattern PROGRAM = Pattern.compile("[A-Za-z0-9_./+-]+");
     private static final Pattern NEEDS_NO_QUOTES = Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
@@ -28,12 +31,22 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
             throw new IllegalArgumentException("not a program name or path: '" + program + "'");
         }
         arguments = List.copyOf(arguments);
+        secretArguments = secretArguments == null ? java.util.Set.of() : java.util.Set.copyOf(secretArguments);
+        for (int index : secretArguments) {
+            if (index < 0 || index >= arguments.size()) {
+                throw new IllegalArgumentException("secret argument index " + index + " is outside the " + arguments.size() + " arguments of " + program);
+            }
+        }
         for (String argument : arguments) {
             if (argument.indexOf('\0') >= 0) {
                 // A NUL byte cannot be part of a Unix argument; refusing is better than silently cutting it.
                 throw new IllegalArgumentException("an argument of " + program + " contains a NUL character");
             }
         }
+    }
+
+    public Command(String program, List<String> arguments, boolean sudo, boolean idempotent) {
+        this(program, arguments, sudo, idempotent, java.util.Set.of());
     }
 
     /** A command that changes state and is never repeated automatically. */
@@ -56,23 +69,35 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
     }
 
     public Command asIdempotent() {
-        return new Command(program, arguments, sudo, true);
+        return new Command(program, arguments, sudo, true, secretArguments);
     }
 
     public Command withSudo() {
-        return new Command(program, arguments, true, idempotent);
+        return new Command(program, arguments, true, idempotent, secretArguments);
     }
 
     /** The command line sent to the machine, every word quoted for a POSIX shell where needed. */
     public String render() {
+        return render(false);
+    }
+
+    /**
+     * The command line as it may be shown (audit log, messages): like {@link #render()} with every secret
+     * argument (a password passed on the command line) replaced by {@value #REDACTED}.
+     */
+    public String display() {
+        return render(true);
+    }
+
+    private String render(boolean redacted) {
         StringBuilder line = new StringBuilder();
         if (sudo) {
             // -n: never prompt for a password (fail instead); --: the program name cannot be read as an option.
             line.append("sudo -n -- ");
         }
         line.append(quote(program));
-        for (String argument : arguments) {
-            line.append(' ').append(quote(argument));
+        for (int index = 0; index < arguments.size(); index++) {
+            line.append(' ').append(redacted && secretArguments.contains(index) ? REDACTED : quote(arguments.get(index)));
         }
         return line.toString();
     }
@@ -89,7 +114,7 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
 
     @Override
     public String toString() {
-        return render();
+        return display();
     }
 
     public static final class Builder {
@@ -97,6 +122,7 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
         private final List<String> arguments = new ArrayList<>();
         private boolean sudo;
         private boolean idempotent;
+        private final java.util.Set<Integer> secretArguments = new java.util.HashSet<>();
 
         private Builder(String program) {
             this.program = program;
@@ -105,6 +131,12 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
         public Builder argument(String argument) {
             arguments.add(Objects.requireNonNull(argument, "argument"));
             return this;
+        }
+
+        /** An argument that is sent but never shown: audit entries and messages say {@value Command#REDACTED}. */
+        public Builder secretArgument(String argument) {
+            secretArguments.add(arguments.size());
+            return argument(argument);
         }
 
         public Builder arguments(String... more) {
@@ -125,7 +157,7 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
         }
 
         public Command build() {
-            return new Command(program, arguments, sudo, idempotent);
+            return new Command(program, arguments, sudo, idempotent, secretArguments);
         }
     }
 }

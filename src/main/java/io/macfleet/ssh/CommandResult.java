@@ -38,7 +38,7 @@ public record CommandResult(String machine, String address, Command command, Int
      */
     public CommandResult requireSuccess() {
         if (truncated()) {
-            throw new SshException.OutputCapExceeded(machine, address, "`" + command.render() + "` wrote more than the output cap"
+            throw new SshException.OutputCapExceeded(machine, address, "`" + command.display() + "` wrote more than the output cap"
                     + " (" + (stdoutTruncated ? "stdout" : "") + (stdoutTruncated && stderrTruncated ? " and " : "")
                     + (stderrTruncated ? "stderr" : "") + "); reading stopped and the channel was closed");
         }
@@ -46,7 +46,7 @@ public record CommandResult(String machine, String address, Command command, Int
             String how = exitSignal != null ? "was killed by signal " + exitSignal
                     : exitStatus == null ? "ended without an exit status" : "exited with status " + exitStatus;
             String firstErrorLine = stderr.strip().lines().findFirst().orElse("");
-            throw new SshException.CommandFailed(this, "`" + command.render() + "` " + how
+            throw new SshException.CommandFailed(this, "`" + command.display() + "` " + how
                     + (firstErrorLine.isEmpty() ? "" : ": " + abbreviate(firstErrorLine)));
         }
         return this;
@@ -64,7 +64,7 @@ public record CommandResult(String machine, String address, Command command, Int
     @Override
     public String toString() {
         // Output is left out on purpose: results end up in logs, output can be large or sensitive.
-        return "CommandResult[" + machine + " `" + command.render() + "` exit " + exitStatus
+        return "CommandResult[" + machine + " `" + command.display() + "` exit " + exitStatus
                 + (exitSignal == null ? "" : " signal " + exitSignal) + ", " + duration.toMillis() + " ms"
                 + (truncated() ? ", truncated" : "") + (attempts > 1 ? ", " + attempts + " attempts" : "") + "]";
     }

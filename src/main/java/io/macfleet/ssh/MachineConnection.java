@@ -234,7 +234,7 @@ final class MachineConnection implements AutoCloseable {
                     false, e);
         }
         try {
-            running = session.exec(rendered);
+            running = session.exec(command.render());
         } catch (IOException e) {
             close();
             throw new SshException.ConnectionDropped(target, "connection lost while sending `" + rendered + "`: " + e,
@@ -292,6 +292,28 @@ final class MachineConnection implements AutoCloseable {
         return new CommandResult(target.machine(), target.address(), command, exitStatus,
                 signal == null ? null : signal.toString(), stdout.text(), stderr.text(), duration, stdout.truncated(),
                 stderr.truncated(), attempt);
+    }
+
+    /**
+     * Writes a file over SFTP (replacing it), then sets its mode. The content is written to a temporary name
+     * next to it and renamed over it, so a reader never sees half a file.
+     */
+    void upload(String remotePath, byte[] content, int mode) {
+        String temporary = remotePath + ".macfleet-upload";
+        try (net.schmizz.sshj.sftp.SFTPClient sftp = client.newSFTPClient()) {
+            try (net.schmizz.sshj.sftp.RemoteFile file = sftp.open(temporary, java.util.EnumSet.of(
+                    net.schmizz.sshj.sftp.OpenMode.WRITE, net.schmizz.sshj.sftp.OpenMode.CREAT, net.schmizz.sshj.sftp.OpenMode.TRUNC))) {
+                file.write(0, content, 0, content.length);
+            }
+            sftp.chmod(temporary, mode);
+            sftp.rename(temporary, remotePath, java.util.EnumSet.of(net.schmizz.sshj.sftp.RenameFlags.OVERWRITE));
+        } catch (net.schmizz.sshj.sftp.SFTPException e) {
+            throw new SshException.TransferFailed(target, "SFTP upload of " + remotePath + " failed: " + e.getStatusCode()
+                    + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"), e);
+        } catch (IOException e) {
+            close();
+            throw new SshException.ConnectionDropped(target, "connection lost during the SFTP upload of " + remotePath + ": " + e, true, e);
+        }
     }
 
     private static boolean isTimeout(Throwable e) {

@@ -131,4 +131,11 @@ public abstract sealed class SshException extends RuntimeException {
             return result;
         }
     }
+
+    /** An SFTP transfer was refused by the machine (permission denied, no such directory, disk full). */
+    public static final class TransferFailed extends SshException {
+        TransferFailed(SshTarget target, String what, Throwable cause) {
+            super(target, what, cause);
+        }
+    }
 }

@@ -70,7 +70,8 @@ public final class SshRun implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("this SSH run is closed");
         }
-        String rendered = command.render();
+        // Shown in the audit log and in messages: secret arguments redacted. The real line is rendered when sent.
+        String rendered = command.display();
         if (command.sudo() && !settings.sudoAllowList().contains(command.program())) {
             SshException refused = new SshException.SudoNotAllowed(target, "`" + rendered + "` refused, nothing was sent: "
                     + command.program() + " is not on the sudo allow-list " + settings.sudoAllowList().stream().sorted().toList());
@@ -113,6 +114,27 @@ public final class SshRun implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes a file on the machine over SFTP (atomically: a temporary name renamed over the target) and sets its
+     * mode. Audited as {@code sftp.put} with the path, size and mode, never the content.
+     */
+    public void upload(SshTarget target, String remotePath, byte[] content, int mode) {
+        if (closed) {
+            throw new IllegalStateException("this SSH run is closed");
+        }
+        String detail = remotePath + " (" + content.length + " bytes, mode " + Integer.toOctalString(mode) + ")";
+        long start = System.nanoTime();
+        try {
+            connection(target, settings.limits()).upload(remotePath, content, mode);
+            auditLog.record(new AuditEvent(clock.instant(), settings.actor(), target.machine(), "sftp.put",
+                    detail + " [" + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms]", AuditEvent.Outcome.SUCCESS));
+        } catch (SshException e) {
+            auditLog.record(new AuditEvent(clock.instant(), settings.actor(), target.machine(), "sftp.put",
+                    detail + " [" + kind(e) + "]", AuditEvent.Outcome.FAILURE));
+            throw e;
+        }
+    }
+
     private static String kind(SshException e) {
         return switch (e) {
             case SshException.Unreachable ignored -> "unreachable";
@@ -125,6 +147,7 @@ public final class SshRun implements AutoCloseable {
             case SshException.OutputCapExceeded ignored -> "output cap exceeded";
             case SshException.SudoNotAllowed ignored -> "refused: not on the sudo allow-list";
             case SshException.CommandFailed ignored -> "failed";
+            case SshException.TransferFailed ignored -> "transfer failed";
         };
     }
 

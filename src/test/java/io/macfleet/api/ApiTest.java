@@ -8,6 +8,8 @@ import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
 
+import static io.macfleet.accounts.TestAccounts.viewer;
+
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.ExampleInventory;
 import io.macfleet.inventory.InventoryLoader;
@@ -18,7 +20,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The read-only REST API over the applied example inventory, plus health, OpenAPI and metrics. */
+/** The read-only REST API over the applied example inventory (as a viewer), plus health, OpenAPI and metrics (open to all). */
 @QuarkusTest
 class ApiTest {
 
@@ -34,22 +36,22 @@ class ApiTest {
 
     @Test
     void clusters() {
-        given().when().get("/api/v1/clusters").then().statusCode(200)
+        viewer().when().get("/api/v1/clusters").then().statusCode(200)
                 .body("name", contains("llm-a"))
                 .body("[0].macosVersion", equalTo("26.2"))
                 .body("[0].topology.kind", equalTo("full-mesh"))
                 .body("[0].inference.parallelism", equalTo("tensor"))
                 .body("[0].machines", contains("studio-01", "studio-02", "studio-03", "studio-04"));
-        given().when().get("/api/v1/clusters/llm-a").then().statusCode(200).body("topology.links", hasSize(6));
+        viewer().when().get("/api/v1/clusters/llm-a").then().statusCode(200).body("topology.links", hasSize(6));
     }
 
     @Test
     void machines() {
-        given().when().get("/api/v1/machines").then().statusCode(200)
+        viewer().when().get("/api/v1/machines").then().statusCode(200)
                 .body("name", contains("studio-01", "studio-02", "studio-03", "studio-04"))
                 .body("memoryGb", contains(512, 512, 256, 256));
-        given().queryParam("cluster", "llm-a").when().get("/api/v1/machines").then().statusCode(200).body("$", hasSize(4));
-        given().when().get("/api/v1/machines/studio-01").then().statusCode(200)
+        viewer().queryParam("cluster", "llm-a").when().get("/api/v1/machines").then().statusCode(200).body("$", hasSize(4));
+        viewer().when().get("/api/v1/machines/studio-01").then().statusCode(200)
                 .body("address", equalTo("192.168.50.11"))
                 .body("role", equalTo("coordinator"))
                 .body("model", equalTo("Mac15,14"))
@@ -58,35 +60,35 @@ class ApiTest {
 
     @Test
     void unknownNamesAreProblem404s() {
-        given().when().get("/api/v1/machines/studio-99").then().statusCode(404)
+        viewer().when().get("/api/v1/machines/studio-99").then().statusCode(404)
                 .contentType("application/problem+json")
                 .body("status", equalTo(404))
                 .body("title", equalTo("Not Found"))
                 .body("detail", equalTo("no machine named 'studio-99' in the applied inventory"))
                 .body("instance", equalTo("/api/v1/machines/studio-99"));
-        given().when().get("/api/v1/clusters/nope").then().statusCode(404).contentType("application/problem+json");
+        viewer().when().get("/api/v1/clusters/nope").then().statusCode(404).contentType("application/problem+json");
     }
 
     @Test
     void badParametersAreProblem400s() {
-        given().queryParam("limit", "many").when().get("/api/v1/audit").then().statusCode(400)
+        viewer().queryParam("limit", "many").when().get("/api/v1/audit").then().statusCode(400)
                 .contentType("application/problem+json").body("detail", equalTo("limit 'many' is not a number; expected 1 to 10000"));
-        given().queryParam("since", "last week").when().get("/api/v1/audit").then().statusCode(400)
+        viewer().queryParam("since", "last week").when().get("/api/v1/audit").then().statusCode(400)
                 .contentType("application/problem+json");
-        given().queryParam("limit", "0").when().get("/api/v1/audit").then().statusCode(400);
-        given().queryParam("cluster", "nope").when().get("/api/v1/machines").then().statusCode(400)
+        viewer().queryParam("limit", "0").when().get("/api/v1/audit").then().statusCode(400);
+        viewer().queryParam("cluster", "nope").when().get("/api/v1/machines").then().statusCode(400)
                 .contentType("application/problem+json");
     }
 
     @Test
     void auditIsFilterable() {
-        given().queryParam("actor", "api-test").queryParam("action", "inventory.apply").queryParam("limit", "1")
+        viewer().queryParam("actor", "api-test").queryParam("action", "inventory.apply").queryParam("limit", "1")
                 .when().get("/api/v1/audit").then().statusCode(200)
                 .body("$", hasSize(1))
                 .body("[0].actor", equalTo("api-test"))
                 .body("[0].machine", nullValue())
                 .body("[0].outcome", equalTo("SUCCESS"));
-        given().queryParam("since", "2999-01-01").when().get("/api/v1/audit").then().statusCode(200).body("$", hasSize(0));
+        viewer().queryParam("since", "2999-01-01").when().get("/api/v1/audit").then().statusCode(200).body("$", hasSize(0));
     }
 
     @Test

@@ -125,4 +125,40 @@ abstract class DesiredStateContract {
                 .containsExactly("inventory.apply");
         assertThatThrownBy(() -> new AuditQuery(null, null, null, null, 0)).hasMessageContaining("expected 1 to 10000");
     }
+
+    @Test
+    void theAuditLogSearchesTextAndTimeRangesAndPages() {
+        JdbcAuditLog audit = new JdbcAuditLog(dataSource());
+        Instant start = Instant.parse("2026-02-01T00:00:00Z");
+        for (int index = 0; index < 25; index++) {
+            audit.record(new AuditEvent(start.plusSeconds(index * 60L), index % 2 == 0 ? "alice" : "bob", "studio-" + (index % 3),
+                    "ssh.exec", "command " + index + (index == 7 ? " 100%_done" : ""), AuditEvent.Outcome.SUCCESS));
+        }
+
+        assertThat(audit.find(new AuditQuery(null, null, null, null, null, "COMMAND 1", 0, 100)))
+                .extracting(entry -> entry.event().detail())
+                .containsExactly("command 19", "command 18", "command 17", "command 16", "command 15", "command 14", "command 13",
+                        "command 12", "command 11", "command 10", "command 1");
+        // % and _ are matched as themselves, not as wildcards.
+        assertThat(audit.find(new AuditQuery(null, null, null, null, null, "0%_d", 0, 100)))
+                .extracting(entry -> entry.event().detail()).containsExactly("command 7 100%_done");
+        assertThat(audit.find(new AuditQuery(null, null, null, null, null, "0%xd", 0, 100))).isEmpty();
+        // The text matches actors and machines too.
+        assertThat(audit.count(new AuditQuery(null, null, null, null, null, "BOB", 0, 100))).isEqualTo(12);
+        assertThat(audit.count(new AuditQuery(null, null, null, null, null, "studio-2", 0, 100))).isEqualTo(8);
+
+        AuditQuery range = new AuditQuery(null, null, "alice", start.plusSeconds(120), start.plusSeconds(600), null, 0, 100);
+        assertThat(audit.find(range)).extracting(entry -> entry.event().detail())
+                .containsExactly("command 8", "command 6", "command 4", "command 2");
+
+        AuditQuery secondPage = new AuditQuery(null, "ssh.exec", null, null, null, null, 10, 10);
+        assertThat(audit.find(secondPage)).extracting(entry -> entry.event().detail()).first().isEqualTo("command 14");
+        assertThat(audit.find(secondPage)).hasSize(10).last().extracting(entry -> entry.event().detail()).isEqualTo("command 5");
+        assertThat(audit.find(new AuditQuery(null, "ssh.exec", null, null, null, null, 20, 10))).hasSize(5);
+        assertThat(audit.count(secondPage)).isEqualTo(25);
+
+        assertThatThrownBy(() -> new AuditQuery(null, null, null, start.plusSeconds(60), start, null, 0, 10))
+                .hasMessageContaining("ends").hasMessageContaining("before it starts");
+        assertThatThrownBy(() -> new AuditQuery(null, null, null, null, null, null, -1, 10)).hasMessageContaining("offset -1");
+    }
 }

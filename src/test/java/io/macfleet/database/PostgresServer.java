@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Assumptions;
  * directory and postgres on a free loopback port. initdb refuses to run as root, so as root the server runs
  * as the postgres OS user. Without the binaries the test fails on CI (CI=true) and is skipped elsewhere.
  */
-final class PostgresServer implements AutoCloseable {
+public final class PostgresServer implements AutoCloseable {
 
     private final Path binaries;
     private final Path directory;
@@ -32,7 +32,7 @@ final class PostgresServer implements AutoCloseable {
         this.asPostgresUser = asPostgresUser;
     }
 
-    static PostgresServer start() throws IOException, InterruptedException {
+    public static PostgresServer start() throws IOException, InterruptedException {
         Optional<Path> binaries = findBinaries();
         if (binaries.isEmpty()) {
             String reason = "PostgreSQL binaries not found under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)";
@@ -57,7 +57,7 @@ final class PostgresServer implements AutoCloseable {
         return server;
     }
 
-    String url() {
+    public String url() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
     }
 

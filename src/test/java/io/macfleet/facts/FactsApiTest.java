@@ -1,6 +1,6 @@
 package io.macfleet.facts;
 
-import static io.restassured.RestAssured.given;
+import static io.macfleet.accounts.TestAccounts.viewer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.empty;
@@ -61,7 +61,7 @@ class FactsApiTest {
 
     @Test
     void latestFactsWithDrift() {
-        given().when().get("/api/v1/machines/studio-01/facts").then().statusCode(200)
+        viewer().when().get("/api/v1/machines/studio-01/facts").then().statusCode(200)
                 .body("machine", equalTo("studio-01"))
                 .body("facts.modelIdentifier", equalTo("Mac15,14"))
                 .body("facts.chip", equalTo("Apple M3 Ultra"))
@@ -72,9 +72,9 @@ class FactsApiTest {
                 .body("facts.rdmaEnabled", equalTo(true))
                 .body("facts.observedAt", startsWith("20"))
                 .body("drift", empty());
-        given().when().get("/api/v1/machines/studio-04/facts").then().statusCode(200)
+        viewer().when().get("/api/v1/machines/studio-04/facts").then().statusCode(200)
                 .body("drift.field", contains("memoryGb"));
-        given().when().get("/api/v1/machines/studio-04/drift").then().statusCode(200)
+        viewer().when().get("/api/v1/machines/studio-04/drift").then().statusCode(200)
                 .body("machine", equalTo("studio-04"))
                 .body("differences[0].expected", equalTo("512"))
                 .body("differences[0].observed", equalTo("256"));
@@ -82,7 +82,7 @@ class FactsApiTest {
 
     @Test
     void history() {
-        given().queryParam("history", true).when().get("/api/v1/machines/studio-02/facts").then().statusCode(200)
+        viewer().queryParam("history", true).when().get("/api/v1/machines/studio-02/facts").then().statusCode(200)
                 .body("machine", equalTo("studio-02"))
                 .body("history.size()", greaterThanOrEqualTo(1))
                 .body("history[0].machine", equalTo("studio-02"));
@@ -90,29 +90,29 @@ class FactsApiTest {
 
     @Test
     void unknownMachineAndMissingFactsAreProblem404s() {
-        given().when().get("/api/v1/machines/studio-99/facts").then().statusCode(404)
+        viewer().when().get("/api/v1/machines/studio-99/facts").then().statusCode(404)
                 .contentType("application/problem+json")
                 .body("status", equalTo(404))
                 .body("detail", equalTo("no machine named 'studio-99' in the applied inventory"));
         // studio-05 is in the inventory but was never gathered.
-        given().when().get("/api/v1/machines/studio-05/facts").then().statusCode(404)
+        viewer().when().get("/api/v1/machines/studio-05/facts").then().statusCode(404)
                 .contentType("application/problem+json")
                 .body("detail", equalTo("no facts stored for machine 'studio-05' yet (run `macfleet facts studio-05`)"));
-        given().when().get("/api/v1/machines/studio-05/drift").then().statusCode(404);
+        viewer().when().get("/api/v1/machines/studio-05/drift").then().statusCode(404);
     }
 
     @Test
     void clusterCablingAsJsonAndSvg() {
-        given().when().get("/api/v1/clusters/llm-a/cabling").then().log().ifValidationFails().statusCode(200)
+        viewer().when().get("/api/v1/clusters/llm-a/cabling").then().log().ifValidationFails().statusCode(200)
                 .contentType("application/json")
                 .body("cluster", equalTo("llm-a"))
                 .body("passed", equalTo(true))
                 .body("links", hasSize(6));
-        String svg = given().when().get("/api/v1/clusters/llm-a/cabling.svg").then().statusCode(200)
+        String svg = viewer().when().get("/api/v1/clusters/llm-a/cabling.svg").then().statusCode(200)
                 .contentType("image/svg+xml").extract().asString();
         assertThat(svg).contains("<svg").contains("studio-01").contains("studio-04").contains("</svg>");
-        given().when().get("/api/v1/clusters/llm-z/cabling").then().statusCode(404).contentType("application/problem+json")
+        viewer().when().get("/api/v1/clusters/llm-z/cabling").then().statusCode(404).contentType("application/problem+json")
                 .body("detail", equalTo("no cluster named 'llm-z' in the applied inventory"));
-        given().when().get("/api/v1/clusters/llm-z/cabling.svg").then().statusCode(404);
+        viewer().when().get("/api/v1/clusters/llm-z/cabling.svg").then().statusCode(404);
     }
 }

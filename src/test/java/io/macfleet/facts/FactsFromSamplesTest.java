@@ -103,6 +103,18 @@ class FactsFromSamplesTest {
             assertThat(store.history("studio-01")).containsExactly(newer.facts(), older.facts());
             assertThat(store.latest(List.of("studio-02", "studio-03"))).containsOnlyKeys("studio-02");
             assertThat(store.latest("studio-02").orElseThrow().outputs()).isEqualTo(outputs);
+
+            // Every machine's latest in one query (the console's overview), and the documents of chosen rows in another.
+            Map<String, FactsStore.LatestRow> rows = store.latestRows();
+            assertThat(rows).containsOnlyKeys("studio-01", "studio-02");
+            assertThat(rows.get("studio-01").observedAt()).isEqualTo(OBSERVED.plusSeconds(60));
+            assertThat(store.observations(List.of(rows.get("studio-01").id()))).containsExactly(Map.entry(rows.get("studio-01").id(), newer));
+            assertThat(store.observations(List.of())).isEmpty();
+            assertThat(store.latestOfAll()).containsExactly(Map.entry("studio-01", newer), Map.entry("studio-02", other));
+            // Two observations at the same instant: the one stored last is the latest.
+            FactsObservation again = new FactsObservation(FactsGatherer.parse("studio-02", OBSERVED, outputs), outputs);
+            store.save(List.of(again));
+            assertThat(store.latestRows().get("studio-02").id()).isGreaterThan(rows.get("studio-02").id());
         }
     }
 }

@@ -1,5 +1,8 @@
 package io.macfleet.simulator.api;
 
+import io.macfleet.accounts.Roles;
+import jakarta.annotation.security.RolesAllowed;
+
 import io.macfleet.simulator.Cable;
 import io.macfleet.simulator.FaultStep;
 import io.macfleet.simulator.SimulatedFleet;
@@ -22,6 +25,7 @@ import java.util.function.Function;
  * Control endpoint of the Mac Studio simulator. Answers only while `macfleet demo` runs (404 otherwise): list
  * machines and cables, inject faults, power, and type into a Mac's Recovery Terminal.
  */
+@RolesAllowed(Roles.VIEWER)
 @Path("/api/v1/simulator")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -50,6 +54,7 @@ public class SimulatorResource {
     }
 
     @POST
+    @RolesAllowed(Roles.OPERATOR)
     @Path("/faults")
     public Response fault(FaultStep step) {
         if (step == null) {
@@ -59,6 +64,7 @@ public class SimulatorResource {
     }
 
     @POST
+    @RolesAllowed(Roles.OPERATOR)
     @Path("/machines/{name}/recovery")
     public Response enterRecovery(@PathParam("name") String name) {
         return withFleet(fleet -> {
@@ -68,6 +74,7 @@ public class SimulatorResource {
     }
 
     @POST
+    @RolesAllowed(Roles.OPERATOR)
     @Path("/machines/{name}/recovery/commands")
     public Response recoveryCommand(@PathParam("name") String name, RecoveryCommand command) {
         if (command == null || command.command() == null) {

@@ -186,15 +186,19 @@ public final class DemoEnvironment implements AutoCloseable {
         out.append("  inventory:  ").append(inventoryDirectory).append('\n');
         out.append("  SSH key:    ").append(privateKey).append('\n');
         SimulatedFleet.Endpoint first = fleet.endpoint(fleet.machines().iterator().next().name());
+        out.append("\nWeb console: http://localhost:").append(httpPort).append("/console\n");
         out.append("\nTry:\n");
         out.append("  ssh -i ").append(privateKey).append(" -p ").append(first.port()).append(" -o StrictHostKeyChecking=no admin@")
                 .append(first.host()).append(" system_profiler SPThunderboltDataType\n");
-        out.append("  curl http://localhost:").append(httpPort).append("/api/v1/simulator/machines\n");
+        out.append("  curl -H \"Authorization: Bearer $(cat ").append(options.directory().toAbsolutePath().resolve("api-token"))
+                .append(")\" http://localhost:").append(httpPort).append("/api/v1/simulator/machines\n");
         out.append("  macfleet demo fault studio-02 hang            # and: macfleet demo fault studio-02 clear\n");
         out.append("  macfleet demo fault studio-01:1 unplug        # cable faults name a port\n");
         out.append("  macfleet demo recovery studio-02 --enter      # hold the power button: Recovery\n");
         out.append("  macfleet demo recovery studio-02 \"rdma_ctl enable\"\n");
         out.append("  macfleet demo recovery studio-02 reboot\n");
+        out.append("\nProvision the cluster from a second shell (the Recovery step for RDMA is walked through on the console):\n");
+        out.append("  MACFLEET_HOME=").append(options.directory().toAbsolutePath()).append(" macfleet provision ").append(CLUSTER).append('\n');
         out.append("\nStop with Ctrl-C.\n");
         return out.toString();
     }

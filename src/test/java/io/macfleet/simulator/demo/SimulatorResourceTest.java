@@ -1,6 +1,7 @@
 package io.macfleet.simulator.demo;
 
-import static io.restassured.RestAssured.given;
+import static io.macfleet.accounts.TestAccounts.operator;
+import static io.macfleet.accounts.TestAccounts.viewer;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
@@ -17,29 +18,29 @@ class SimulatorResourceTest {
 
     @Test
     void controlApiAnswersOnlyWhileADemoRuns() throws Exception {
-        given().get("/api/v1/simulator/machines").then().statusCode(404).body("title", equalTo("Simulator not running"));
+        viewer().get("/api/v1/simulator/machines").then().statusCode(404).body("title", equalTo("Simulator not running"));
 
         Path directory = Files.createTempDirectory("macfleet-demo-api");
         try (DemoEnvironment demo = DemoEnvironment.start(new DemoEnvironment.Options(directory, 2, "127.0.0.51", 0, Duration.ofMillis(300), null))) {
-            given().get("/api/v1/simulator/machines").then().statusCode(200).body("$", hasSize(2))
+            viewer().get("/api/v1/simulator/machines").then().statusCode(200).body("$", hasSize(2))
                     .body("[1].name", equalTo("studio-02")).body("[1].macosVersion", equalTo("26.1"));
-            given().get("/api/v1/simulator/cables").then().statusCode(200).body("$", hasSize(1));
+            viewer().get("/api/v1/simulator/cables").then().statusCode(200).body("$", hasSize(1));
 
-            given().contentType("application/json").body("{\"machine\":\"studio-02\",\"fault\":\"slow\",\"millis\":50}")
+            operator().contentType("application/json").body("{\"machine\":\"studio-02\",\"fault\":\"slow\",\"millis\":50}")
                     .post("/api/v1/simulator/faults").then().statusCode(200).body("result", equalTo("slow on studio-02"));
-            given().contentType("application/json").body("{\"machine\":\"studio-09\",\"fault\":\"hang\"}")
+            operator().contentType("application/json").body("{\"machine\":\"studio-09\",\"fault\":\"hang\"}")
                     .post("/api/v1/simulator/faults").then().statusCode(404).body("detail", containsString("studio-09"));
 
-            given().contentType("application/json").body("{\"command\":\"rdma_ctl enable\"}")
+            operator().contentType("application/json").body("{\"command\":\"rdma_ctl enable\"}")
                     .post("/api/v1/simulator/machines/studio-02/recovery/commands").then().statusCode(409).body("detail", containsString("not in Recovery"));
-            given().contentType("application/json").body("{}").post("/api/v1/simulator/machines/studio-02/recovery").then().statusCode(200)
+            operator().contentType("application/json").body("{}").post("/api/v1/simulator/machines/studio-02/recovery").then().statusCode(200)
                     .body("power", equalTo("recovery")).body("sshReachable", equalTo(false));
-            given().contentType("application/json").body("{\"command\":\"rdma_ctl enable\"}")
+            operator().contentType("application/json").body("{\"command\":\"rdma_ctl enable\"}")
                     .post("/api/v1/simulator/machines/studio-02/recovery/commands").then().statusCode(200).body("exitCode", equalTo(0));
-            given().contentType("application/json").body("{\"command\":\"reboot\"}")
+            operator().contentType("application/json").body("{\"command\":\"reboot\"}")
                     .post("/api/v1/simulator/machines/studio-02/recovery/commands").then().statusCode(200).body("power", equalTo("rebooting"));
             Thread.sleep(1200);
-            given().get("/api/v1/simulator/machines/studio-02").then().statusCode(200).body("rdmaEnabled", equalTo(true)).body("power", equalTo("on"));
+            viewer().get("/api/v1/simulator/machines/studio-02").then().statusCode(200).body("rdmaEnabled", equalTo(true)).body("power", equalTo("on"));
         }
     }
 }

@@ -1,0 +1,174 @@
+package io.macfleet.console;
+
+import io.macfleet.audit.AuditEntry;
+import io.macfleet.cabling.Finding;
+import io.macfleet.facts.Drift;
+import io.quarkus.qute.RawString;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+
+/** What each console page shows, computed before rendering so that templates only lay it out. */
+public final class Pages {
+
+    private Pages() {
+    }
+
+    /**
+     * What every page shares.
+     *
+     * @param section the navigation entry to mark as current: overview, clusters, runs, audit
+     */
+    public record Layout(String title, String section, Viewer viewer) {
+        public boolean current(String entry) {
+            return entry.equals(section);
+        }
+    }
+
+    /** One choice of a filter, with the link that selects it. */
+    public record Choice(String label, String value, String url, boolean selected) {
+    }
+
+    public record Overview(Layout layout, List<Choice> clusterChoices, List<Choice> statusChoices, String status, OverviewTable table) {
+    }
+
+    /**
+     * The live part of the overview (what htmx fetches every few seconds).
+     *
+     * @param refreshUrl the fragment's own address, filters included
+     * @param emptyMessage why no row is shown when the filters leave none
+     */
+    public record OverviewTable(String refreshedAt, boolean inventoryApplied, int machineCount, long problemCount,
+                                long readyCount, int clusterCount, List<FleetStatus.ClusterSummary> clusters,
+                                List<MachineRow> rows, String refreshUrl, String filterDescription, String emptyMessage) {
+        public String caption() {
+            return "Machines of " + filterDescription + ", problems first";
+        }
+    }
+
+    public record Fact(String label, String value) {
+    }
+
+    public record Port(int port, String interfaceName, String state, String speed, String peerMachine, Integer peerPort,
+                       String peerModel, String otherDevices) {
+    }
+
+    public record HostKey(String pinned, String recordedType, String recordedFingerprint, String recordedAt, String recordedAddress) {
+        public boolean recorded() {
+            return recordedFingerprint != null;
+        }
+
+        /** The inventory pins one key and another one was recorded on first contact. */
+        public boolean mismatch() {
+            return pinned != null && recordedFingerprint != null && !pinned.equals(recordedFingerprint);
+        }
+    }
+
+    public record AuditRow(long id, String at, String actor, String machine, String action, String outcome, String detail) {
+        static AuditRow of(AuditEntry entry) {
+            var event = entry.event();
+            return new AuditRow(entry.id(), Ages.utc(event.at()), event.actor(), event.machine(), event.action(),
+                    event.outcome().name().toLowerCase(Locale.ROOT), event.detail());
+        }
+
+        public boolean failed() {
+            return "failure".equals(outcome);
+        }
+    }
+
+    public record FindingView(String severity, String code, String message, String fix, List<String> machines) {
+        static FindingView of(Finding finding) {
+            return new FindingView(finding.severity().name().toLowerCase(Locale.ROOT),
+                    finding.code().name().toLowerCase(Locale.ROOT).replace('_', '-'), finding.message(), finding.fix(), finding.machines());
+        }
+
+        public String css() {
+            return switch (severity) {
+                case "error" -> "bad";
+                case "warning" -> "warn";
+                default -> "none";
+            };
+        }
+    }
+
+    /**
+     * A provisioning run as the lists show it.
+     *
+     * @param state running, waiting for an operator, succeeded, failed
+     */
+    public record RunSummary(String id, String playbook, String state, String stateCss, String startedAt, String machines, String actor) {
+    }
+
+    public record Machine(Layout layout, MachineRow row, String sshPort, String observedAt, String observedAgo, List<Fact> facts,
+                          List<Drift.Difference> drift, List<Port> ports, List<FindingView> findings, HostKey hostKey,
+                          List<AuditRow> audit, String auditUrl, List<RunSummary> runs, boolean provisioningAvailable) {
+        public boolean hasFacts() {
+            return observedAt != null;
+        }
+    }
+
+    public record PlanRow(int number, String from, String to, String state) {
+    }
+
+    public record Cluster(Layout layout, FleetStatus.ClusterSummary summary, RawString svg, List<FindingView> findings,
+                          List<PlanRow> portPlan, String portPlanNote, List<MachineRow> machines, String auditUrl) {
+    }
+
+    public record Clusters(Layout layout, List<FleetStatus.ClusterSummary> clusters, boolean inventoryApplied) {
+    }
+
+    /** The audit search form as submitted (empty strings for unused fields, so the inputs show them back). */
+    public record AuditForm(String text, String actor, String machine, String from, String to) {
+        public boolean filtered() {
+            return !(text.isEmpty() && actor.isEmpty() && machine.isEmpty() && from.isEmpty() && to.isEmpty());
+        }
+    }
+
+    public record Audit(Layout layout, AuditForm form, String error, List<AuditRow> entries, long total, long first, long last,
+                        String previousUrl, String nextUrl) {
+    }
+
+    public record Runs(Layout layout, boolean available, List<RunSummary> runs) {
+    }
+
+    /** One step on one machine in a run's grid. */
+    public record StepCell(String step, String status, String css, String summary, int attempts) {
+    }
+
+    /** One machine's row of a run: its state and every step in playbook order. */
+    public record RunMachine(String machine, String state, String css, List<StepCell> steps) {
+    }
+
+    /**
+     * A step waiting for a person at a machine: the walkthrough and the confirmation form.
+     *
+     * @param lastConfirmation what the last "done, verify now" found, or null
+     */
+    public record OperatorTask(String machine, String step, String title, List<String> instructions, String expect, String whyNeeded,
+                               String expectedWait, String lastConfirmation, boolean lastVerified) {
+    }
+
+    /** Who confirmed what, and what the verification said. */
+    public record ConfirmationView(String machine, String step, String actor, String at, boolean verified, String detail) {
+    }
+
+    /**
+     * A run's live part (refetched every few seconds while it is not finished).
+     *
+     * @param live the run can still change: the fragment keeps polling
+     */
+    public record RunProgress(RunSummary run, String refreshUrl, boolean live, List<String> stepNames, List<RunMachine> machines,
+                              List<OperatorTask> waiting, List<ConfirmationView> confirmations, Viewer viewer) {
+    }
+
+    public record Run(Layout layout, RunProgress progress) {
+    }
+
+    /** An error page: what went wrong, in words, and where to go from here. */
+    public record Error(Layout layout, int status, String heading, String message, String backUrl, String backLabel) {
+    }
+
+    static String now(Instant instant) {
+        return Ages.utc(instant);
+    }
+}

@@ -1,0 +1,464 @@
+package io.macfleet.provision;
+
+import io.macfleet.audit.AuditEvent;
+import io.macfleet.audit.AuditLog;
+import io.macfleet.cabling.ClusterCabling;
+import io.macfleet.facts.FactsService;
+import io.macfleet.ssh.SshRun;
+import io.macfleet.ssh.SshTransport;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Works on one run whose lease this process holds: every machine on a virtual thread (at most {@code parallelism}
+ * at a time), its steps in order; cluster-scoped steps wait until every machine of the cluster in the run got
+ * there or stopped. State goes to the database as it changes, so another process can take over after a crash.
+ */
+final class RunExecutor {
+
+    /** One machine of a run: its context and its cluster (null when it has none). */
+    record Target(MachineContext context, String cluster) {
+    }
+
+    private final ProvisioningStore store;
+    private final FactsService facts;
+    private final ClusterCabling cabling;
+    private final AuditLog audit;
+    private final Clock clock;
+    private final String actor;
+    private final String leaseOwner;
+    private final Duration leaseTimeout;
+    private final int parallelism;
+    private final AtomicBoolean leaseLost = new AtomicBoolean();
+    private final ReentrantLock operatorTurn = new ReentrantLock(true);
+
+    RunExecutor(ProvisioningStore store, FactsService facts, ClusterCabling cabling, AuditLog audit, Clock clock, String actor,
+                String leaseOwner, Duration leaseTimeout, int parallelism) {
+        this.store = store;
+        this.facts = facts;
+        this.cabling = cabling;
+        this.audit = audit;
+        this.clock = clock;
+        this.actor = actor;
+        this.leaseOwner = leaseOwner;
+        this.leaseTimeout = leaseTimeout;
+        this.parallelism = parallelism;
+    }
+
+    RunOutcome execute(long runId, boolean resumed, Playbook playbook, List<PlaybookStep> steps, List<Target> targets, ProvisioningListener listener) {
+        long start = System.nanoTime();
+        store.runStatus(runId, "running", clock.instant(), false);
+        listener.runStarted(runId, resumed, playbook.name(), targets.stream().map(t -> t.context().machine()).toList());
+        Map<String, RunView.Step> initial = new HashMap<>();
+        store.detail(runId).orElseThrow().steps().forEach(step -> initial.put(step.machine() + "/" + step.step(), step));
+        Map<String, Rendezvous> rendezvous = new ConcurrentHashMap<>();
+        for (PlaybookStep step : steps) {
+            if (step.scope() == PlaybookStep.Scope.CLUSTER) {
+                Map<String, List<String>> members = new LinkedHashMap<>();
+                for (Target target : targets) {
+                    if (target.cluster() != null) {
+                        members.computeIfAbsent(target.cluster(), key -> new ArrayList<>()).add(target.context().machine());
+                    }
+                }
+                members.forEach((cluster, machines) -> rendezvous.put(step.name() + "/" + cluster, new Rendezvous(Set.copyOf(machines))));
+            }
+        }
+        Map<String, String> states = new ConcurrentHashMap<>();
+        Map<String, String> messages = new ConcurrentHashMap<>();
+        List<OperatorRequest> waiting = Collections.synchronizedList(new ArrayList<>());
+        Thread heartbeat = Thread.ofVirtual().name("provision-lease-" + runId).start(() -> heartbeat(runId));
+        Semaphore slots = new Semaphore(parallelism);
+        try (ExecutorService machines = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Target target : targets) {
+                machines.submit(() -> {
+                    String machine = target.context().machine();
+                    boolean acquired = false;
+                    try {
+                        slots.acquire();
+                        acquired = true;
+                        runMachine(runId, playbook, steps, target, initial, rendezvous, listener, states, messages, waiting);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        states.put(machine, "in-progress");
+                    } catch (RuntimeException e) {
+                        states.put(machine, "failed");
+                        messages.put(machine, machine + ": " + e);
+                    } finally {
+                        if (acquired) {
+                            slots.release();
+                        }
+                        departEverywhere(rendezvous, target, machine + " stopped before this step");
+                    }
+                    return null;
+                });
+            }
+        } finally {
+            heartbeat.interrupt();
+        }
+        String status = leaseLost.get() ? "running"
+                : states.values().stream().anyMatch("failed"::equals) ? "failed"
+                : states.values().stream().anyMatch("waiting-for-operator"::equals) ? "waiting-for-operator"
+                : states.values().stream().allMatch("ready"::equals) ? "succeeded" : "running";
+        if (!leaseLost.get()) {
+            store.runStatus(runId, status, clock.instant(), status.equals("succeeded") || status.equals("failed"));
+            store.release(runId, leaseOwner);
+        }
+        audit.record(new AuditEvent(clock.instant(), actor, null, "provision.run", "run " + runId + " (" + playbook.name() + ") ended "
+                + status + ": " + states, status.equals("succeeded") ? AuditEvent.Outcome.SUCCESS : AuditEvent.Outcome.FAILURE));
+        Map<String, String> ordered = new LinkedHashMap<>();
+        Map<String, String> orderedMessages = new LinkedHashMap<>();
+        for (Target target : targets) {
+            String machine = target.context().machine();
+            ordered.put(machine, states.getOrDefault(machine, "in-progress"));
+            orderedMessages.put(machine, messages.getOrDefault(machine, ""));
+        }
+        return new RunOutcome(runId, resumed, status, ordered, orderedMessages, List.copyOf(waiting), Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    private void runMachine(long runId, Playbook playbook, List<PlaybookStep> steps, Target target, Map<String, RunView.Step> initial,
+                            Map<String, Rendezvous> rendezvous, ProvisioningListener listener, Map<String, String> states,
+                            Map<String, String> messages, List<OperatorRequest> waiting) {
+        MachineContext context = target.context();
+        String machine = context.machine();
+        Set<String> changed = ConcurrentHashMap.newKeySet();
+        for (PlaybookStep step : steps) {
+            RunView.Step stored = initial.get(machine + "/" + step.name());
+            if (stored != null && StepStatus.fromLabel(stored.status()) == StepStatus.DONE) {
+                changed.add(step.name());
+            }
+        }
+        String last = "";
+        for (PlaybookStep step : steps) {
+            if (leaseLost.get() || Thread.currentThread().isInterrupted()) {
+                states.put(machine, "in-progress");
+                messages.put(machine, "stopped: the run's lease was taken over by another process");
+                return;
+            }
+            RunView.Step stored = initial.get(machine + "/" + step.name());
+            StepStatus previous = stored == null ? StepStatus.PENDING : StepStatus.fromLabel(stored.status());
+            if (previous == StepStatus.SKIPPED_ALREADY_DONE || previous == StepStatus.SKIPPED_NOT_APPLICABLE) {
+                // Settled earlier in this run: nothing was changed by it, so nothing to verify again.
+                last = step.name() + ": " + previous.label();
+                continue;
+            }
+            context.beginStep(previous, () -> !changed.isEmpty(), () -> store.confirmedBefore(machine, step.name()),
+                    line -> listener.progress(machine, step.name(), line));
+            StepStatus outcome;
+            String summary;
+            try {
+                if (step.scope() == PlaybookStep.Scope.CLUSTER) {
+                    Rendezvous meeting = target.cluster() == null ? null : rendezvous.get(step.name() + "/" + target.cluster());
+                    if (meeting == null) {
+                        outcome = StepStatus.SKIPPED_NOT_APPLICABLE;
+                        summary = machine + " belongs to no cluster";
+                        store.stepStatus(runId, machine, step.name(), outcome, summary, clock.instant());
+                        listener.stepFinished(machine, step.name(), outcome, summary);
+                        continue;
+                    }
+                    store.stepStarted(runId, machine, step.name(), clock.instant());
+                    listener.stepStarted(machine, step.name());
+                    listener.progress(machine, step.name(), "waiting for the other machines of " + target.cluster());
+                    CheckResult result = meeting.arrive(context, (arrived, missing) ->
+                            ((CablingStep) step.definition()).checkCluster(target.cluster(), arrived, missing, cabling, facts));
+                    outcome = result.satisfied() ? (previous == StepStatus.DONE ? StepStatus.DONE : StepStatus.SKIPPED_ALREADY_DONE) : StepStatus.FAILED;
+                    summary = result.detail();
+                } else {
+                    if (previous == StepStatus.DONE) {
+                        // Done earlier in this run (before a crash or Ctrl-C): not redone; its check runs instead.
+                        CheckResult recheck = step.definition().check(context);
+                        if (recheck.satisfied()) {
+                            summary = "done earlier in this run; the check still passes: " + context.redact(recheck.detail());
+                            listener.stepFinished(machine, step.name(), StepStatus.DONE, summary);
+                            last = step.name() + ": " + summary;
+                            continue;
+                        }
+                    }
+                    if (step.when() != null && !step.when().holds(context.facts())) {
+                        outcome = StepStatus.SKIPPED_NOT_APPLICABLE;
+                        summary = "not applicable: " + step.when().describe() + " does not hold";
+                        store.stepStatus(runId, machine, step.name(), outcome, summary, clock.instant());
+                        listener.stepFinished(machine, step.name(), outcome, summary);
+                        last = step.name() + ": " + summary;
+                        continue;
+                    }
+                    store.stepStarted(runId, machine, step.name(), clock.instant());
+                    listener.stepStarted(machine, step.name());
+                    if (step.definition() instanceof OperatorStep operator) {
+                        OperatorResult result = operatorStep(runId, step, operator, context, listener);
+                        outcome = result.status();
+                        summary = result.summary();
+                        if (outcome == StepStatus.WAITING_FOR_OPERATOR) {
+                            waiting.add(result.request());
+                        }
+                    } else {
+                        CheckResult check = step.definition().check(context);
+                        if (check.satisfied()) {
+                            outcome = previous == StepStatus.DONE ? StepStatus.DONE : StepStatus.SKIPPED_ALREADY_DONE;
+                            summary = check.detail();
+                        } else if (!step.definition().hasAction()) {
+                            outcome = StepStatus.FAILED;
+                            summary = check.detail();
+                        } else {
+                            String done = step.definition().act(context);
+                            changed.add(step.name());
+                            if (step.definition().verifyAfterAction()) {
+                                CheckResult after = step.definition().check(context);
+                                outcome = after.satisfied() ? StepStatus.DONE : StepStatus.FAILED;
+                                summary = after.satisfied() ? done : "the action ran (" + done + ") but the check still fails: " + after.detail();
+                            } else {
+                                outcome = StepStatus.DONE;
+                                summary = done;
+                            }
+                        }
+                    }
+                }
+            } catch (StepFailedException e) {
+                outcome = StepStatus.FAILED;
+                summary = e.getMessage();
+            } catch (RuntimeException e) {
+                outcome = StepStatus.FAILED;
+                summary = e.getClass().getSimpleName() + ": " + e.getMessage();
+            }
+            summary = context.redact(summary);
+            if (leaseLost.get()) {
+                return;
+            }
+            store.stepStatus(runId, machine, step.name(), outcome, summary, clock.instant());
+            listener.stepFinished(machine, step.name(), outcome, summary);
+            last = step.name() + ": " + summary;
+            if (outcome == StepStatus.FAILED) {
+                states.put(machine, "failed");
+                messages.put(machine, step.name() + ": " + summary);
+                audit.record(new AuditEvent(clock.instant(), actor, machine, "provision.step", "run " + runId + " step " + step.name()
+                        + " failed: " + ProvisioningStore.cap(summary), AuditEvent.Outcome.FAILURE));
+                return;
+            }
+            if (outcome == StepStatus.WAITING_FOR_OPERATOR) {
+                states.put(machine, "waiting-for-operator");
+                messages.put(machine, step.name() + ": waiting for a person: " + summary.lines().findFirst().orElse(""));
+                return;
+            }
+        }
+        states.put(machine, "ready");
+        messages.put(machine, last);
+    }
+
+    private record OperatorResult(StepStatus status, String summary, OperatorRequest request) {
+    }
+
+    /**
+     * The walkthrough of an operator step on one machine: check, ask (one machine at a time), poll with fresh
+     * connections until the verification passes or times out, record who confirmed; repeat when asked to.
+     */
+    private OperatorResult operatorStep(long runId, PlaybookStep step, OperatorStep operator, MachineContext context, ProvisioningListener listener) {
+        CheckResult check = operator.check(context);
+        if (check.satisfied()) {
+            return new OperatorResult(context.previousStatus() == StepStatus.DONE ? StepStatus.DONE : StepStatus.SKIPPED_ALREADY_DONE, check.detail(), null);
+        }
+        String machine = context.machine();
+        String wrong = check.detail();
+        OperatorStep.Parameters parameters = operator.parameters();
+        while (true) {
+            OperatorRequest request = operator.request(runId, step.name(), context, wrong);
+            store.stepStatus(runId, machine, step.name(), StepStatus.WAITING_FOR_OPERATOR, request.text(), clock.instant());
+            OperatorAnswer answer;
+            // Machine by machine: one walkthrough at a time, the others wait their turn.
+            operatorTurn.lock();
+            try {
+                answer = awaitAnswer(runId, machine, step.name(), listener.operatorNeeded(request));
+            } finally {
+                operatorTurn.unlock();
+            }
+            if (answer == null) {
+                return new OperatorResult(StepStatus.DONE, "confirmed and verified elsewhere (console)", null);
+            }
+            switch (answer.kind()) {
+                case DEFER -> {
+                    return new OperatorResult(StepStatus.WAITING_FOR_OPERATOR, request.text(), request);
+                }
+                case ABORT -> {
+                    return new OperatorResult(StepStatus.FAILED, "stopped by " + answer.actor() + " at the operator step: " + wrong, null);
+                }
+                case DONE -> {
+                    CheckResult verified = awaitVerification(operator, parameters, context, machine, step.name(), listener);
+                    Instant now = clock.instant();
+                    store.confirmation(runId, machine, step.name(), answer.actor(), now, verified.satisfied(), context.redact(verified.detail()));
+                    audit.record(new AuditEvent(now, answer.actor(), machine, "provision.operator.confirm", "run " + runId + " step " + step.name()
+                            + " (" + request.title() + "): " + (verified.satisfied() ? "verified: " : "verification failed: ")
+                            + ProvisioningStore.cap(verified.detail()), verified.satisfied() ? AuditEvent.Outcome.SUCCESS : AuditEvent.Outcome.FAILURE));
+                    listener.operatorVerified(request, verified.satisfied(), verified.detail());
+                    if (verified.satisfied()) {
+                        return new OperatorResult(StepStatus.DONE, "confirmed by " + answer.actor() + ", verified: " + verified.detail(), null);
+                    }
+                    wrong = "after the confirmation by " + answer.actor() + ", still wrong: " + verified.detail();
+                }
+                default -> throw new IllegalStateException();
+            }
+        }
+    }
+
+    /** The person's answer, or null when the step was confirmed and verified elsewhere meanwhile. */
+    private OperatorAnswer awaitAnswer(long runId, String machine, String step, CompletableFuture<OperatorAnswer> answer) {
+        while (true) {
+            try {
+                return answer.get(1, TimeUnit.SECONDS);
+            } catch (TimeoutException notYet) {
+                if (store.stepState(runId, machine, step).filter(state -> state == StepStatus.DONE).isPresent()) {
+                    answer.cancel(true);
+                    return null;
+                }
+                if (leaseLost.get()) {
+                    answer.cancel(true);
+                    return OperatorAnswer.defer();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                answer.cancel(true);
+                return OperatorAnswer.defer();
+            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+                return OperatorAnswer.defer();
+            }
+        }
+    }
+
+    /** Polls the verification with fresh connections (nothing held open while the Mac is in Recovery or rebooting). */
+    private CheckResult awaitVerification(OperatorStep operator, OperatorStep.Parameters parameters, MachineContext context, String machine,
+                                          String step, ProvisioningListener listener) {
+        if (parameters.verification().isEmpty()) {
+            return CheckResult.satisfied("confirmed (nothing to verify over SSH)");
+        }
+        Instant started = clock.instant();
+        Instant deadline = started.plusSeconds(parameters.timeoutSeconds());
+        int answeredButWrong = 0;
+        while (true) {
+            CheckResult result = operator.verify(context, true);
+            if (result.satisfied()) {
+                return result;
+            }
+            // The person says it is done, so the machine is either restarting or back: when it answers twice and is
+            // still wrong, that is the answer (no point waiting out the timeout); while it does not answer, keep waiting.
+            answeredButWrong = result.detail().startsWith(OperatorStep.UNREACHABLE) ? 0 : answeredButWrong + 1;
+            if (answeredButWrong >= 2) {
+                return result;
+            }
+            if (!clock.instant().isBefore(deadline)) {
+                return CheckResult.notSatisfied(result.detail() + " (waited " + parameters.timeoutSeconds() + " s)");
+            }
+            listener.progress(machine, step, "verifying (" + Duration.between(started, clock.instant()).toSeconds() + " s): " + result.detail());
+            MachineContext.pause(Duration.ofSeconds(parameters.pollSeconds()));
+        }
+    }
+
+    private void departEverywhere(Map<String, Rendezvous> rendezvous, Target target, String reason) {
+        if (target.cluster() == null) {
+            return;
+        }
+        rendezvous.forEach((key, meeting) -> {
+            if (key.endsWith("/" + target.cluster())) {
+                meeting.depart(target.context().machine());
+            }
+        });
+    }
+
+    private void heartbeat(long runId) {
+        Duration every = leaseTimeout.dividedBy(4);
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                Thread.sleep(every);
+            } catch (InterruptedException e) {
+                return;
+            }
+            try {
+                if (!store.heartbeat(runId, leaseOwner, clock.instant())) {
+                    leaseLost.set(true);
+                    return;
+                }
+            } catch (RuntimeException e) {
+                // A database hiccup: try again at the next beat; the lease only goes stale after several misses.
+            }
+        }
+    }
+
+    /** Where the machines of one cluster meet for a cluster-scoped step. */
+    static final class Rendezvous {
+        interface ClusterWork {
+            CheckResult run(List<MachineContext> arrived, List<String> missing);
+        }
+
+        private final Set<String> expected;
+        private final Map<String, MachineContext> arrived = new LinkedHashMap<>();
+        private final Set<String> departed = new java.util.HashSet<>();
+        private boolean working;
+        private CheckResult result;
+
+        Rendezvous(Set<String> expected) {
+            this.expected = expected;
+        }
+
+        CheckResult arrive(MachineContext context, ClusterWork work) {
+            List<MachineContext> present;
+            List<String> missing;
+            synchronized (this) {
+                arrived.put(context.machine(), context);
+                notifyAll();
+                while (arrived.size() + departed.size() < expected.size()) {
+                    waitHere();
+                }
+                if (working || result != null) {
+                    while (result == null) {
+                        waitHere();
+                    }
+                    return result;
+                }
+                working = true;
+                present = List.copyOf(arrived.values());
+                missing = expected.stream().filter(name -> !arrived.containsKey(name)).sorted().toList();
+            }
+            CheckResult computed;
+            try {
+                computed = work.run(present, missing);
+            } catch (RuntimeException e) {
+                computed = CheckResult.notSatisfied(e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+            synchronized (this) {
+                result = computed;
+                notifyAll();
+            }
+            return computed;
+        }
+
+        synchronized void depart(String machine) {
+            if (!arrived.containsKey(machine)) {
+                departed.add(machine);
+                notifyAll();
+            }
+        }
+
+        private void waitHere() {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StepFailedException("interrupted while waiting for the other machines of the cluster");
+            }
+        }
+    }
+}

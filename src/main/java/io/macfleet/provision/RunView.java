@@ -1,0 +1,60 @@
+package io.macfleet.provision;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/** Read models of stored runs, as the CLI, the REST API and the console show them. */
+public final class RunView {
+
+    private RunView() {
+    }
+
+    /**
+     * One run.
+     *
+     * @param status running, waiting-for-operator, succeeded, failed
+     * @param leaseOwner the process working on it ({@code pid@host/uuid}), null when none
+     * @param counts how many (machine, step) pairs are in each step status
+     */
+    public record Run(long id, String playbook, String playbookHash, String cluster, List<String> machines, Map<String, Object> options,
+                      String status, String startedBy, Instant createdAt, Instant updatedAt, Instant finishedAt,
+                      String leaseOwner, Instant leaseHeartbeat, Map<String, Integer> counts) {
+    }
+
+    /** One step on one machine. */
+    public record Step(String machine, String step, int position, String status, int attempts, Instant startedAt,
+                       Instant finishedAt, String summary) {
+    }
+
+    /** Who confirmed an operator step and what the verification said then. */
+    public record Confirmation(String machine, String step, String actor, Instant confirmedAt, boolean verified, String detail) {
+    }
+
+    /** A run with every step of every machine, in machine then playbook order, and its confirmations. */
+    public record Detail(Run run, List<Step> steps, List<Confirmation> confirmations) {
+
+        /** Per machine: ready, failed, waiting-for-operator or in progress. */
+        public Map<String, String> machineStates() {
+            Map<String, String> states = new java.util.LinkedHashMap<>();
+            for (String machine : run.machines()) {
+                List<Step> mine = steps.stream().filter(step -> step.machine().equals(machine)).toList();
+                states.put(machine, machineState(mine));
+            }
+            return states;
+        }
+
+        static String machineState(List<Step> steps) {
+            if (steps.stream().anyMatch(step -> step.status().equals(StepStatus.FAILED.label()))) {
+                return "failed";
+            }
+            if (steps.stream().anyMatch(step -> step.status().equals(StepStatus.WAITING_FOR_OPERATOR.label()))) {
+                return "waiting-for-operator";
+            }
+            if (steps.stream().allMatch(step -> StepStatus.fromLabel(step.status()).complete())) {
+                return "ready";
+            }
+            return "in-progress";
+        }
+    }
+}

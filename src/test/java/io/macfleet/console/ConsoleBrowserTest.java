@@ -1,0 +1,145 @@
+package io.macfleet.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.macfleet.cabling.PlannedTopology;
+import io.macfleet.cabling.PortPlan;
+import io.macfleet.facts.FactsService;
+import io.macfleet.facts.SimulatedInventory;
+import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.inventory.InventoryLoader;
+import io.macfleet.simulator.FaultStep;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+
+/**
+ * The console in a real browser (Debian's headless Chromium through Selenium) against simulated Mac Studios:
+ * open the overview, open a machine, inject a cabling fault in the simulator, gather facts again, watch the
+ * overview update itself (no reload) and find the finding with its fix on the cluster page. Screenshots of
+ * every main page go to target/screenshots/.
+ */
+@QuarkusTest
+class ConsoleBrowserTest {
+
+    private static final List<String> CLUSTER = List.of("studio-01", "studio-02", "studio-03", "studio-04");
+    static SimulatedInventory simulation;
+
+    @TestHTTPResource("/")
+    URL base;
+
+    @Inject
+    DesiredStateStore store;
+
+    @Inject
+    FactsService facts;
+
+    @BeforeAll
+    static void start() throws Exception {
+        simulation = SimulatedInventory.start(Files.createTempDirectory("macfleet-console-browser"), 4, "127.0.4.1");
+        simulation.cableFullMesh(CLUSTER);
+    }
+
+    @AfterAll
+    static void stop() {
+        simulation.close();
+    }
+
+    private void gather() {
+        assertThat(facts.gather(facts.select("llm-a", List.of()), SimulatedInventory.settings(Duration.ofSeconds(10))).failed()).isZero();
+    }
+
+    private static String rowText(Browser browser, String machine) {
+        return browser.driver.findElement(By.cssSelector("table.machines tr[data-machine='" + machine + "']")).getText();
+    }
+
+    @Test
+    void overviewMachineFaultLiveRefreshAndClusterFinding() throws Exception {
+        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", CLUSTER)), Map.of());
+        store.apply(InventoryLoader.load(inventory).inventory(), "browser-test", inventory.toString());
+        gather();
+
+        try (Browser browser = Browser.open(base.toString())) {
+            browser.go("/");
+            assertThat(browser.driver.getCurrentUrl()).endsWith("/console");
+            assertThat(browser.driver.getTitle()).isEqualTo("Fleet overview · macfleet");
+            assertThat(browser.driver.findElements(By.cssSelector("table.machines tbody tr"))).hasSize(4);
+            assertThat(browser.driver.findElement(By.id("problem-count")).getText()).isEqualTo("0");
+            assertThat(browser.driver.findElement(By.cssSelector(".cluster-cards")).getText()).contains("llm-a").contains("ready for tensor parallelism");
+            browser.screenshot("overview");
+
+            browser.driver.findElement(By.linkText("studio-01")).click();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("studio-01 · macfleet"));
+            assertThat(browser.driver.findElement(By.cssSelector("dl.facts")).getText()).contains("Apple M3 Ultra");
+            assertThat(browser.driver.findElements(By.cssSelector("table.ports tbody tr"))).hasSize(6);
+            browser.screenshot("machine");
+
+            // Back on the overview, mark the page: a reload would lose the mark, an htmx swap keeps it.
+            browser.driver.findElement(By.linkText("Overview")).click();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("Fleet overview · macfleet"));
+            browser.script("window.macfleetNoReload = 'still the same page';");
+            String refreshedBefore = browser.driver.findElement(By.id("refreshed-at")).getText();
+
+            PlannedTopology.PlannedLink cable = PortPlan.fullMesh("llm-a", CLUSTER).cableBetween("studio-02", "studio-03").orElseThrow();
+            simulation.fleet.inject(FaultStep.cable(cable.endOf("studio-02").toString(), "unplug"));
+            gather();
+
+            browser.waitUpTo(Duration.ofSeconds(15)).until(driver -> rowText(browser, "studio-02").contains("missing-link"));
+            assertThat(browser.script("return window.macfleetNoReload;")).isEqualTo("still the same page");
+            assertThat(browser.driver.findElement(By.id("refreshed-at")).getText()).isNotEqualTo(refreshedBefore);
+            assertThat(browser.driver.findElement(By.id("problem-count")).getText()).isEqualTo("2");
+            // Problems first: the two machines of the missing cable are now on top.
+            List<String> order = browser.driver.findElements(By.cssSelector("table.machines tbody tr")).stream()
+                    .map(row -> row.getAttribute("data-machine")).toList();
+            assertThat(order.subList(0, 2)).containsExactlyInAnyOrder("studio-02", "studio-03");
+            browser.screenshot("overview-with-fault");
+
+            browser.driver.findElement(By.cssSelector(".cluster-cards a[href='/console/clusters/llm-a']")).click();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("Cluster llm-a · macfleet"));
+            WebElement finding = browser.driver.findElement(By.cssSelector("li.finding[data-code='missing-link']"));
+            assertThat(finding.getText()).contains("studio-02").contains("studio-03");
+            assertThat(finding.findElement(By.cssSelector(".fix")).getText()).startsWith("Fix:").contains("port " + cable.endOf("studio-02").port());
+            assertThat(browser.driver.findElement(By.cssSelector(".readiness")).getText()).contains("not ready");
+            assertThat(browser.driver.findElements(By.cssSelector("figure.diagram svg g.cable[data-state='missing']"))).hasSize(1);
+            browser.screenshot("cluster-with-fault");
+
+            browser.driver.findElement(By.linkText("Clusters")).click();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("Clusters · macfleet"));
+            browser.screenshot("clusters");
+
+            browser.driver.findElement(By.linkText("Audit")).click();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("Audit log · macfleet"));
+            browser.driver.findElement(By.name("text")).sendKeys("system_profiler");
+            browser.driver.findElement(By.name("machine")).sendKeys("studio-03");
+            browser.driver.findElement(By.cssSelector("form.search button[type=submit]")).click();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(driver -> driver.getCurrentUrl().contains("text=system_profiler"));
+            List<WebElement> entries = browser.driver.findElements(By.cssSelector("table.audit tbody tr"));
+            assertThat(entries).isNotEmpty().allSatisfy(entry -> assertThat(entry.getText()).contains("studio-03").contains("system_profiler"));
+            browser.screenshot("audit");
+
+            browser.driver.findElement(By.linkText("Runs")).click();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("Provisioning runs · macfleet"));
+            browser.screenshot("runs");
+
+            browser.go("/console/machines/studio-42");
+            assertThat(browser.driver.findElement(By.cssSelector(".error-page")).getText()).contains("There is no machine named 'studio-42'");
+            browser.screenshot("not-found");
+            browser.driver.findElement(By.linkText("Back to the fleet overview")).click();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("Fleet overview · macfleet"));
+        } finally {
+            simulation.cableFullMesh(CLUSTER);
+        }
+    }
+}
