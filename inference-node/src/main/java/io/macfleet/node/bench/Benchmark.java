@@ -120,8 +120,8 @@ public final class Benchmark {
             }
             double decodeSpeed = decodeTokens / ((System.nanoTime() - decodeStart) / 1e9);
             double decodeCpuSeconds = (os.getProcessCpuTime() - decodeCpuStart) / 1e9;
-            // CPU time is less skewed than wall time when other processes share the cores (waiting for a core costs
-            // no CPU time); spinning workers do count, so it understates the kernels slightly.
+            // CPU time is less skewed than wall time when other processes share the cores: waiting for a core, or a
+            // blocked wait for the workers, costs no CPU time.
             log.printf("decode CPU time: %.1f CPU-ms per token = %.2f GB of weights per CPU-second%n",
                     1e3 * decodeCpuSeconds / decodeTokens, decodeTokens * (double) weights.bytesPerToken() / decodeCpuSeconds / 1e9);
             java.util.Arrays.sort(tokenNanos);
