@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Pages {
 
     /** The console's style sheet, shared so that the login page looks like the rest of the console. */
-    static final String STYLESHEET = "/console/static/macfleet.css";
+    static final String STYLESHEET = "/console/static/console.css";
 
     private static final Engine ENGINE = Engine.builder().addDefaults().addValueResolver(new ReflectionValueResolver())
             .addResultMapper(new HtmlEscaper(List.of(Variant.TEXT_HTML))).build();

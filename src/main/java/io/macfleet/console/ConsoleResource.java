@@ -1,5 +1,7 @@
 package io.macfleet.console;
 
+import io.macfleet.accounts.CurrentUser;
+import io.macfleet.accounts.Roles;
 import io.macfleet.audit.AuditQuery;
 import io.macfleet.audit.JdbcAuditLog;
 import io.macfleet.cabling.CablingReport;
@@ -12,18 +14,28 @@ import io.macfleet.facts.Drift;
 import io.macfleet.facts.FactsObservation;
 import io.macfleet.facts.MachineFacts;
 import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.provision.OperatorRequest;
+import io.macfleet.provision.PlaybookLoader;
+import io.macfleet.provision.ProvisioningService;
+import io.macfleet.provision.RunView;
 import io.macfleet.ssh.JdbcHostKeyStore;
 import io.macfleet.ssh.StoredHostKey;
 import io.quarkus.qute.RawString;
 import io.quarkus.qute.TemplateInstance;
+import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.FormParam;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -42,8 +54,10 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
- * The web console for ops staff: server-rendered pages under /console, with htmx refreshing the live parts.
- * All pages read; nothing here changes the fleet.
+ * The web console for ops staff: server-rendered pages under /console, with htmx refreshing the live parts. Every
+ * page needs a signed-in user (viewer); starting a provisioning run and confirming an operator step need an
+ * operator, and the accounts area's CSRF filter checks the session's token on every POST. What the console does
+ * is audited with the user's name (by the provisioning service it calls).
  */
 @Path("/console")
 @Produces(MediaType.TEXT_HTML)
@@ -64,8 +78,15 @@ public class ConsoleResource {
     @Inject
     DataSource dataSource;
 
+    @Inject
+    ProvisioningService provisioning;
+
+    @Inject
+    CurrentUser user;
+
     Viewer viewer() {
-        return Viewer.anonymous();
+        return user.authenticated() ? new Viewer(user.name(), user.roleName(), user.csrfToken().isEmpty() ? null : user.csrfToken(), user.canOperate())
+                : Viewer.anonymous();
     }
 
     private Pages.Layout layout(String title, String section) {
@@ -178,7 +199,8 @@ public class ConsoleResource {
                 String.valueOf(ssh.get("port") == null ? 22 : ssh.get("port")),
                 facts == null ? null : Ages.utc(facts.observedAt()), facts == null ? null : Ages.ago(facts.observedAt(), fleet.at()),
                 facts == null ? List.of() : facts(facts), drift, facts == null ? List.of() : ports(facts), findings, hostKey, audit,
-                "/console/audit" + query(Map.of("machine", name)), List.of(), false);
+                "/console/audit" + query(Map.of("machine", name)),
+                provisioning.runsOf(name, 10).stream().map(ConsoleResource::summary).toList());
         return page(200, Templates.machine(page));
     }
 
@@ -280,7 +302,7 @@ public class ConsoleResource {
         RawString svg = new RawString(report == null ? "" : CablingSvg.render(report));
         Pages.Cluster page = new Pages.Cluster(layout("Cluster " + name, "clusters"), summary, svg,
                 report == null ? List.of() : report.findings().stream().map(Pages.FindingView::of).toList(), plan, planNote, machines,
-                "/console/audit" + query(Map.of("text", name)));
+                "/console/audit" + query(Map.of("text", name)), provisioning.playbookNames());
         if (live) {
             return Response.fromResponse(page(200, Templates.clusterBody(page))).header("Cache-Control", "no-store").build();
         }
@@ -310,7 +332,166 @@ public class ConsoleResource {
     @GET
     @Path("runs")
     public Response runs() {
-        return page(200, Templates.runs(new Pages.Runs(layout("Provisioning runs", "runs"), false, List.of())));
+        List<Pages.RunSummary> runs = provisioning.runs(100).stream().map(ConsoleResource::summary).toList();
+        FleetStatus.Fleet fleet = fleetStatus.fleet();
+        List<String> clusters = fleet.clusters().stream().map(FleetStatus.ClusterSummary::name).sorted().toList();
+        return page(200, Templates.runs(new Pages.Runs(layout("Provisioning runs", "runs"), runs, clusters, provisioning.playbookNames())));
+    }
+
+    @GET
+    @Path("runs/{id}")
+    public Response run(@PathParam("id") String id) {
+        return runPage(id, false);
+    }
+
+    /** The run's live part alone: what htmx swaps in every few seconds while the run can still change. */
+    @GET
+    @Path("runs/{id}/progress")
+    public Response runProgress(@PathParam("id") String id) {
+        return runPage(id, true);
+    }
+
+    private Response runPage(String id, boolean live) {
+        Optional<RunView.Detail> found = runId(id).flatMap(provisioning::run);
+        if (found.isEmpty()) {
+            return error(404, "Run not found", "There is no provisioning run " + id + ".", "/console/runs", "Back to the runs");
+        }
+        Pages.RunProgress progress = progress(found.get());
+        if (live) {
+            return Response.fromResponse(page(200, Templates.runProgress(progress))).header("Cache-Control", "no-store").build();
+        }
+        return page(200, Templates.run(new Pages.Run(layout("Run " + id, "runs"), progress)));
+    }
+
+    /**
+     * "Done, verify now" on a step that waits for a person: verifies the machine over SSH at once, records who
+     * confirmed (audit log and the run's confirmations), and continues the run when verified. Back to the run page,
+     * which shows what the verification found.
+     */
+    @POST
+    @Path("runs/{id}/confirm")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(Roles.OPERATOR)
+    public Response confirm(@PathParam("id") String id, @FormParam("machine") String machine, @FormParam("step") String step) {
+        Optional<Long> run = runId(id);
+        if (run.isEmpty()) {
+            return error(404, "Run not found", "There is no provisioning run " + id + ".", "/console/runs", "Back to the runs");
+        }
+        if (blank(machine) || blank(step)) {
+            return error(400, "Incomplete confirmation", "The form must name the machine and the step that were done.",
+                    "/console/runs/" + run.get(), "Back to run " + run.get());
+        }
+        try {
+            provisioning.confirmOperatorStep(run.get(), machine, step, user.actor());
+        } catch (ProvisioningService.NotFoundException e) {
+            return error(404, "Step not found", capitalized(e.getMessage()) + ".", "/console/runs/" + run.get(), "Back to run " + run.get());
+        } catch (ProvisioningService.InvalidRequestException e) {
+            return error(409, "Nothing to confirm", capitalized(e.getMessage()) + ": someone may have confirmed it already.",
+                    "/console/runs/" + run.get(), "Back to run " + run.get());
+        }
+        return Response.seeOther(URI.create("/console/runs/" + run.get() + "#task-" + machine + "-" + step)).build();
+    }
+
+    /** Starts (or resumes) provisioning of a cluster, or of one machine, in the background; then shows the run. */
+    @POST
+    @Path("runs")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(Roles.OPERATOR)
+    public Response start(@FormParam("cluster") String cluster, @FormParam("machine") String machine, @FormParam("playbook") String playbook) {
+        String back = blank(cluster) ? "/console/runs" : "/console/clusters/" + URLEncoder.encode(cluster, StandardCharsets.UTF_8).replace("+", "%20");
+        String backLabel = blank(cluster) ? "Back to the runs" : "Back to cluster " + cluster;
+        if (blank(cluster) && blank(machine)) {
+            return error(400, "Nothing to provision", "Choose a cluster (or a machine) to provision.", back, backLabel);
+        }
+        if (!blank(playbook) && !provisioning.playbookNames().contains(playbook)) {
+            return error(400, "Unknown playbook", "There is no playbook named '" + playbook + "'; there are "
+                    + String.join(", ", provisioning.playbookNames()) + ".", back, backLabel);
+        }
+        try {
+            long id = provisioning.startInBackground(new ProvisioningService.Request(blank(cluster) ? null : cluster,
+                    blank(machine) ? List.of() : List.of(machine), blank(playbook) ? null : playbook, null, null, false, null), user.actor());
+            return Response.seeOther(URI.create("/console/runs/" + id)).build();
+        } catch (ProvisioningService.InvalidRequestException | PlaybookLoader.InvalidPlaybookException | IllegalArgumentException e) {
+            return error(400, "Cannot start provisioning", capitalized(e.getMessage()) + ".", back, backLabel);
+        } catch (ProvisioningService.RunBusyException e) {
+            return error(409, "Provisioning is already running", capitalized(e.getMessage()) + ".", back, backLabel);
+        }
+    }
+
+    private static Optional<Long> runId(String text) {
+        try {
+            long id = Long.parseLong(text);
+            return id > 0 ? Optional.of(id) : Optional.empty();
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    static Pages.RunSummary summary(RunView.Run run) {
+        return new Pages.RunSummary(String.valueOf(run.id()), run.playbook(), run.status(), runCss(run.status()), Ages.utc(run.createdAt()),
+                run.cluster() == null ? String.join(", ", run.machines()) : run.cluster() + ": " + String.join(", ", run.machines()), run.startedBy());
+    }
+
+    private static String runCss(String status) {
+        return switch (status) {
+            case "succeeded" -> "ok";
+            case "failed" -> "bad";
+            case "waiting-for-operator" -> "warn";
+            default -> "none";
+        };
+    }
+
+    private static String stepCss(String status) {
+        return switch (status) {
+            case "done", "skipped-already-done", "skipped-not-applicable", "ready" -> "ok";
+            case "failed" -> "bad";
+            case "waiting-for-operator", "running", "in-progress" -> "warn";
+            default -> "none";
+        };
+    }
+
+    private Pages.RunProgress progress(RunView.Detail detail) {
+        RunView.Run run = detail.run();
+        List<String> stepNames = detail.steps().stream().map(RunView.Step::step).distinct().toList();
+        Map<String, String> states = detail.machineStates();
+        List<Pages.RunMachine> machines = new ArrayList<>();
+        for (String machine : run.machines()) {
+            List<Pages.StepCell> cells = detail.steps().stream().filter(step -> step.machine().equals(machine))
+                    .map(step -> new Pages.StepCell(step.step(), step.status(), stepCss(step.status()),
+                            step.summary() == null ? "" : step.summary(), step.attempts())).toList();
+            String state = states.getOrDefault(machine, "in-progress");
+            machines.add(new Pages.RunMachine(machine, state, stepCss(state), cells));
+        }
+        List<Pages.OperatorTask> waiting = new ArrayList<>();
+        for (RunView.Step step : detail.steps()) {
+            if (!step.status().equals("waiting-for-operator")) {
+                continue;
+            }
+            Optional<RunView.Confirmation> last = detail.confirmations().stream()
+                    .filter(confirmation -> confirmation.machine().equals(step.machine()) && confirmation.step().equals(step.step()))
+                    .reduce((first, second) -> second);
+            String lastText = last.map(confirmation -> (confirmation.verified() ? "Verified" : "Not verified yet")
+                    + " after " + confirmation.actor() + " confirmed at " + Ages.utc(confirmation.confirmedAt()) + ": " + confirmation.detail()).orElse(null);
+            OperatorRequest request = step.operatorRequest();
+            if (request != null) {
+                waiting.add(new Pages.OperatorTask(step.machine(), step.step(), request.title(), request.instructions(), request.expect(),
+                        request.whyNeeded(), request.expectedWait(), lastText, last.map(RunView.Confirmation::verified).orElse(false)));
+            } else {
+                // Stored before walkthroughs were kept as such: the summary holds the same walkthrough as text.
+                waiting.add(new Pages.OperatorTask(step.machine(), step.step(), "Waiting for a person at " + step.machine(),
+                        step.summary() == null ? List.of() : step.summary().lines().skip(1).map(String::strip).toList(), "", null, "a few minutes",
+                        lastText, last.map(RunView.Confirmation::verified).orElse(false)));
+            }
+        }
+        List<Pages.ConfirmationView> confirmations = detail.confirmations().reversed().stream()
+                .map(confirmation -> new Pages.ConfirmationView(confirmation.machine(), confirmation.step(), confirmation.actor(),
+                        Ages.utc(confirmation.confirmedAt()), confirmation.verified(), confirmation.detail() == null ? "" : confirmation.detail())).toList();
+        boolean live = !run.status().equals("succeeded") && !run.status().equals("failed");
+        return new Pages.RunProgress(summary(run), "/console/runs/" + run.id() + "/progress", live, stepNames, machines, waiting, confirmations, viewer());
+    }
+
+    private static String capitalized(String message) {
+        return message.isEmpty() ? message : Character.toUpperCase(message.charAt(0)) + message.substring(1);
     }
 
     // ---- audit
@@ -387,6 +568,7 @@ public class ConsoleResource {
     @GET
     @Path("static/{file: console\\.css|htmx\\.min\\.js}")
     @Produces(MediaType.WILDCARD)
+    @PermitAll
     public Response asset(@PathParam("file") String file) {
         return ConsoleAssets.response(file).orElseGet(() -> error(404, "Not found", "There is no console asset named '" + file + "'.",
                 "/console", "Back to the fleet overview"));

@@ -10,6 +10,8 @@ import io.macfleet.facts.Drift;
 import io.macfleet.facts.FactsObservation;
 import io.macfleet.facts.FactsStore;
 import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.provision.ProvisioningService;
+import io.macfleet.provision.RunView;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -41,7 +44,7 @@ public class FleetStatus {
     /** Everything one rendering needs, taken at one moment. */
     public record Fleet(Instant at, boolean inventoryApplied, List<ClusterSummary> clusters, List<MachineRow> machines,
                         Map<String, Map<String, Object>> machineDocuments, Map<String, FactsObservation> observations,
-                        Map<String, CablingReport> cabling) {
+                        Map<String, CablingReport> cabling, Map<String, RunView.MachineProgress> provisioning) {
 
         public Optional<MachineRow> machine(String name) {
             return machines.stream().filter(row -> row.name().equals(name)).findFirst();
@@ -73,19 +76,25 @@ public class FleetStatus {
     private final FactsStore facts;
     private final Clock clock;
     private final Duration staleAfter;
+    private final Supplier<Map<String, RunView.MachineProgress>> provisioning;
     private final Map<Long, FactsObservation> observationsById = new ConcurrentHashMap<>();
     private final Map<Long, Optional<MachineCablingFacts>> cablingFactsById = new ConcurrentHashMap<>();
     private final Map<String, CablingReport> reports = new ConcurrentHashMap<>();
 
     @Inject
-    public FleetStatus(DataSource dataSource, DesiredStateStore desiredState,
+    public FleetStatus(DataSource dataSource, DesiredStateStore desiredState, ProvisioningService provisioning,
                        @ConfigProperty(name = "macfleet.console.facts-stale-after", defaultValue = "PT1H") Duration staleAfter) {
-        this(new FactsStore(dataSource), desiredState, Clock.systemUTC(), staleAfter);
+        this(new FactsStore(dataSource), desiredState, provisioning::latestPerMachine, Clock.systemUTC(), staleAfter);
     }
 
-    public FleetStatus(FactsStore facts, DesiredStateStore desiredState, Clock clock, Duration staleAfter) {
+    /**
+     * @param provisioning where every machine stands in the newest provisioning run that included it
+     */
+    public FleetStatus(FactsStore facts, DesiredStateStore desiredState, Supplier<Map<String, RunView.MachineProgress>> provisioning,
+                       Clock clock, Duration staleAfter) {
         this.facts = facts;
         this.desiredState = desiredState;
+        this.provisioning = provisioning;
         this.clock = clock;
         this.staleAfter = staleAfter;
     }
@@ -96,6 +105,7 @@ public class FleetStatus {
         List<Map<String, Object>> machineDocuments = desiredState.machines(null);
         Map<String, FactsStore.LatestRow> latestRows = facts.latestRows();
         Map<String, FactsObservation> observations = observations(latestRows);
+        Map<String, RunView.MachineProgress> progress = provisioning.get();
 
         Map<String, Map<String, Object>> machinesByName = new LinkedHashMap<>();
         machineDocuments.forEach(machine -> machinesByName.put(String.valueOf(machine.get("name")), machine));
@@ -126,7 +136,7 @@ public class FleetStatus {
             rows.add(new MachineRow(name, cluster, String.valueOf(machine.get("address")), String.valueOf(machine.getOrDefault("role", "worker")),
                     reachable(observation, now), macos(observation, drift, cluster == null ? null : targets.get(cluster)),
                     rdma(observation), cabling(name, cluster == null ? null : cabling.get(cluster)), drift(observation, drift),
-                    provisioning(name), inference(name)));
+                    provisioning(name, progress.get(name)), inference(name)));
         }
         rows.sort(MachineRow.PROBLEMS_FIRST);
 
@@ -144,7 +154,8 @@ public class FleetStatus {
         }
         clusters.sort(Comparator.comparing((ClusterSummary cluster) -> cluster.problemMachines() == 0 && !cluster.cabling().isProblem())
                 .thenComparing(ClusterSummary::name));
-        return new Fleet(now, !clusterDocuments.isEmpty() || !machineDocuments.isEmpty(), clusters, rows, machinesByName, observations, cabling);
+        return new Fleet(now, !clusterDocuments.isEmpty() || !machineDocuments.isEmpty(), clusters, rows, machinesByName, observations, cabling,
+                progress);
     }
 
     /** As after a gathering of every machine: nothing derived from facts is known yet (benchmarks measure that case). */
@@ -281,9 +292,24 @@ public class FleetStatus {
                 differences.stream().map(Drift.Difference::message).collect(Collectors.joining(" ")));
     }
 
-    /** Until provisioning runs exist, no machine has been provisioned by macfleet. */
-    private static Status provisioning(String machine) {
-        return Status.none("not provisioned yet", "no provisioning run has included " + machine);
+    /**
+     * Where the machine stands in the newest run that included it. A machine waiting for a person counts as a problem:
+     * someone has to go to it, so it belongs at the top of the overview.
+     */
+    static Status provisioning(String machine, RunView.MachineProgress progress) {
+        if (progress == null) {
+            return Status.none("not provisioned yet", "no provisioning run has included " + machine);
+        }
+        RunView.Step step = progress.currentStep();
+        String run = "run " + progress.runId() + " (" + progress.playbook() + ")";
+        String summary = step.summary() == null ? "" : ": " + step.summary().lines().findFirst().orElse("");
+        return switch (progress.state()) {
+            case "ready" -> Status.ok("ready", run + " finished every step on " + machine);
+            case "failed" -> Status.problem("failed: " + step.step(), run + ", step " + step.step() + " failed" + summary);
+            case "waiting-for-operator" -> Status.problem("waiting for a person: " + step.step(), run + ", step " + step.step()
+                    + " needs someone at " + machine + summary);
+            default -> Status.warning("in progress: " + step.step(), run + ", at step " + step.step() + " (" + step.status() + ")");
+        };
     }
 
     /** Until the inference node is deployed by macfleet, there is nothing to report. */

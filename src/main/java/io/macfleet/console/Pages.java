@@ -101,7 +101,7 @@ public final class Pages {
 
     public record Machine(Layout layout, MachineRow row, String sshPort, String observedAt, String observedAgo, List<Fact> facts,
                           List<Drift.Difference> drift, List<Port> ports, List<FindingView> findings, HostKey hostKey,
-                          List<AuditRow> audit, String auditUrl, List<RunSummary> runs, boolean provisioningAvailable) {
+                          List<AuditRow> audit, String auditUrl, List<RunSummary> runs) {
         public boolean hasFacts() {
             return observedAt != null;
         }
@@ -110,8 +110,9 @@ public final class Pages {
     public record PlanRow(int number, String from, String to, String state) {
     }
 
+    /** @param playbooks what the "provision this cluster" form offers */
     public record Cluster(Layout layout, FleetStatus.ClusterSummary summary, RawString svg, List<FindingView> findings,
-                          List<PlanRow> portPlan, String portPlanNote, List<MachineRow> machines, String auditUrl) {
+                          List<PlanRow> portPlan, String portPlanNote, List<MachineRow> machines, String auditUrl, List<String> playbooks) {
     }
 
     public record Clusters(Layout layout, List<FleetStatus.ClusterSummary> clusters, boolean inventoryApplied) {
@@ -128,7 +129,8 @@ public final class Pages {
                         String previousUrl, String nextUrl) {
     }
 
-    public record Runs(Layout layout, boolean available, List<RunSummary> runs) {
+    /** @param clusters and playbooks: what the "start provisioning" form offers */
+    public record Runs(Layout layout, List<RunSummary> runs, List<String> clusters, List<String> playbooks) {
     }
 
     /** One step on one machine in a run's grid. */

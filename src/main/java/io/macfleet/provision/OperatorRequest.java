@@ -16,6 +16,12 @@ public record OperatorRequest(long runId, String machine, String step, String ti
         instructions = List.copyOf(instructions);
     }
 
+    /** The same walkthrough with {@code redact} applied to every text a person reads (secrets never reach the database). */
+    public OperatorRequest redacted(java.util.function.UnaryOperator<String> redact) {
+        return new OperatorRequest(runId, machine, step, redact.apply(title), instructions.stream().map(redact).toList(),
+                redact.apply(expect), waitSeconds, whyNeeded == null ? null : redact.apply(whyNeeded));
+    }
+
     /** The walkthrough as text: numbered instructions, what they will see, how long to wait. */
     public String text() {
         StringBuilder out = new StringBuilder();
@@ -29,6 +35,11 @@ public record OperatorRequest(long runId, String machine, String step, String ti
         out.append("  You will see: ").append(expect).append('\n');
         out.append("  Expect about ").append(minutes(waitSeconds)).append(" until ").append(machine).append(" answers over SSH again.\n");
         return out.toString();
+    }
+
+    /** How long it usually takes, in words: "300 seconds" reads worse than "5 minutes". */
+    public String expectedWait() {
+        return minutes(waitSeconds);
     }
 
     static String minutes(int seconds) {

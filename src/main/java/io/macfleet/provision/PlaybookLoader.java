@@ -129,6 +129,20 @@ public final class PlaybookLoader {
         return List.of("provision", "rdma-enable", "bootstrap-token");
     }
 
+    /** The shipped playbooks and the *.yaml / *.yml files of the playbooks directory (if there is one), by name, sorted. */
+    public static List<String> names(Path playbooksDirectory) {
+        java.util.TreeSet<String> names = new java.util.TreeSet<>(shipped());
+        if (playbooksDirectory != null && Files.isDirectory(playbooksDirectory)) {
+            try (var files = Files.list(playbooksDirectory)) {
+                files.map(file -> file.getFileName().toString()).filter(name -> name.endsWith(".yaml") || name.endsWith(".yml"))
+                        .map(PlaybookLoader::defaultName).forEach(names::add);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot list the playbooks directory " + playbooksDirectory, e);
+            }
+        }
+        return List.copyOf(names);
+    }
+
     /** Every *.yaml / *.yml of a directory (not recursive), or the one file. Problems of all files, in file order. */
     public static List<Problem> validate(Path fileOrDirectory) {
         List<Path> files;

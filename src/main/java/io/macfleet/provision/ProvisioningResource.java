@@ -1,11 +1,13 @@
 package io.macfleet.provision;
 
+import io.macfleet.accounts.CurrentUser;
+import io.macfleet.accounts.Roles;
 import io.macfleet.api.ProblemException;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -20,9 +22,8 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
- * Provisioning runs over REST, for the console: list, read, start, and confirm an operator step. Authentication
- * and roles are added by the accounts area; until then the actor is taken from the {@code X-Macfleet-Actor}
- * header (default "api").
+ * Provisioning runs over REST: list and read (viewer), start and confirm an operator step (operator). The signed-in
+ * user (API token or console session) is the actor in the run, the confirmations and the audit log.
  */
 @Path("/api/v1/runs")
 @Produces(MediaType.APPLICATION_JSON)
@@ -35,6 +36,9 @@ public class ProvisioningResource {
 
     @Inject
     ProvisioningService service;
+
+    @Inject
+    CurrentUser user;
 
     @GET
     @Operation(summary = "The latest runs, newest first")
@@ -61,13 +65,18 @@ public class ProvisioningResource {
     @APIResponse(responseCode = "202", description = "started: {\"id\": RUN}")
     @APIResponse(responseCode = "400", description = "unknown cluster, machine, playbook or step; invalid playbook (problem JSON)")
     @APIResponse(responseCode = "409", description = "another live process works on that run (problem JSON)")
-    public Response start(StartRequest body, @HeaderParam("X-Macfleet-Actor") String actor) {
+    @RolesAllowed(Roles.OPERATOR)
+    public Response start(StartRequest body) {
         if (body == null) {
             throw ProblemException.badRequest("expected a JSON body {\"cluster\": ..., \"machines\": [...], \"playbook\": ..., \"only\": ..., \"from\": ...}");
         }
+        if (body.playbook() != null && !body.playbook().matches("[A-Za-z0-9._-]+")) {
+            throw ProblemException.badRequest("'playbook' must be the name of a playbook (" + String.join(", ", service.playbookNames())
+                    + "), not a path: files on the server are not read on request");
+        }
         try {
             long id = service.startInBackground(new ProvisioningService.Request(body.cluster(), body.machines(), body.playbook(), body.only(),
-                    body.from(), Boolean.TRUE.equals(body.newRun()), null), actor(actor));
+                    body.from(), Boolean.TRUE.equals(body.newRun()), null), user.actor());
             return Response.accepted(Map.of("id", id)).header("Location", "/api/v1/runs/" + id).build();
         } catch (ProvisioningService.InvalidRequestException | PlaybookLoader.InvalidPlaybookException | IllegalArgumentException e) {
             throw ProblemException.badRequest(e.getMessage());
@@ -82,18 +91,14 @@ public class ProvisioningResource {
     @APIResponse(responseCode = "200", description = "{verified, detail (what is still wrong when not verified), resumed}")
     @APIResponse(responseCode = "404", description = "no such run, machine or step (problem JSON)")
     @APIResponse(responseCode = "409", description = "the step is not waiting for a person (problem JSON)")
-    public ProvisioningService.Confirmation confirm(@PathParam("id") long id, @PathParam("machine") String machine, @PathParam("step") String step,
-                                                   @HeaderParam("X-Macfleet-Actor") String actor) {
+    @RolesAllowed(Roles.OPERATOR)
+    public ProvisioningService.Confirmation confirm(@PathParam("id") long id, @PathParam("machine") String machine, @PathParam("step") String step) {
         try {
-            return service.confirmOperatorStep(id, machine, step, actor(actor));
+            return service.confirmOperatorStep(id, machine, step, user.actor());
         } catch (ProvisioningService.NotFoundException e) {
             throw new ProblemException(404, "Not Found", e.getMessage());
         } catch (ProvisioningService.InvalidRequestException e) {
             throw new ProblemException(409, "Conflict", e.getMessage());
         }
-    }
-
-    private static String actor(String header) {
-        return header == null || header.isBlank() ? "api" : header.strip();
     }
 }

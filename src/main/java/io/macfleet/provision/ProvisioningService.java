@@ -282,6 +282,24 @@ public class ProvisioningService {
         return store.detail(id);
     }
 
+    /** Where every machine stands in the newest run that included it, by machine name (machines never provisioned are absent). */
+    public Map<String, RunView.MachineProgress> latestPerMachine() {
+        return store.latestPerMachine();
+    }
+
+    /** The newest runs that included the machine, newest first. */
+    public List<RunView.Run> runsOf(String machine, int limit) {
+        if (limit < 1 || limit > 1000) {
+            throw new InvalidRequestException("limit must be 1..1000, was " + limit);
+        }
+        return store.runsOf(machine, limit);
+    }
+
+    /** The names of the shipped playbooks and those in the playbooks directory, sorted. */
+    public List<String> playbookNames() {
+        return PlaybookLoader.names(playbooksDirectory.orElse(null));
+    }
+
     /**
      * A person says the operator step is done on the machine (the console's "done, verify now"): records who and
      * when, verifies over SSH now (a fresh connection), and when verified marks the step done and, if no live process
@@ -346,6 +364,9 @@ public class ProvisioningService {
 
     // ---- internals
 
+    /** Past this many characters of machine names, a run's target key holds their SHA-256 (the column is indexed and bounded). */
+    private static final int TARGET_KEY_NAMES = 1000;
+
     private record Resolved(Playbook playbook, List<PlaybookStep> steps, List<Map<String, Object>> machines, String targetKey) {
         List<String> machineNames() {
             return machines.stream().map(machine -> String.valueOf(machine.get("name"))).toList();
@@ -364,8 +385,9 @@ public class ProvisioningService {
         if (machines.isEmpty()) {
             throw new InvalidRequestException("no machines to provision" + (request.cluster() == null ? "" : " in cluster " + request.cluster()));
         }
+        String names = String.join(",", new TreeSet<>(machines.stream().map(m -> String.valueOf(m.get("name"))).toList()));
         String key = playbook.name() + "|" + Optional.ofNullable(request.cluster()).orElse("") + "|"
-                + String.join(",", new TreeSet<>(machines.stream().map(m -> String.valueOf(m.get("name"))).toList())) + "|"
+                + (names.length() <= TARGET_KEY_NAMES ? names : "sha256:" + PlaybookLoader.sha256(names)) + "|"
                 + Optional.ofNullable(request.only()).orElse("") + "|" + Optional.ofNullable(request.from()).orElse("");
         return new Resolved(playbook, steps, machines, key);
     }

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 
-/** Runs, step states and operator confirmations in the database (migration V4_1). */
+/** Runs, step states and operator confirmations in the database (migrations V4_1, V4_2). */
 final class ProvisioningStore {
 
     static final int SUMMARY_CAP = 2000;
@@ -101,11 +101,23 @@ final class ProvisioningStore {
     }
 
     void stepStatus(long runId, String machine, String step, StepStatus status, String summary, Instant now) {
-        Jdbc.withConnection(dataSource, connection -> Jdbc.update(connection,
-                "update provisioning_step set status = ?, summary = ?, finished_at = ? where run_id = ? and machine = ? and step = ?",
-                status.label(), cap(summary), status == StepStatus.RUNNING || status == StepStatus.WAITING_FOR_OPERATOR ? null : time(now),
-                runId, machine, step));
-        Jdbc.withConnection(dataSource, connection -> Jdbc.update(connection, "update provisioning_run set updated_at = ? where id = ?", time(now), runId));
+        stepStatus(runId, machine, step, status, summary, null, now);
+    }
+
+    /** The step waits for a person: its summary is the walkthrough as text, the walkthrough itself is kept for the console. */
+    void stepWaiting(long runId, OperatorRequest request, Instant now) {
+        stepStatus(runId, request.machine(), request.step(), StepStatus.WAITING_FOR_OPERATOR, request.text(), request, now);
+    }
+
+    private void stepStatus(long runId, String machine, String step, StepStatus status, String summary, OperatorRequest request, Instant now) {
+        String requestJson = request == null ? null : json(request);
+        Jdbc.inTransaction(dataSource, connection -> {
+            Jdbc.update(connection, "update provisioning_step set status = ?, summary = ?, finished_at = ?, operator_request = ?"
+                            + " where run_id = ? and machine = ? and step = ?",
+                    status.label(), cap(summary), status == StepStatus.RUNNING || status == StepStatus.WAITING_FOR_OPERATOR ? null : time(now),
+                    requestJson, runId, machine, step);
+            return Jdbc.update(connection, "update provisioning_run set updated_at = ? where id = ?", time(now), runId);
+        });
     }
 
     Optional<StepStatus> stepState(long runId, String machine, String step) {
@@ -150,9 +162,48 @@ final class ProvisioningStore {
     }
 
     private List<RunView.Step> steps(java.sql.Connection connection, long runId) throws SQLException {
-        return Jdbc.query(connection, "select * from provisioning_step where run_id = ? order by machine, position", row -> new RunView.Step(
-                row.getString("machine"), row.getString("step"), row.getInt("position"), row.getString("status"), row.getInt("attempts"),
-                instant(row, "started_at"), instant(row, "finished_at"), row.getString("summary")), runId);
+        return Jdbc.query(connection, "select * from provisioning_step where run_id = ? order by machine, position", ProvisioningStore::step, runId);
+    }
+
+    private static RunView.Step step(ResultSet row) throws SQLException {
+        return new RunView.Step(row.getString("machine"), row.getString("step"), row.getInt("position"), row.getString("status"),
+                row.getInt("attempts"), instant(row, "started_at"), instant(row, "finished_at"), row.getString("summary"),
+                operatorRequest(row.getString("operator_request")));
+    }
+
+    /**
+     * Where every machine stands in the newest run that included it: that run's steps of the machine, keyed by
+     * machine name. One query whatever the size of the fleet (the console's overview reads it on every refresh).
+     */
+    Map<String, RunView.MachineProgress> latestPerMachine() {
+        return Jdbc.withConnection(dataSource, connection -> {
+            Map<String, List<RunView.Step>> steps = new LinkedHashMap<>();
+            Map<String, Long> runs = new LinkedHashMap<>();
+            Map<String, String> playbooks = new LinkedHashMap<>();
+            Map<String, Instant> updated = new LinkedHashMap<>();
+            Jdbc.query(connection, "select s.*, r.playbook as run_playbook, r.updated_at as run_updated_at from provisioning_step s"
+                    + " join provisioning_run r on r.id = s.run_id"
+                    + " where s.run_id = (select max(t.run_id) from provisioning_step t where t.machine = s.machine)"
+                    + " order by s.machine, s.position", row -> {
+                        String machine = row.getString("machine");
+                        steps.computeIfAbsent(machine, key -> new ArrayList<>()).add(step(row));
+                        runs.put(machine, row.getLong("run_id"));
+                        playbooks.put(machine, row.getString("run_playbook"));
+                        updated.put(machine, instant(row, "run_updated_at"));
+                        return machine;
+                    });
+            Map<String, RunView.MachineProgress> progress = new LinkedHashMap<>();
+            steps.forEach((machine, mine) -> progress.put(machine, new RunView.MachineProgress(machine, runs.get(machine), playbooks.get(machine),
+                    RunView.Detail.machineState(mine), mine, updated.get(machine))));
+            return progress;
+        });
+    }
+
+    /** The newest runs that included the machine, newest first. */
+    List<RunView.Run> runsOf(String machine, int limit) {
+        return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection,
+                "select * from provisioning_run where id in (select distinct run_id from provisioning_step where machine = ?)"
+                        + " order by id desc fetch first " + limit + " rows only", this::run, machine));
     }
 
     private RunView.Run run(ResultSet row) throws SQLException {
@@ -185,11 +236,23 @@ final class ProvisioningStore {
         return text.length() <= SUMMARY_CAP ? text : text.substring(0, SUMMARY_CAP - 20) + "... (truncated)";
     }
 
-    private static String json(Map<String, Object> options) {
+    private static String json(Object value) {
         try {
-            return JSON.writeValueAsString(options);
+            return JSON.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** The stored walkthrough; null when there is none or it cannot be read (then the step's summary still has it as text). */
+    private static OperatorRequest operatorRequest(String json) {
+        if (json == null) {
+            return null;
+        }
+        try {
+            return JSON.readValue(json, OperatorRequest.class);
+        } catch (JsonProcessingException e) {
+            return null;
         }
     }
 

@@ -163,6 +163,7 @@ final class RunExecutor {
                     line -> listener.progress(machine, step.name(), line));
             StepStatus outcome;
             String summary;
+            OperatorRequest waitingRequest = null;
             try {
                 if (step.scope() == PlaybookStep.Scope.CLUSTER) {
                     Rendezvous meeting = target.cluster() == null ? null : rendezvous.get(step.name() + "/" + target.cluster());
@@ -207,6 +208,7 @@ final class RunExecutor {
                         summary = result.summary();
                         if (outcome == StepStatus.WAITING_FOR_OPERATOR) {
                             waiting.add(result.request());
+                            waitingRequest = result.request();
                         }
                     } else {
                         CheckResult check = step.definition().check(context);
@@ -241,7 +243,11 @@ final class RunExecutor {
             if (leaseLost.get()) {
                 return;
             }
-            store.stepStatus(runId, machine, step.name(), outcome, summary, clock.instant());
+            if (waitingRequest != null) {
+                store.stepWaiting(runId, waitingRequest, clock.instant());
+            } else {
+                store.stepStatus(runId, machine, step.name(), outcome, summary, clock.instant());
+            }
             listener.stepFinished(machine, step.name(), outcome, summary);
             last = step.name() + ": " + summary;
             if (outcome == StepStatus.FAILED) {
@@ -277,8 +283,8 @@ final class RunExecutor {
         String wrong = check.detail();
         OperatorStep.Parameters parameters = operator.parameters();
         while (true) {
-            OperatorRequest request = operator.request(runId, step.name(), context, wrong);
-            store.stepStatus(runId, machine, step.name(), StepStatus.WAITING_FOR_OPERATOR, request.text(), clock.instant());
+            OperatorRequest request = operator.request(runId, step.name(), context, wrong).redacted(context::redact);
+            store.stepWaiting(runId, request, clock.instant());
             OperatorAnswer answer;
             // Machine by machine: one walkthrough at a time, the others wait their turn.
             operatorTurn.lock();

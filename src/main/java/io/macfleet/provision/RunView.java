@@ -22,9 +22,33 @@ public final class RunView {
                       String leaseOwner, Instant leaseHeartbeat, Map<String, Integer> counts) {
     }
 
-    /** One step on one machine. */
+    /**
+     * One step on one machine.
+     *
+     * @param operatorRequest the walkthrough a person follows, while the step waits for one; null otherwise
+     */
     public record Step(String machine, String step, int position, String status, int attempts, Instant startedAt,
-                       Instant finishedAt, String summary) {
+                       Instant finishedAt, String summary, OperatorRequest operatorRequest) {
+    }
+
+    /**
+     * Where one machine stands in the newest run that included it.
+     *
+     * @param state ready, failed, waiting-for-operator or in-progress
+     * @param steps the machine's steps in that run, in playbook order
+     */
+    public record MachineProgress(String machine, long runId, String playbook, String state, List<Step> steps, Instant updatedAt) {
+
+        /** The step that decides the state: the failed or waiting one, else the first not complete, else the last. */
+        public Step currentStep() {
+            for (Step step : steps) {
+                StepStatus status = StepStatus.fromLabel(step.status());
+                if (status == StepStatus.FAILED || status == StepStatus.WAITING_FOR_OPERATOR) {
+                    return step;
+                }
+            }
+            return steps.stream().filter(step -> !StepStatus.fromLabel(step.status()).complete()).findFirst().orElse(steps.getLast());
+        }
     }
 
     /** Who confirmed an operator step and what the verification said then. */

@@ -9,13 +9,15 @@ import java.util.regex.Pattern;
  * Placeholders in command arguments and file templates: {@code {{ machine.name }}}, {@code {{ cluster.name }}},
  * {@code {{ facts.macosVersion }}}, {@code {{ vars.key }}}, and {@code {{ secret machine.volumeOwner.password }}},
  * which resolves a secret reference of the inventory (env:NAME, file:PATH) and marks the argument secret: it is
- * sent to the machine but never logged, audited or stored. Nothing else: no expressions, no loops.
+ * sent to the machine but never logged, audited or stored. {@code {{ machine.volumeOwner.user or 'the volume owner' }}}
+ * gives words to use when the machine has no such value (instructions for a person read well either way; a secret
+ * has no fallback). Nothing else: no expressions, no loops.
  */
 final class Templates {
 
     static final List<String> ROOTS = List.of("machine", "cluster", "facts", "vars");
     private static final Pattern ANY = Pattern.compile("\\{\\{(.*?)}}");
-    private static final Pattern PLACEHOLDER = Pattern.compile("\\s*(secret\\s+)?([A-Za-z][A-Za-z0-9_]*(?:\\.[A-Za-z0-9_-]+)*)\\s*");
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\s*(secret\\s+)?([A-Za-z][A-Za-z0-9_]*(?:\\.[A-Za-z0-9_-]+)*)(?:\\s+or\\s+'([^']*)')?\\s*");
 
     /** Where placeholders get their values on one machine. */
     interface Variables {
@@ -43,7 +45,11 @@ final class Templates {
         while (matcher.find()) {
             Matcher placeholder = PLACEHOLDER.matcher(matcher.group(1));
             if (!placeholder.matches()) {
-                throw new IllegalArgumentException("malformed placeholder '" + matcher.group() + "'; expected {{ machine.name }} or {{ secret machine.volumeOwner.password }}");
+                throw new IllegalArgumentException("malformed placeholder '" + matcher.group() + "'; expected {{ machine.name }},"
+                        + " {{ machine.volumeOwner.user or 'words when there is none' }} or {{ secret machine.volumeOwner.password }}");
+            }
+            if (placeholder.group(1) != null && placeholder.group(3) != null) {
+                throw new IllegalArgumentException("a secret has no fallback: '" + matcher.group() + "'");
             }
             String root = placeholder.group(2).split("\\.")[0];
             if (!ROOTS.contains(root)) {
@@ -67,6 +73,9 @@ final class Templates {
             }
             List<String> path = List.of(placeholder.group(2).split("\\."));
             Object value = variables.lookup(path);
+            if (value == null && placeholder.group(3) != null) {
+                value = placeholder.group(3);
+            }
             if (value == null || value instanceof Map<?, ?> || value instanceof List<?>) {
                 throw new StepFailedException("placeholder {{ " + placeholder.group(2) + " }} has no " + (value == null ? "value" : "single value")
                         + " for this machine (set it in the inventory)");

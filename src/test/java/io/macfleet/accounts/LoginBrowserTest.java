@@ -2,25 +2,16 @@ package io.macfleet.accounts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.macfleet.browser.HeadlessChromium;
+import io.macfleet.browser.Browser;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import java.io.File;
 import java.net.URL;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -32,40 +23,23 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @QuarkusTest
 class LoginBrowserTest {
 
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-    private static final Path SCREENSHOTS = Path.of("target", "screenshots");
-
     @TestHTTPResource("/")
     URL root;
 
+    static Browser chromium;
     static WebDriver browser;
 
     @BeforeAll
     static void startBrowser() throws Exception {
-        Path chromium = HeadlessChromium.executable();
-        if (!Files.isExecutable(CHROMEDRIVER)) {
-            String message = "no chromedriver at " + CHROMEDRIVER + " (install Debian's chromium-driver package; .ci/run does)";
-            if ("true".equals(System.getenv("CI"))) {
-                throw new AssertionError(message);
-            }
-            Assumptions.abort(message);
-        }
-        // Both paths given: Selenium Manager has nothing to look up or download.
-        System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(chromium.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
-                "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--user-data-dir=" + Files.createTempDirectory("macfleet-chromium-"));
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-        browser = new ChromeDriver(service, options);
-        Files.createDirectories(SCREENSHOTS);
+        // The base URL is the test port's, known only per test instance: pages are opened with full URLs below.
+        chromium = Browser.open("http://127.0.0.1");
+        browser = chromium.driver;
     }
 
     @AfterAll
     static void stopBrowser() {
-        if (browser != null) {
-            browser.quit();
+        if (chromium != null) {
+            chromium.close();
         }
     }
 
@@ -75,15 +49,11 @@ class LoginBrowserTest {
     }
 
     private void screenshot(String name) throws Exception {
-        File shot = ((org.openqa.selenium.TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
-        Files.copy(shot.toPath(), SCREENSHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+        chromium.screenshot(name);
     }
 
     private void signIn(String user, String password) {
-        browser.findElement(By.id("username")).clear();
-        browser.findElement(By.id("username")).sendKeys(user);
-        browser.findElement(By.id("password")).sendKeys(password);
-        browser.findElement(By.id("sign-in")).click();
+        chromium.signIn(user, password);
     }
 
     @Test

@@ -2,12 +2,16 @@ package io.macfleet.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.macfleet.accounts.Role;
+import io.macfleet.accounts.TestAccounts;
+import io.macfleet.browser.Browser;
 import io.macfleet.cabling.PlannedTopology;
 import io.macfleet.cabling.PortPlan;
 import io.macfleet.facts.FactsService;
 import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.InventoryLoader;
+import io.macfleet.provision.ProvisioningService;
 import io.macfleet.simulator.FaultStep;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -27,9 +31,11 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 
 /**
  * The console in a real browser (Debian's headless Chromium through Selenium) against simulated Mac Studios:
- * open the overview, open a machine, inject a cabling fault in the simulator, gather facts again, watch the
- * overview update itself (no reload) and find the finding with its fix on the cluster page. Screenshots of
- * every main page go to target/screenshots/.
+ * sign in, open the overview, open a machine, inject a cabling fault in the simulator, gather facts again, watch
+ * the overview update itself (no reload) and find the finding with its fix on the cluster page; then provision from
+ * the console: a Mac waits for someone in macOS Recovery, a viewer can look but not confirm (browser and REST), a
+ * request without the CSRF token is refused, the operator plays the part at the simulator's Recovery console and
+ * confirms, and the run is verified and finishes. Screenshots of every main page go to target/screenshots/.
  */
 @QuarkusTest
 class ConsoleBrowserTest {
@@ -45,6 +51,9 @@ class ConsoleBrowserTest {
 
     @Inject
     FactsService facts;
+
+    @Inject
+    ProvisioningService provisioning;
 
     @BeforeAll
     static void start() throws Exception {
@@ -71,9 +80,15 @@ class ConsoleBrowserTest {
         store.apply(InventoryLoader.load(inventory).inventory(), "browser-test", inventory.toString());
         gather();
 
+        String operator = TestAccounts.user(Role.OPERATOR);
         try (Browser browser = Browser.open(base.toString())) {
             browser.go("/");
+            browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.urlContains("/login?next=%2Fconsole"));
+            browser.screenshot("login");
+            browser.signIn(operator, TestAccounts.PASSWORD);
+            browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("Fleet overview · macfleet"));
             assertThat(browser.driver.getCurrentUrl()).endsWith("/console");
+            assertThat(browser.driver.findElement(By.cssSelector("header .user .name")).getText()).isEqualTo(operator);
             assertThat(browser.driver.getTitle()).isEqualTo("Fleet overview · macfleet");
             assertThat(browser.driver.findElements(By.cssSelector("table.machines tbody tr"))).hasSize(4);
             assertThat(browser.driver.findElement(By.id("problem-count")).getText()).isEqualTo("0");
@@ -140,6 +155,104 @@ class ConsoleBrowserTest {
             browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("Fleet overview · macfleet"));
         } finally {
             simulation.cableFullMesh(CLUSTER);
+        }
+    }
+
+    @Test
+    void provisionFromTheConsoleWaitForAPersonAndConfirm() throws Exception {
+        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", CLUSTER)), Map.of());
+        store.apply(InventoryLoader.load(inventory).inventory(), "browser-test", inventory.toString());
+        simulation.cableFullMesh(CLUSTER);
+        simulation.heal();
+        simulation.fleet.machine("studio-03").setRdmaEnabled(false);
+        gather();
+        String operator = TestAccounts.user(Role.OPERATOR);
+        String viewer = TestAccounts.user(Role.VIEWER);
+
+        try (Browser browser = Browser.open(base.toString())) {
+            browser.signInAndWait(operator, TestAccounts.PASSWORD);
+            browser.go("/console/clusters/llm-a");
+            new org.openqa.selenium.support.ui.Select(browser.driver.findElement(By.cssSelector("#start-run select[name=playbook]")))
+                    .selectByValue("rdma-enable");
+            browser.driver.findElement(By.cssSelector("#start-run button[type=submit]")).click();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(driver -> driver.getCurrentUrl().matches(".*/console/runs/\\d+$"));
+            String runUrl = browser.driver.getCurrentUrl();
+            String runId = runUrl.substring(runUrl.lastIndexOf('/') + 1);
+
+            // Three Macs have RDMA already; studio-03 needs a person in macOS Recovery. The page follows the run by itself.
+            browser.waitUpTo(Duration.ofSeconds(30)).until(driver -> driver.findElement(By.id("run-state")).getText().equals("waiting-for-operator"));
+            WebElement task = browser.driver.findElement(By.cssSelector("section.operator-task[data-machine='studio-03']"));
+            assertThat(task.findElement(By.tagName("h2")).getText()).isEqualTo("studio-03: Enable RDMA over Thunderbolt in macOS Recovery");
+            assertThat(task.findElements(By.cssSelector("ol.instructions li"))).hasSize(8);
+            assertThat(task.getText()).contains("Press and hold the power button").contains("rdma_ctl enable")
+                    .contains("pick the administrator user who is a volume owner of the startup disk")
+                    .contains("rdma_ctl status does not say enabled");
+            assertThat(browser.driver.findElements(By.cssSelector("section.operator-task"))).hasSize(1);
+            assertThat(browser.driver.findElement(By.cssSelector("tr[data-machine='studio-01'] td[data-step='rdma-enabled']")).getText())
+                    .isEqualTo("skipped-already-done");
+            browser.screenshot("run-waiting-for-operator");
+
+            // The overview puts the waiting Mac on top and says why.
+            browser.go("/console");
+            assertThat(rowText(browser, "studio-03")).contains("waiting for a person: rdma-enabled");
+            assertThat(browser.driver.findElements(By.cssSelector("table.machines tbody tr")).getFirst().getAttribute("data-machine"))
+                    .isEqualTo("studio-03");
+
+            // A viewer sees the walkthrough but cannot confirm: no enabled button in the browser, 403 from REST and the console.
+            browser.driver.findElement(By.cssSelector("form.logout button")).click();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.urlContains("/login"));
+            browser.signInAndWait(viewer, TestAccounts.PASSWORD);
+            browser.go("/console/runs/" + runId);
+            WebElement viewerButton = browser.driver.findElement(By.cssSelector("section.operator-task[data-machine='studio-03'] button"));
+            assertThat(viewerButton.isEnabled()).isFalse();
+            assertThat(browser.driver.findElement(By.cssSelector("section.operator-task[data-machine='studio-03']")).getText())
+                    .contains("Only operators can confirm a step.");
+            browser.go("/console/clusters/llm-a");
+            assertThat(browser.driver.findElements(By.id("start-run"))).isEmpty();
+            browser.screenshot("run-as-viewer");
+            String confirmation = "/api/v1/runs/" + runId + "/machines/studio-03/steps/rdma-enabled/confirmation";
+            TestAccounts.viewer().post(confirmation).then().statusCode(403).contentType("application/problem+json");
+            TestAccounts.Session viewerSession = TestAccounts.login(Role.VIEWER);
+            viewerSession.request().formParam("machine", "studio-03").formParam("step", "rdma-enabled")
+                    .post("/console/runs/" + runId + "/confirm").then().statusCode(403);
+            viewerSession.request().formParam("cluster", "llm-a").post("/console/runs").then().statusCode(403);
+
+            // A forged request carries the operator's cookie but not the session's CSRF token: refused, nothing confirmed.
+            TestAccounts.Session operatorSession = TestAccounts.login(Role.OPERATOR);
+            operatorSession.withoutCsrf().formParam("machine", "studio-03").formParam("step", "rdma-enabled")
+                    .post("/console/runs/" + runId + "/confirm").then().statusCode(403)
+                    .body(org.hamcrest.Matchers.containsString("missing CSRF token"));
+            operatorSession.withoutCsrf().formParam("cluster", "llm-a").post("/console/runs").then().statusCode(403);
+            assertThat(provisioning.run(Long.parseLong(runId)).orElseThrow().confirmations()).isEmpty();
+
+            // The operator goes to the Mac: Recovery, rdma_ctl enable, reboot (the simulator's Recovery console).
+            simulation.fleet.enterRecovery("studio-03");
+            assertThat(simulation.fleet.recoveryConsole("studio-03", "rdma_ctl enable").exitCode()).isZero();
+            simulation.fleet.recoveryConsole("studio-03", "reboot");
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!simulation.fleet.sshReachable("studio-03") && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+
+            browser.driver.findElement(By.cssSelector("form.logout button")).click();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.urlContains("/login"));
+            browser.signInAndWait(operator, TestAccounts.PASSWORD);
+            browser.go("/console/runs/" + runId);
+            browser.driver.findElement(By.cssSelector("section.operator-task[data-machine='studio-03'] button[type=submit]")).click();
+            browser.waitUpTo(Duration.ofSeconds(60)).until(driver -> driver.findElement(By.id("run-state")).getText().equals("succeeded"));
+            assertThat(browser.driver.findElements(By.cssSelector("section.operator-task"))).isEmpty();
+            assertThat(browser.driver.findElement(By.cssSelector("tr[data-machine='studio-03'] td[data-step='rdma-enabled']")).getText()).isEqualTo("done");
+            String confirmations = browser.driver.findElement(By.cssSelector("table.confirmations")).getText();
+            assertThat(confirmations).contains("studio-03").contains(operator).contains("verified");
+            browser.screenshot("run-verified");
+
+            // Who did it is in the audit log, with the account's name.
+            browser.go("/console/audit?actor=" + operator + "&machine=studio-03");
+            assertThat(browser.driver.findElement(By.cssSelector("table.audit tbody")).getText()).contains("provision.operator.confirm");
+            browser.go("/console");
+            browser.waitUpTo(Duration.ofSeconds(15)).until(driver -> rowText(browser, "studio-03").contains("ready"));
+        } finally {
+            simulation.heal();
         }
     }
 }

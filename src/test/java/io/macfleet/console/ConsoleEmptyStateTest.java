@@ -3,27 +3,43 @@ package io.macfleet.console;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.macfleet.accounts.Role;
+import io.macfleet.accounts.TestAccounts;
+import io.macfleet.browser.Browser;
 import io.quarkus.test.junit.QuarkusTest;
 import org.jsoup.Jsoup;
 import org.jsoup.nodes.Document;
 import org.junit.jupiter.api.Test;
 
-/** A service with nothing applied: every page says what to do next; errors say what was not found. */
+/**
+ * A service with nothing applied: every page says what to do next; errors say what was not found. Pages need a
+ * signed-in user; the style sheet and script do not (the login page uses them).
+ */
 @QuarkusTest
 class ConsoleEmptyStateTest {
 
     @io.quarkus.test.common.http.TestHTTPResource("/")
     java.net.URL base;
 
+    private static TestAccounts.Session viewer;
+
     private static Document page(String path, int status) {
-        String body = given().redirects().follow(false).when().get(path).then().statusCode(status)
+        if (viewer == null) {
+            viewer = TestAccounts.login(Role.VIEWER);
+        }
+        String body = viewer.withoutCsrf().when().get(path).then().statusCode(status)
                 .contentType("text/html").extract().asString();
         return Jsoup.parse(body);
     }
 
     @Test
-    void theRootLeadsToTheConsole() {
+    void theRootLeadsToTheConsoleAndTheConsoleToTheLoginPage() {
         given().redirects().follow(false).when().get("/").then().statusCode(303).header("Location", org.hamcrest.Matchers.endsWith("/console"));
+        given().redirects().follow(false).when().get("/console/machines/studio-01").then().statusCode(303)
+                .header("Location", org.hamcrest.Matchers.endsWith("/login?next=%2Fconsole%2Fmachines%2Fstudio-01"));
+        // htmx asks for the live region with HX-Request: it is told to load the login page rather than swap it into the table.
+        given().redirects().follow(false).header("HX-Request", "true").when().get("/console/fleet-table").then().statusCode(401)
+                .header("HX-Redirect", org.hamcrest.Matchers.startsWith("/login?next="));
     }
 
     @Test
@@ -42,8 +58,14 @@ class ConsoleEmptyStateTest {
     @Test
     void clustersAuditAndRunsHaveEmptyStates() {
         assertThat(page("/console/clusters", 200).select(".empty").text()).contains("No inventory applied yet").contains("macfleet inventory apply DIR");
-        assertThat(page("/console/audit", 200).select(".empty").text()).contains("The audit log is empty");
-        assertThat(page("/console/runs", 200).select(".empty h2").text()).isEqualTo("Provisioning is not part of this service yet");
+        // Signing in is audited, so a signed-in person never sees an empty log; a search can still find nothing.
+        assertThat(page("/console/audit", 200).select("table.audit tbody").text()).contains("login");
+        assertThat(page("/console/audit?text=nothing-like-this", 200).select(".empty").text()).contains("No audit entry matches this search");
+        Document runs = page("/console/runs", 200);
+        assertThat(runs.select("#no-runs h2").text()).isEqualTo("No provisioning runs yet");
+        assertThat(runs.select("#no-runs").text()).contains("macfleet provision CLUSTER").contains("macfleet inventory apply DIR");
+        // A viewer gets no form to start a run (and nothing to start it on).
+        assertThat(runs.select("form#start-run")).isEmpty();
     }
 
     @Test
@@ -58,6 +80,8 @@ class ConsoleEmptyStateTest {
         assertThat(cluster.select(".error-page a").attr("href")).isEqualTo("/console/clusters");
 
         assertThat(page("/console/nothing/here", 404).select(".error-page").text()).contains("The console has no page at /console/nothing/here.");
+        assertThat(page("/console/runs/42", 404).select(".error-page").text()).contains("There is no provisioning run 42.");
+        assertThat(page("/console/runs/not-a-number", 404).select(".error-page a").attr("href")).isEqualTo("/console/runs");
         assertThat(page("/console?cluster=llm-z", 404).select(".error-page").text()).contains("no cluster named 'llm-z'");
     }
 
@@ -83,8 +107,12 @@ class ConsoleEmptyStateTest {
 
     @Test
     void theEmptyOverviewInABrowser() throws Exception {
+        String user = TestAccounts.user(Role.VIEWER);
         try (Browser browser = Browser.open(base.toString())) {
             browser.go("/console");
+            browser.waitUpTo(java.time.Duration.ofSeconds(10)).until(driver -> driver.getCurrentUrl().contains("/login?next=%2Fconsole"));
+            browser.signIn(user, TestAccounts.PASSWORD);
+            browser.waitUpTo(java.time.Duration.ofSeconds(10)).until(driver -> driver.getCurrentUrl().endsWith("/console"));
             assertThat(browser.driver.findElement(org.openqa.selenium.By.cssSelector("#no-inventory h2")).getText()).isEqualTo("No inventory applied yet");
             browser.screenshot("overview-empty");
         }

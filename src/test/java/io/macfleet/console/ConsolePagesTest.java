@@ -1,8 +1,9 @@
 package io.macfleet.console;
 
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.macfleet.accounts.Role;
+import io.macfleet.accounts.TestAccounts;
 import io.macfleet.audit.AuditEvent;
 import io.macfleet.audit.JdbcAuditLog;
 import io.macfleet.cabling.PortPlan;
@@ -78,8 +79,17 @@ class ConsolePagesTest {
         assertThat(facts.gather(facts.select("llm-a", List.of()), SimulatedInventory.settings(Duration.ofSeconds(10))).failed()).isZero();
     }
 
+    private static TestAccounts.Session viewer;
+
+    static io.restassured.specification.RequestSpecification signedIn() {
+        if (viewer == null) {
+            viewer = TestAccounts.login(Role.VIEWER);
+        }
+        return viewer.withoutCsrf();
+    }
+
     static Document page(String path) {
-        return Jsoup.parse(given().when().get(path).then().statusCode(200).contentType("text/html").extract().asString());
+        return Jsoup.parse(signedIn().when().get(path).then().statusCode(200).contentType("text/html").extract().asString());
     }
 
     private static List<String> machineOrder(Document page) {
@@ -132,7 +142,7 @@ class ConsolePagesTest {
         assertThat(machineOrder(page("/console?cluster=-"))).containsExactly("studio-05");
 
         // The fragment htmx fetches: the counts and the table, no page around them.
-        String fragment = given().when().get("/console/fleet-table?cluster=llm-a").then().statusCode(200)
+        String fragment = signedIn().when().get("/console/fleet-table?cluster=llm-a").then().statusCode(200)
                 .header("Cache-Control", "no-store").extract().asString();
         assertThat(fragment).doesNotContain("<html").doesNotContain("<nav");
         Document table = Jsoup.parseBodyFragment(fragment);
@@ -210,7 +220,7 @@ class ConsolePagesTest {
             assertThat(cluster.select("figure.diagram svg g.cable[data-state=missing]")).hasSize(1);
             assertThat(cluster.select("table.plan tbody tr.problem td:last-child").eachText()).containsExactly("not cabled");
             assertThat(cluster.select("#cluster-live").attr("hx-get")).isEqualTo("/console/clusters/llm-a/live");
-            String live = given().when().get("/console/clusters/llm-a/live").then().statusCode(200).extract().asString();
+            String live = signedIn().when().get("/console/clusters/llm-a/live").then().statusCode(200).extract().asString();
             assertThat(live).doesNotContain("<nav").contains("data-code=\"missing-link\"");
 
             Document overview = page("/console?status=problems");
@@ -245,7 +255,7 @@ class ConsolePagesTest {
         assertThat(second.select("table.audit tbody tr").last().select(".detail-cell").text()).isEqualTo("entry 0");
         assertThat(second.select("a[rel=prev]").attr("href")).isEqualTo("/console/audit?actor=paging-test");
 
-        Document searched = Jsoup.parse(given().queryParam("text", "ENTRY 1").queryParam("actor", "paging-test")
+        Document searched = Jsoup.parse(signedIn().queryParam("text", "ENTRY 1").queryParam("actor", "paging-test")
                 .queryParam("from", "2026-03-01T10:10").queryParam("to", "2026-03-01T10:20")
                 .when().get("/console/audit").then().statusCode(200).extract().asString());
         assertThat(searched.select("table.audit .detail-cell").eachText()).containsExactly("entry 19", "entry 18", "entry 17", "entry 16",

@@ -61,6 +61,20 @@ class OverviewBenchmark {
     @Inject
     javax.sql.DataSource dataSource;
 
+    @Inject
+    io.macfleet.provision.ProvisioningService provisioning;
+
+    /** In process, outside an HTTP request: the console's request-scoped beans need a request context of their own. */
+    private String render() {
+        var context = io.quarkus.arc.Arc.container().requestContext();
+        context.activate();
+        try {
+            return (String) console.overview(null, null).getEntity();
+        } finally {
+            context.terminate();
+        }
+    }
+
     @Test
     void renderTheOverviewOf200Machines() throws Exception {
         int renders = Integer.getInteger("macfleet.benchmark.renders", 200);
@@ -89,16 +103,27 @@ class OverviewBenchmark {
                     SimulatedInventory.settings(Duration.ofSeconds(60)).withParallelism(32));
             assertThat(gathering.failed()).isZero();
             System.out.printf(Locale.ROOT, "gathered facts of %d simulated Macs in %d ms%n", FLEET, gathering.elapsed().toMillis());
+            // A provisioning run over the whole fleet, as after a bring-up: every machine has a provisioning state to show
+            // (198 with RDMA already on, two waiting for someone in Recovery).
+            long runStart = System.nanoTime();
+            long run = provisioning.startInBackground(new io.macfleet.provision.ProvisioningService.Request(null, all, "rdma-enable", null, null,
+                    true, null), "overview-benchmark");
+            while (!provisioning.run(run).orElseThrow().run().status().equals("waiting-for-operator")) {
+                Thread.sleep(50);
+            }
+            System.out.printf(Locale.ROOT, "rdma-enable over %d simulated Macs (2 to wait for a person) in %d ms%n", FLEET,
+                    (System.nanoTime() - runStart) / 1_000_000);
 
             long start = System.nanoTime();
-            String firstPage = (String) console.overview(null, null).getEntity();
+            String firstPage = render();
             long cold = System.nanoTime() - start;
-            assertThat(firstPage).contains("<strong>200</strong> machines").contains("data-machine=\"" + all.get(28) + "\"");
+            assertThat(firstPage).contains("<strong>200</strong> machines").contains("data-machine=\"" + all.get(28) + "\"")
+                    .contains("waiting for a person: rdma-enabled");
 
             List<Long> inProcess = new ArrayList<>();
             for (int round = 0; round < renders; round++) {
                 long begin = System.nanoTime();
-                String page = (String) console.overview(null, null).getEntity();
+                String page = render();
                 inProcess.add(System.nanoTime() - begin);
                 assertThat(page.length()).isGreaterThan(100_000);
             }
@@ -107,7 +132,7 @@ class OverviewBenchmark {
             for (int round = 0; round < 20; round++) {
                 fleetStatus.forgetCaches();
                 long begin = System.nanoTime();
-                console.overview(null, null);
+                render();
                 uncached.add(System.nanoTime() - begin);
             }
             // Where the uncached time goes: reading and parsing the documents, then the Thunderbolt output for the cabling check.
@@ -125,7 +150,8 @@ class OverviewBenchmark {
                 documentBytes = latest.values().stream().mapToLong(observation -> observation.outputs().values().stream().mapToLong(String::length).sum()).sum();
             }
             HttpClient client = HttpClient.newHttpClient();
-            HttpRequest request = HttpRequest.newBuilder(URI.create(overview.toString())).GET().build();
+            String authorization = "Bearer " + io.macfleet.accounts.TestAccounts.token(io.macfleet.accounts.Role.VIEWER);
+            HttpRequest request = HttpRequest.newBuilder(URI.create(overview.toString())).header("Authorization", authorization).GET().build();
             List<Long> overHttp = new ArrayList<>();
             int bytes = 0;
             for (int round = 0; round < renders; round++) {
@@ -136,7 +162,8 @@ class OverviewBenchmark {
                 bytes = response.body().length();
             }
             List<Long> fragment = new ArrayList<>();
-            HttpRequest table = HttpRequest.newBuilder(URI.create(overview.toString().replace("/console", "/console/fleet-table"))).GET().build();
+            HttpRequest table = HttpRequest.newBuilder(URI.create(overview.toString().replace("/console", "/console/fleet-table")))
+                    .header("Authorization", authorization).GET().build();
             for (int round = 0; round < renders; round++) {
                 long begin = System.nanoTime();
                 assertThat(client.send(table, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);

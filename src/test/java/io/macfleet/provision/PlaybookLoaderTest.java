@@ -121,10 +121,14 @@ class PlaybookLoaderTest {
                     params: {check: {argv: [echo, "{{ inventory.name }}"]}}
                   - name: c
                     type: facts
+                  - name: d
+                    type: command
+                    params: {check: {argv: [echo, "{{ secret machine.volumeOwner.password or 'none' }}"]}}
                 """, "broken.yaml:4:12: unknown fact 'colour' in when; expected one of",
                 "broken.yaml:8:5: step type command has scope machine, not cluster (only cabling acts on a whole cluster)",
                 "broken.yaml:12:14: params.check: unknown placeholder root 'inventory' in '{{ inventory.name }}'; expected one of [machine, cluster, facts, vars]",
-                "broken.yaml:13:5: duplicate step name 'c'; expected unique step names");
+                "broken.yaml:13:5: duplicate step name 'c'; expected unique step names",
+                "a secret has no fallback: '{{ secret machine.volumeOwner.password or 'none' }}'");
     }
 
     private void assertProblems(String yaml, String... expected) throws IOException {

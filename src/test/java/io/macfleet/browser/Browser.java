@@ -1,6 +1,5 @@
-package io.macfleet.console;
+package io.macfleet.browser;
 
-import io.macfleet.browser.HeadlessChromium;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +9,7 @@ import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.Assumptions;
+import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -19,15 +19,16 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Debian's headless Chromium driven through Debian's chromedriver. Both paths are given explicitly, so Selenium
- * Manager never looks for (or downloads) a driver or a browser. Screenshots go to target/screenshots/.
+ * Manager never looks for (or downloads) a driver or a browser. Screenshots go to target/screenshots/. Without
+ * chromium and chromedriver the test is skipped, or fails when CI=true.
  */
-final class Browser implements AutoCloseable {
+public final class Browser implements AutoCloseable {
 
     static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     static final Path SCREENSHOTS = Path.of("target", "screenshots");
     private static final int WIDTH = 1440;
 
-    final WebDriver driver;
+    public final WebDriver driver;
     private final String baseUrl;
     private final Path profile;
 
@@ -37,7 +38,7 @@ final class Browser implements AutoCloseable {
         this.profile = profile;
     }
 
-    static Browser open(String baseUrl) throws IOException {
+    public static Browser open(String baseUrl) throws IOException {
         Path chromium = HeadlessChromium.executable();
         if (!Files.isExecutable(CHROMEDRIVER)) {
             String message = "no chromedriver at " + CHROMEDRIVER + " (install Debian's chromium-driver package; .ci/run does)";
@@ -59,20 +60,39 @@ final class Browser implements AutoCloseable {
         return new Browser(driver, baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl, profile);
     }
 
-    void go(String path) {
+    public void go(String path) {
         driver.get(baseUrl + path);
     }
 
-    WebDriverWait waitUpTo(Duration duration) {
+    public String url(String path) {
+        return baseUrl + path;
+    }
+
+    /** Fills in the login form the browser is on and submits it. */
+    public void signIn(String user, String password) {
+        driver.findElement(By.id("username")).clear();
+        driver.findElement(By.id("username")).sendKeys(user);
+        driver.findElement(By.id("password")).sendKeys(password);
+        driver.findElement(By.id("sign-in")).click();
+    }
+
+    /** Signs in through the login page and waits until the browser left it. */
+    public void signInAndWait(String user, String password) {
+        go("/login");
+        signIn(user, password);
+        waitUpTo(Duration.ofSeconds(20)).until(driver -> !driver.getCurrentUrl().contains("/login"));
+    }
+
+    public WebDriverWait waitUpTo(Duration duration) {
         return new WebDriverWait(driver, duration);
     }
 
-    Object script(String script, Object... arguments) {
+    public Object script(String script, Object... arguments) {
         return ((JavascriptExecutor) driver).executeScript(script, arguments);
     }
 
     /** The whole page, not only the window (Chromium's own full-page capture through chromedriver). */
-    Path screenshot(String name) throws IOException {
+    public Path screenshot(String name) throws IOException {
         Files.createDirectories(SCREENSHOTS);
         ChromeDriver chrome = (ChromeDriver) driver;
         long height = ((Number) script("return Math.max(document.documentElement.scrollHeight, document.body.scrollHeight)")).longValue();
