@@ -3,5 +3,5 @@ package io.macfleet.accounts;
 import java.time.Instant;
 
 /** A local account as listed; the password hash stays in the store. */
-record Account(String name, Role role, Instant created, boolean disabled) {
+public record Account(String name, Role role, Instant created, boolean disabled) {
 }

@@ -1,7 +1,7 @@
 package io.macfleet.accounts;
 
 /** A refused account operation (bad name, weak password, unknown user, last admin); the message says what and why. */
-class AccountException extends RuntimeException {
+public class AccountException extends RuntimeException {
 
     private final boolean invalidInput;
 
@@ -20,7 +20,7 @@ class AccountException extends RuntimeException {
         return new AccountException(message, false);
     }
 
-    boolean invalidInput() {
+    public boolean invalidInput() {
         return invalidInput;
     }
 }

@@ -74,15 +74,15 @@ public class AccountService {
         return name;
     }
 
-    List<Account> users() {
+    public List<Account> users() {
         return store.users();
     }
 
-    Optional<Account> user(String name) {
+    public Optional<Account> user(String name) {
         return store.user(name);
     }
 
-    void addUser(String name, Role role, String password, String actor) {
+    public void addUser(String name, Role role, String password, String actor) {
         checkUserName(name);
         Passwords.check(password);
         String hash = Passwords.hash(password);
@@ -96,7 +96,7 @@ public class AccountService {
         });
     }
 
-    void removeUser(String name, String actor) {
+    public void removeUser(String name, String actor) {
         store.inTransaction(connection -> {
             Account account = existing(connection, name);
             if (account.role() == Role.ADMIN && !account.disabled() && store.countActiveAdmins(connection) == 1) {
@@ -108,7 +108,7 @@ public class AccountService {
         });
     }
 
-    void setRole(String name, Role role, String actor) {
+    public void setRole(String name, Role role, String actor) {
         store.inTransaction(connection -> {
             Account account = existing(connection, name);
             if (account.role() == Role.ADMIN && role != Role.ADMIN && !account.disabled() && store.countActiveAdmins(connection) == 1) {
@@ -121,7 +121,7 @@ public class AccountService {
     }
 
     /** A new password also ends the user's sessions: whoever knew the old one is signed out. */
-    void setPassword(String name, String password, String actor) {
+    public void setPassword(String name, String password, String actor) {
         Passwords.check(password);
         String hash = Passwords.hash(password);
         store.inTransaction(connection -> {
@@ -133,7 +133,7 @@ public class AccountService {
         });
     }
 
-    void setDisabled(String name, boolean disabled, String actor) {
+    public void setDisabled(String name, boolean disabled, String actor) {
         store.inTransaction(connection -> {
             Account account = existing(connection, name);
             if (disabled && account.role() == Role.ADMIN && !account.disabled() && store.countActiveAdmins(connection) == 1) {
@@ -154,10 +154,10 @@ public class AccountService {
     // API tokens
 
     /** A token just created: the only time the token itself is known. */
-    record IssuedToken(long id, String user, String name, String token, Instant expires) {
+    public record IssuedToken(long id, String user, String name, String token, Instant expires) {
     }
 
-    IssuedToken createToken(String user, String name, Duration lifetime, String actor) {
+    public IssuedToken createToken(String user, String name, Duration lifetime, String actor) {
         if (name == null || !TOKEN_NAME.matcher(name).matches()) {
             throw AccountException.invalid("token name '" + name + "' is not valid: 1 to 64 of A-Z a-z 0-9 . _ -");
         }
@@ -180,11 +180,11 @@ public class AccountService {
         return new IssuedToken(id, user, name, token, expires);
     }
 
-    List<ApiToken> tokens(String user) {
+    public List<ApiToken> tokens(String user) {
         return store.tokens(user);
     }
 
-    ApiToken revokeToken(long id, String actor) {
+    public ApiToken revokeToken(long id, String actor) {
         return store.inTransaction(connection -> {
             ApiToken token = store.token(connection, id).orElseThrow(() -> AccountException.refused("no API token with id " + id + " (see `macfleet tokens list`)"));
             store.deleteToken(connection, id);

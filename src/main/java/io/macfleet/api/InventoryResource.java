@@ -1,11 +1,17 @@
 package io.macfleet.api;
 
+import io.macfleet.accounts.CurrentUser;
 import io.macfleet.accounts.Roles;
-import jakarta.annotation.security.RolesAllowed;
-
 import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.inventory.InventoryError;
+import io.macfleet.inventory.InventoryLoader;
+import io.macfleet.inventory.LoadResult;
+import io.macfleet.inventory.Plan;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -18,15 +24,57 @@ import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-/** The applied inventory (desired state), read-only. Change it with `macfleet inventory apply`. */
+/**
+ * The applied inventory (desired state): read by viewers; planned and applied by admins from a YAML document in the
+ * request body (the CLI's `macfleet inventory plan|apply DIR` does the same from a directory).
+ */
 @RolesAllowed(Roles.VIEWER)
 @Path("/api/v1")
 @Produces(MediaType.APPLICATION_JSON)
-@Tag(name = "inventory", description = "The applied inventory (desired state), read-only")
+@Tag(name = "inventory", description = "The applied inventory (desired state)")
 public class InventoryResource {
+
+    /** The name errors give the document of the request body, e.g. inventory.yaml:12:5: ... */
+    public static final String DOCUMENT_NAME = "inventory.yaml";
 
     @Inject
     DesiredStateStore store;
+
+    @Inject
+    CurrentUser currentUser;
+
+    @POST
+    @Path("/inventory/plan")
+    @Consumes({"application/yaml", "text/yaml", MediaType.TEXT_PLAIN})
+    @RolesAllowed(Roles.ADMIN)
+    @Operation(summary = "What applying this inventory (one YAML document) would change; changes nothing")
+    @APIResponse(responseCode = "400", description = "the inventory is invalid: every error as inventory.yaml:LINE:COLUMN (problem JSON)")
+    public Plan plan(String yaml) {
+        return store.plan(load(yaml).inventory());
+    }
+
+    @POST
+    @Path("/inventory/apply")
+    @Consumes({"application/yaml", "text/yaml", MediaType.TEXT_PLAIN})
+    @RolesAllowed(Roles.ADMIN)
+    @Operation(summary = "Apply this inventory (one YAML document) in one transaction; answers what changed")
+    @APIResponse(responseCode = "400", description = "the inventory is invalid: nothing is changed (problem JSON)")
+    public Plan apply(String yaml) {
+        return store.apply(load(yaml).inventory(), currentUser.actor(), "an inventory posted to the API by " + currentUser.actor());
+    }
+
+    /** Secrets stay references (env:/file:), resolved on this server when used, exactly as from a directory. */
+    static LoadResult load(String yaml) {
+        if (yaml == null || yaml.isBlank()) {
+            throw ProblemException.badRequest("expected an inventory YAML document in the request body (Content-Type: application/yaml)");
+        }
+        LoadResult result = InventoryLoader.loadTexts(Map.of(DOCUMENT_NAME, yaml));
+        if (!result.valid()) {
+            throw ProblemException.badRequest(result.errors().size() + (result.errors().size() == 1 ? " error" : " errors") + ":\n"
+                    + String.join("\n", result.errors().stream().map(InventoryError::toString).toList()));
+        }
+        return result;
+    }
 
     @GET
     @Path("/clusters")

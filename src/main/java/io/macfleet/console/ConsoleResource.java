@@ -85,8 +85,7 @@ public class ConsoleResource {
     CurrentUser user;
 
     Viewer viewer() {
-        return user.authenticated() ? new Viewer(user.name(), user.roleName(), user.csrfToken().isEmpty() ? null : user.csrfToken(), user.canOperate())
-                : Viewer.anonymous();
+        return Viewer.of(user);
     }
 
     private Pages.Layout layout(String title, String section) {
@@ -384,9 +383,9 @@ public class ConsoleResource {
         try {
             provisioning.confirmOperatorStep(run.get(), machine, step, user.actor());
         } catch (ProvisioningService.NotFoundException e) {
-            return error(404, "Step not found", capitalized(e.getMessage()) + ".", "/console/runs/" + run.get(), "Back to run " + run.get());
+            return error(404, "Step not found", Pages.sentence(e.getMessage()) + ".", "/console/runs/" + run.get(), "Back to run " + run.get());
         } catch (ProvisioningService.InvalidRequestException e) {
-            return error(409, "Nothing to confirm", capitalized(e.getMessage()) + ": someone may have confirmed it already.",
+            return error(409, "Nothing to confirm", Pages.sentence(e.getMessage()) + ": someone may have confirmed it already.",
                     "/console/runs/" + run.get(), "Back to run " + run.get());
         }
         return Response.seeOther(URI.create("/console/runs/" + run.get() + "#task-" + machine + "-" + step)).build();
@@ -412,9 +411,9 @@ public class ConsoleResource {
                     blank(machine) ? List.of() : List.of(machine), blank(playbook) ? null : playbook, null, null, false, null), user.actor());
             return Response.seeOther(URI.create("/console/runs/" + id)).build();
         } catch (ProvisioningService.InvalidRequestException | PlaybookLoader.InvalidPlaybookException | IllegalArgumentException e) {
-            return error(400, "Cannot start provisioning", capitalized(e.getMessage()) + ".", back, backLabel);
+            return error(400, "Cannot start provisioning", Pages.sentence(e.getMessage()) + ".", back, backLabel);
         } catch (ProvisioningService.RunBusyException e) {
-            return error(409, "Provisioning is already running", capitalized(e.getMessage()) + ".", back, backLabel);
+            return error(409, "Provisioning is already running", Pages.sentence(e.getMessage()) + ".", back, backLabel);
         }
     }
 
@@ -490,9 +489,6 @@ public class ConsoleResource {
         return new Pages.RunProgress(summary(run), "/console/runs/" + run.id() + "/progress", live, stepNames, machines, waiting, confirmations, viewer());
     }
 
-    private static String capitalized(String message) {
-        return message.isEmpty() ? message : Character.toUpperCase(message.charAt(0)) + message.substring(1);
-    }
 
     // ---- audit
 
@@ -582,12 +578,11 @@ public class ConsoleResource {
     }
 
     private Response error(int status, String heading, String message, String backUrl, String backLabel) {
-        return page(status, Templates.error(new Pages.Error(layout(heading, ""), status, heading, message, backUrl, backLabel)));
+        return Pages.error(viewer(), status, heading, message, backUrl, backLabel);
     }
 
-    /** Rendered here rather than by a message body writer: quarkus-rest-qute is not available for this platform version. */
     private static Response page(int status, TemplateInstance template) {
-        return Response.status(status).type(MediaType.TEXT_HTML_TYPE.withCharset("UTF-8")).entity(template.render()).build();
+        return Pages.response(status, template);
     }
 
     // ---- small helpers

@@ -166,11 +166,56 @@ public final class Pages {
     public record Run(Layout layout, RunProgress progress) {
     }
 
+    /** One account as the accounts page lists it. */
+    public record AccountRow(String name, String role, boolean disabled, String created, boolean self, long tokens) {
+    }
+
+    /** One API token as the accounts page lists it (never the token itself). */
+    public record TokenRow(long id, String user, String name, String created, String lastUsed, String expires, boolean expired) {
+    }
+
+    /**
+     * The accounts page (admins).
+     *
+     * @param message what the last change did, or null
+     * @param error why the last change was refused, or null
+     * @param newName and newRole: the add form as submitted, shown again after an error (never the password)
+     */
+    public record Accounts(Layout layout, List<AccountRow> accounts, List<TokenRow> tokens, List<String> roles, String message, String error,
+                           String newName, String newRole) {
+    }
+
+    /** One change of an inventory plan, with its field changes in words. */
+    public record PlanChange(String kind, String action, String name, List<String> fields) {
+    }
+
+    /**
+     * The inventory page: what is applied, and (admins) a document to plan and apply.
+     *
+     * @param yaml the document as submitted, shown again
+     * @param plan what applying it would change (or changed, when {@code applied}); null before planning
+     */
+    public record Inventory(Layout layout, int clusters, int machines, List<AuditRow> applies, String yaml, List<String> errors,
+                            List<PlanChange> plan, boolean applied, String summary) {
+    }
+
     /** An error page: what went wrong, in words, and where to go from here. */
     public record Error(Layout layout, int status, String heading, String message, String backUrl, String backLabel) {
     }
 
-    static String now(Instant instant) {
-        return Ages.utc(instant);
+    /** A message of a lower layer as a sentence of a page: "no user named 'x'" becomes "No user named 'x'". */
+    static String sentence(String message) {
+        return message.isEmpty() ? message : Character.toUpperCase(message.charAt(0)) + message.substring(1);
+    }
+
+    /** Rendered here rather than by a message body writer: quarkus-rest-qute is not available for this platform version. */
+    static jakarta.ws.rs.core.Response response(int status, io.quarkus.qute.TemplateInstance template) {
+        return jakarta.ws.rs.core.Response.status(status).type(jakarta.ws.rs.core.MediaType.TEXT_HTML_TYPE.withCharset("UTF-8"))
+                .entity(template.render()).build();
+    }
+
+    /** An error page: what went wrong, in words, and a link to where to go from here. */
+    static jakarta.ws.rs.core.Response error(Viewer viewer, int status, String heading, String message, String backUrl, String backLabel) {
+        return response(status, Templates.error(new Error(new Layout(heading, "", viewer), status, heading, message, backUrl, backLabel)));
     }
 }

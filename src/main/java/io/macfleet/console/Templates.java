@@ -34,4 +34,8 @@ public final class Templates {
     public static native TemplateInstance audit(Pages.Audit page);
 
     public static native TemplateInstance error(Pages.Error page);
+
+    public static native TemplateInstance accounts(Pages.Accounts page);
+
+    public static native TemplateInstance inventory(Pages.Inventory page);
 }

@@ -75,6 +75,17 @@ public final class InventoryLoader {
         return new Run().load(files);
     }
 
+    /**
+     * Loads and checks an inventory given as texts (for the REST API and the console, where it arrives in a request),
+     * keyed by the file name to use in messages, e.g. {@code inventory.yaml:12:5: ...}.
+     */
+    public static LoadResult loadTexts(Map<String, String> texts) {
+        if (texts.isEmpty()) {
+            throw new IllegalArgumentException("no inventory text; expected at least one YAML document");
+        }
+        return new Run().loadTexts(new TreeMap<>(texts));
+    }
+
     private static boolean isHidden(Path relative) {
         for (Path part : relative) {
             if (part.toString().startsWith(".")) {
@@ -132,6 +143,10 @@ public final class InventoryLoader {
             for (Path file : files) {
                 read(file);
             }
+            return finish();
+        }
+
+        private LoadResult finish() {
             checkSecrets();
             Map<String, Located> clustersByName = new LinkedHashMap<>();
             List<Cluster> clusters = resolveClusters(clustersByName);
@@ -174,6 +189,15 @@ public final class InventoryLoader {
                 everyFileRead = false;
                 return;
             }
+            read(path, text);
+        }
+
+        LoadResult loadTexts(Map<String, String> texts) {
+            texts.forEach((name, text) -> read(Path.of(name), text));
+            return finish();
+        }
+
+        private void read(Path path, String text) {
             PositionedYaml yaml;
             try {
                 yaml = PositionedYaml.parse(text);

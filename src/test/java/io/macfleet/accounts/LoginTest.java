@@ -168,8 +168,10 @@ class LoginTest {
     @Test
     void theLoginPageLinksTheConsoleStyleSheetAndNeedsNoScript() {
         given().get("/login").then().statusCode(200)
-                .body(containsString("<link rel=\"stylesheet\" href=\"/console/static/macfleet.css\">"))
+                .body(containsString("<link rel=\"stylesheet\" href=\"/console/static/console.css\">"))
                 .body(containsString("<form method=\"post\" action=\"/login\""))
                 .body(not(containsString("<script")));
+        // The sheet it links is served to whoever is not signed in yet, and styles the login card.
+        given().get("/console/static/console.css").then().statusCode(200).contentType("text/css").body(containsString("body.narrow main.card"));
     }
 }
