@@ -5,11 +5,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -83,8 +85,39 @@ public final class Browser implements AutoCloseable {
         waitUpTo(Duration.ofSeconds(20)).until(driver -> !driver.getCurrentUrl().contains("/login"));
     }
 
+    /** A wait that looks again when htmx replaced the element it was reading (live regions are swapped every few seconds). */
     public WebDriverWait waitUpTo(Duration duration) {
-        return new WebDriverWait(driver, duration);
+        WebDriverWait wait = new WebDriverWait(driver, duration);
+        wait.ignoring(StaleElementReferenceException.class);
+        return wait;
+    }
+
+    /**
+     * The text of the first element matching the CSS selector, read in one step inside the page (so a swap by htmx
+     * between finding and reading cannot make it stale), or null when nothing matches.
+     */
+    public String text(String css) {
+        return (String) script("var element = document.querySelector(arguments[0]); return element === null ? null : element.innerText.trim();", css);
+    }
+
+    /** The value of an attribute of every element matching the CSS selector, in document order, read in one step. */
+    @SuppressWarnings("unchecked")
+    public List<String> attributes(String css, String attribute) {
+        return (List<String>) script("var name = arguments[1];"
+                + " return Array.from(document.querySelectorAll(arguments[0])).map(function (e) { return e.getAttribute(name); });", css, attribute);
+    }
+
+    /** How many elements match the CSS selector. */
+    public long count(String css) {
+        return ((Number) script("return document.querySelectorAll(arguments[0]).length;", css)).longValue();
+    }
+
+    /** Clicks the first element matching the CSS selector, finding it again if a live region was swapped meanwhile. */
+    public void click(String css) {
+        waitUpTo(Duration.ofSeconds(10)).until(driver -> {
+            driver.findElement(By.cssSelector(css)).click();
+            return true;
+        });
     }
 
     public Object script(String script, Object... arguments) {

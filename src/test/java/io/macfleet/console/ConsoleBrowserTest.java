@@ -71,7 +71,8 @@ class ConsoleBrowserTest {
     }
 
     private static String rowText(Browser browser, String machine) {
-        return browser.driver.findElement(By.cssSelector("table.machines tr[data-machine='" + machine + "']")).getText();
+        String text = browser.text("table.machines tr[data-machine='" + machine + "']");
+        return text == null ? "" : text;
     }
 
     @Test
@@ -90,12 +91,12 @@ class ConsoleBrowserTest {
             assertThat(browser.driver.getCurrentUrl()).endsWith("/console");
             assertThat(browser.driver.findElement(By.cssSelector("header .user .name")).getText()).isEqualTo(operator);
             assertThat(browser.driver.getTitle()).isEqualTo("Fleet overview · macfleet");
-            assertThat(browser.driver.findElements(By.cssSelector("table.machines tbody tr"))).hasSize(4);
-            assertThat(browser.driver.findElement(By.id("problem-count")).getText()).isEqualTo("0");
-            assertThat(browser.driver.findElement(By.cssSelector(".cluster-cards")).getText()).contains("llm-a").contains("ready for tensor parallelism");
+            assertThat(browser.count("table.machines tbody tr")).isEqualTo(4);
+            assertThat(browser.text("#problem-count")).isEqualTo("0");
+            assertThat(browser.text(".cluster-cards")).contains("llm-a").contains("ready for tensor parallelism");
             browser.screenshot("overview");
 
-            browser.driver.findElement(By.linkText("studio-01")).click();
+            browser.click("table.machines a[href='/console/machines/studio-01']");
             browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("studio-01 · macfleet"));
             assertThat(browser.driver.findElement(By.cssSelector("dl.facts")).getText()).contains("Apple M3 Ultra");
             assertThat(browser.driver.findElements(By.cssSelector("table.ports tbody tr"))).hasSize(6);
@@ -105,7 +106,7 @@ class ConsoleBrowserTest {
             browser.driver.findElement(By.linkText("Overview")).click();
             browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("Fleet overview · macfleet"));
             browser.script("window.macfleetNoReload = 'still the same page';");
-            String refreshedBefore = browser.driver.findElement(By.id("refreshed-at")).getText();
+            String refreshedBefore = browser.text("#refreshed-at");
 
             PlannedTopology.PlannedLink cable = PortPlan.fullMesh("llm-a", CLUSTER).cableBetween("studio-02", "studio-03").orElseThrow();
             simulation.fleet.inject(FaultStep.cable(cable.endOf("studio-02").toString(), "unplug"));
@@ -113,21 +114,21 @@ class ConsoleBrowserTest {
 
             browser.waitUpTo(Duration.ofSeconds(15)).until(driver -> rowText(browser, "studio-02").contains("missing-link"));
             assertThat(browser.script("return window.macfleetNoReload;")).isEqualTo("still the same page");
-            assertThat(browser.driver.findElement(By.id("refreshed-at")).getText()).isNotEqualTo(refreshedBefore);
-            assertThat(browser.driver.findElement(By.id("problem-count")).getText()).isEqualTo("2");
+            assertThat(browser.text("#refreshed-at")).isNotEqualTo(refreshedBefore);
+            assertThat(browser.text("#problem-count")).isEqualTo("2");
             // Problems first: the two machines of the missing cable are now on top.
-            List<String> order = browser.driver.findElements(By.cssSelector("table.machines tbody tr")).stream()
-                    .map(row -> row.getAttribute("data-machine")).toList();
+            List<String> order = browser.attributes("table.machines tbody tr", "data-machine");
             assertThat(order.subList(0, 2)).containsExactlyInAnyOrder("studio-02", "studio-03");
             browser.screenshot("overview-with-fault");
 
-            browser.driver.findElement(By.cssSelector(".cluster-cards a[href='/console/clusters/llm-a']")).click();
+            browser.click(".cluster-cards a[href='/console/clusters/llm-a']");
             browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("Cluster llm-a · macfleet"));
-            WebElement finding = browser.driver.findElement(By.cssSelector("li.finding[data-code='missing-link']"));
-            assertThat(finding.getText()).contains("studio-02").contains("studio-03");
-            assertThat(finding.findElement(By.cssSelector(".fix")).getText()).startsWith("Fix:").contains("port " + cable.endOf("studio-02").port());
-            assertThat(browser.driver.findElement(By.cssSelector(".readiness")).getText()).contains("not ready");
-            assertThat(browser.driver.findElements(By.cssSelector("figure.diagram svg g.cable[data-state='missing']"))).hasSize(1);
+            String finding = browser.text("li.finding[data-code='missing-link']");
+            String fix = browser.text("li.finding[data-code='missing-link'] .fix");
+            assertThat(finding).contains("studio-02").contains("studio-03");
+            assertThat(fix).startsWith("Fix:").contains("port " + cable.endOf("studio-02").port());
+            assertThat(browser.text(".readiness")).contains("not ready");
+            assertThat(browser.count("figure.diagram svg g.cable[data-state='missing']")).isEqualTo(1);
             browser.screenshot("cluster-with-fault");
 
             browser.driver.findElement(By.linkText("Clusters")).click();
@@ -180,33 +181,29 @@ class ConsoleBrowserTest {
             String runId = runUrl.substring(runUrl.lastIndexOf('/') + 1);
 
             // Three Macs have RDMA already; studio-03 needs a person in macOS Recovery. The page follows the run by itself.
-            browser.waitUpTo(Duration.ofSeconds(30)).until(driver -> driver.findElement(By.id("run-state")).getText().equals("waiting-for-operator"));
-            WebElement task = browser.driver.findElement(By.cssSelector("section.operator-task[data-machine='studio-03']"));
-            assertThat(task.findElement(By.tagName("h2")).getText()).isEqualTo("studio-03: Enable RDMA over Thunderbolt in macOS Recovery");
-            assertThat(task.findElements(By.cssSelector("ol.instructions li"))).hasSize(8);
-            assertThat(task.getText()).contains("Press and hold the power button").contains("rdma_ctl enable")
+            browser.waitUpTo(Duration.ofSeconds(30)).until(driver -> "waiting-for-operator".equals(browser.text("#run-state")));
+            String task = "section.operator-task[data-machine='studio-03']";
+            assertThat(browser.text(task + " h2")).isEqualTo("studio-03: Enable RDMA over Thunderbolt in macOS Recovery");
+            assertThat(browser.count(task + " ol.instructions li")).isEqualTo(8);
+            assertThat(browser.text(task)).contains("Press and hold the power button").contains("rdma_ctl enable")
                     .contains("pick the administrator user who is a volume owner of the startup disk")
                     .contains("rdma_ctl status does not say enabled");
-            assertThat(browser.driver.findElements(By.cssSelector("section.operator-task"))).hasSize(1);
-            assertThat(browser.driver.findElement(By.cssSelector("tr[data-machine='studio-01'] td[data-step='rdma-enabled']")).getText())
-                    .isEqualTo("skipped-already-done");
+            assertThat(browser.count("section.operator-task")).isEqualTo(1);
+            assertThat(browser.text("tr[data-machine='studio-01'] td[data-step='rdma-enabled']")).isEqualTo("skipped-already-done");
             browser.screenshot("run-waiting-for-operator");
 
             // The overview puts the waiting Mac on top and says why.
             browser.go("/console");
             assertThat(rowText(browser, "studio-03")).contains("waiting for a person: rdma-enabled");
-            assertThat(browser.driver.findElements(By.cssSelector("table.machines tbody tr")).getFirst().getAttribute("data-machine"))
-                    .isEqualTo("studio-03");
+            assertThat(browser.attributes("table.machines tbody tr", "data-machine").getFirst()).isEqualTo("studio-03");
 
             // A viewer sees the walkthrough but cannot confirm: no enabled button in the browser, 403 from REST and the console.
             browser.driver.findElement(By.cssSelector("form.logout button")).click();
             browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.urlContains("/login"));
             browser.signInAndWait(viewer, TestAccounts.PASSWORD);
             browser.go("/console/runs/" + runId);
-            WebElement viewerButton = browser.driver.findElement(By.cssSelector("section.operator-task[data-machine='studio-03'] button"));
-            assertThat(viewerButton.isEnabled()).isFalse();
-            assertThat(browser.driver.findElement(By.cssSelector("section.operator-task[data-machine='studio-03']")).getText())
-                    .contains("Only operators can confirm a step.");
+            assertThat(browser.script("return document.querySelector(\"" + task + " button\").disabled;")).isEqualTo(true);
+            assertThat(browser.text(task)).contains("Only operators can confirm a step.");
             browser.go("/console/clusters/llm-a");
             assertThat(browser.driver.findElements(By.id("start-run"))).isEmpty();
             browser.screenshot("run-as-viewer");
@@ -238,11 +235,11 @@ class ConsoleBrowserTest {
             browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.urlContains("/login"));
             browser.signInAndWait(operator, TestAccounts.PASSWORD);
             browser.go("/console/runs/" + runId);
-            browser.driver.findElement(By.cssSelector("section.operator-task[data-machine='studio-03'] button[type=submit]")).click();
-            browser.waitUpTo(Duration.ofSeconds(60)).until(driver -> driver.findElement(By.id("run-state")).getText().equals("succeeded"));
-            assertThat(browser.driver.findElements(By.cssSelector("section.operator-task"))).isEmpty();
-            assertThat(browser.driver.findElement(By.cssSelector("tr[data-machine='studio-03'] td[data-step='rdma-enabled']")).getText()).isEqualTo("done");
-            String confirmations = browser.driver.findElement(By.cssSelector("table.confirmations")).getText();
+            browser.click(task + " button[type=submit]");
+            browser.waitUpTo(Duration.ofSeconds(60)).until(driver -> "succeeded".equals(browser.text("#run-state")));
+            assertThat(browser.count("section.operator-task")).isZero();
+            assertThat(browser.text("tr[data-machine='studio-03'] td[data-step='rdma-enabled']")).isEqualTo("done");
+            String confirmations = browser.text("table.confirmations");
             assertThat(confirmations).contains("studio-03").contains(operator).contains("verified");
             browser.screenshot("run-verified");
 
