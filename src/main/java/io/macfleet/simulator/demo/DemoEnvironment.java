@@ -197,8 +197,10 @@ public final class DemoEnvironment implements AutoCloseable {
         out.append("  macfleet demo recovery studio-02 --enter      # hold the power button: Recovery\n");
         out.append("  macfleet demo recovery studio-02 \"rdma_ctl enable\"\n");
         out.append("  macfleet demo recovery studio-02 reboot\n");
-        out.append("\nProvision the cluster from a second shell (the Recovery step for RDMA is walked through on the console):\n");
+        out.append("\nProvision the cluster from a second shell (the Recovery step for RDMA is walked through in the terminal):\n");
         out.append("  MACFLEET_HOME=").append(options.directory().toAbsolutePath()).append(" macfleet provision ").append(CLUSTER).append('\n');
+        out.append("or from the web console: Clusters > ").append(CLUSTER).append(" > Provision ").append(CLUSTER)
+                .append("; the run's page shows each Mac's Recovery walkthrough with \"Done, verify now\"\n");
         out.append("\nStop with Ctrl-C.\n");
         return out.toString();
     }
