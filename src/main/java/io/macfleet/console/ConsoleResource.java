@@ -332,8 +332,7 @@ public class ConsoleResource {
     @Path("runs")
     public Response runs() {
         List<Pages.RunSummary> runs = provisioning.runs(100).stream().map(ConsoleResource::summary).toList();
-        FleetStatus.Fleet fleet = fleetStatus.fleet();
-        List<String> clusters = fleet.clusters().stream().map(FleetStatus.ClusterSummary::name).sorted().toList();
+        List<String> clusters = desiredState.clusters().stream().map(cluster -> String.valueOf(cluster.get("name"))).sorted().toList();
         return page(200, Templates.runs(new Pages.Runs(layout("Provisioning runs", "runs"), runs, clusters, provisioning.playbookNames())));
     }
 

@@ -18,6 +18,11 @@ class PostgresProvisioningTest {
                     null, null, false, null), "gina", ProvisioningListener.SILENT);
             assertThat(waiting.status()).isEqualTo("waiting-for-operator");
             assertThat(waiting.waiting()).hasSize(2);
+            // The walkthrough is stored with the waiting step, and each machine's newest run says where it stands.
+            assertThat(fixture.service.run(waiting.runId()).orElseThrow().steps()).allSatisfy(step ->
+                    assertThat(step.operatorRequest().instructions()).hasSize(8));
+            assertThat(fixture.service.latestPerMachine()).containsOnlyKeys("studio-01", "studio-02")
+                    .allSatisfy((machine, progress) -> assertThat(progress.state()).isEqualTo("waiting-for-operator"));
 
             fixture.enableRdmaInRecovery("studio-01");
             ProvisioningService.Confirmation confirmed = fixture.service.confirmOperatorStep(waiting.runId(), "studio-01", "rdma-enabled", "gina");
@@ -34,6 +39,9 @@ class PostgresProvisioningTest {
             assertThat(detail.confirmations()).singleElement().satisfies(c -> assertThat(c.actor()).isEqualTo("gina"));
             assertThat(detail.run().leaseOwner()).isNull();
             assertThat(fixture.service.runs(10)).extracting(RunView.Run::id).contains(runId);
+            assertThat(fixture.service.latestPerMachine().get("studio-01").state()).isEqualTo("ready");
+            assertThat(fixture.service.run(runId).orElseThrow().steps()).allSatisfy(step -> assertThat(step.operatorRequest()).isNull());
+            assertThat(fixture.service.runsOf("studio-02", 5)).extracting(RunView.Run::id).contains(runId);
         }
     }
 
