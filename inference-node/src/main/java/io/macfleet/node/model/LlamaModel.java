@@ -19,6 +19,60 @@ public final class LlamaModel {
     /** Activation buffers, reused across calls (one forward pass at a time) so prefill makes no garbage. */
     private float[] x, normed, q, k, v, attention, projected, gate, up;
     private int scratchTokens;
+    /** Wall and calling-thread CPU nanoseconds per {@link Phase}, accumulated while not null (the bench's decode breakdown). */
+    private long[] profile;
+
+    /** Parts of a forward pass, timed by {@link #profile(long[])}. */
+    public enum Phase {
+        EMBEDDING("embedding row"), ATTENTION_NORM("attention RMSNorm"), QKV("Q/K/V products"),
+        ROPE_CACHE("RoPE + KV cache write"), ATTENTION("attention (scores, softmax, values)"),
+        ATTENTION_OUTPUT("attention output product"), RESIDUAL("residual adds"), FFN_NORM("FFN RMSNorm"),
+        GATE_UP("gate/up products"), SWIGLU("SwiGLU"), DOWN("down product"), OUTPUT_NORM("output RMSNorm"),
+        LOGITS("output (logits) product");
+
+        private final String label;
+
+        Phase(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    /**
+     * Accumulates the wall time of each {@link Phase} into {@code nanos[phase.ordinal()]} and the calling thread's CPU
+     * time into {@code nanos[phases + phase.ordinal()]} (2 x phases entries); null stops.
+     */
+    public void profile(long[] nanos) {
+        this.profile = nanos;
+        this.lastCpu = nanos == null ? 0 : THREADS.getCurrentThreadCpuTime();
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+    private long lastCpu;
+
+    private long mark(Phase phase, long since) {
+        if (profile == null) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        long cpu = THREADS.getCurrentThreadCpuTime();
+        profile[phase.ordinal()] += now - since;
+        profile[Phase.values().length + phase.ordinal()] += cpu - lastCpu;
+        lastCpu = cpu;
+        return now;
+    }
+
+    private long now() {
+        if (profile == null) {
+            return 0;
+        }
+        lastCpu = THREADS.getCurrentThreadCpuTime();
+        return System.nanoTime();
+    }
+
 
     public LlamaModel(LlamaWeights weights, WorkerPool pool) {
         this.config = weights.config();
@@ -86,6 +140,7 @@ public final class LlamaModel {
         ensureScratch(batch);
         float[] x = this.x, normed = this.normed, q = this.q, k = this.k, v = this.v, attention = this.attention,
                 projected = this.projected, gate = this.gate, up = this.up;
+        long time = now();
         for (int t = 0; t < batch; t++) {
             int token = tokens[from + t];
             if (token < 0 || token >= config.vocabulary()) {
@@ -93,14 +148,17 @@ public final class LlamaModel {
             }
             Kernels.dequantizeRow(weights.tokenEmbedding(), token, x, t * dim);
         }
+        time = mark(Phase.EMBEDDING, time);
         for (LayerWeights layer : weights.blocks()) {
             rmsNorm(x, layer.attentionNorm(), normed, batch, dim);
+            time = mark(Phase.ATTENTION_NORM, time);
             Kernels.matmul(pool, layer.query(), normed, batch, q);
             Kernels.matmul(pool, layer.key(), normed, batch, k);
             Kernels.matmul(pool, layer.value(), normed, batch, v);
             addBias(q, layer.queryBias(), batch);
             addBias(k, layer.keyBias(), batch);
             addBias(v, layer.valueBias(), batch);
+            time = mark(Phase.QKV, time);
             if (layer.queryNorm() != null) {
                 rmsNorm(q, layer.queryNorm(), q, batch * config.heads(), config.headDimension());
             }
@@ -114,18 +172,27 @@ public final class LlamaModel {
             int layerIndex = layer.index() - weights.layers().first();
             System.arraycopy(k, 0, cache.keys[layerIndex], position * kvDim, batch * kvDim);
             System.arraycopy(v, 0, cache.values[layerIndex], position * kvDim, batch * kvDim);
+            time = mark(Phase.ROPE_CACHE, time);
             attend(q, attention, cache.keys[layerIndex], cache.values[layerIndex], batch, position);
+            time = mark(Phase.ATTENTION, time);
             Kernels.matmul(pool, layer.output(), attention, batch, projected);
+            time = mark(Phase.ATTENTION_OUTPUT, time);
             add(x, projected, batch * dim);
+            time = mark(Phase.RESIDUAL, time);
             rmsNorm(x, layer.ffnNorm(), normed, batch, dim);
+            time = mark(Phase.FFN_NORM, time);
             Kernels.matmul(pool, layer.gate(), normed, batch, gate);
             Kernels.matmul(pool, layer.up(), normed, batch, up);
+            time = mark(Phase.GATE_UP, time);
             for (int i = 0; i < batch * ffn; i++) {
                 float g = gate[i];
                 gate[i] = g / (1f + (float) Math.exp(-g)) * up[i];
             }
+            time = mark(Phase.SWIGLU, time);
             Kernels.matmul(pool, layer.down(), gate, batch, projected);
+            time = mark(Phase.DOWN, time);
             add(x, projected, batch * dim);
+            time = mark(Phase.RESIDUAL, time);
         }
         if (!logits) {
             return null;
@@ -133,8 +200,10 @@ public final class LlamaModel {
         float[] lastToken = new float[dim];
         float[] lastHidden = java.util.Arrays.copyOfRange(x, (batch - 1) * dim, batch * dim);
         rmsNorm(lastHidden, weights.outputNorm(), lastToken, 1, dim);
+        time = mark(Phase.OUTPUT_NORM, time);
         float[] result = new float[config.vocabulary()];
         Kernels.matvec(pool, weights.output(), lastToken, result);
+        mark(Phase.LOGITS, time);
         return result;
     }
 

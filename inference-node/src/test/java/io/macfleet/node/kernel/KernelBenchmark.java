@@ -180,8 +180,10 @@ public final class KernelBenchmark {
             } catch (java.io.IOException e) {
                 System.out.println("no smaps_rollup: " + e);
             }
-            System.out.printf("streaming read bandwidth, %d threads: %.2f GB/s%n", threads,
-                    io.macfleet.node.bench.Benchmark.bandwidth(pool, 512L << 20, 5) / 1e9);
+            long buffer = io.macfleet.node.bench.Benchmark.streamRuleBytes(io.macfleet.node.bench.Benchmark.lastLevelCacheBytes(),
+                    io.macfleet.node.bench.Benchmark.availableMemoryBytes());
+            System.out.printf("streaming read bandwidth, %d threads, %d MB buffer (4x the last-level cache): %.2f GB/s%n",
+                    threads, buffer >> 20, io.macfleet.node.bench.Benchmark.bandwidth(pool, buffer, 5) / 1e9);
             for (int round = 0; round < 5; round++) {
                 for (String kernel : System.getProperty("bench.kernels", "plain four-row,float four-row,int8 four-row,repacked float,loads only,sequential").split(",")) {
                     int products = (int) (400L * 8192 / rows);
