@@ -19,6 +19,8 @@ public final class LlamaModel {
     /** Activation buffers, reused across calls (one forward pass at a time) so prefill makes no garbage. */
     private float[] x, normed, q, k, v, attention, projected, gate, up;
     private int scratchTokens;
+    /** Attention scores, one row per worker. */
+    private float[][] scores;
     /** Wall and calling-thread CPU nanoseconds per {@link Phase}, accumulated while not null (the bench's decode breakdown). */
     private long[] profile;
 
@@ -72,7 +74,6 @@ public final class LlamaModel {
         lastCpu = THREADS.getCurrentThreadCpuTime();
         return System.nanoTime();
     }
-
 
     public LlamaModel(LlamaWeights weights, WorkerPool pool) {
         this.config = weights.config();
@@ -170,10 +171,10 @@ public final class LlamaModel {
                 rope(k, t * kvDim, config.kvHeads(), position + t);
             }
             int layerIndex = layer.index() - weights.layers().first();
-            System.arraycopy(k, 0, cache.keys[layerIndex], position * kvDim, batch * kvDim);
+            cache.storeKeys(layerIndex, k, position, batch, kvDim);
             System.arraycopy(v, 0, cache.values[layerIndex], position * kvDim, batch * kvDim);
             time = mark(Phase.ROPE_CACHE, time);
-            attend(q, attention, cache.keys[layerIndex], cache.values[layerIndex], batch, position);
+            attend(q, attention, cache, layerIndex, batch, position);
             time = mark(Phase.ATTENTION, time);
             Kernels.matmul(pool, layer.output(), attention, batch, projected);
             time = mark(Phase.ATTENTION_OUTPUT, time);
@@ -224,36 +225,27 @@ public final class LlamaModel {
         scratchTokens = batch;
     }
 
-    private void attend(float[] q, float[] out, float[] keys, float[] values, int batch, int position) {
+    private void attend(float[] q, float[] out, KvCache cache, int layer, int batch, int position) {
         int heads = config.heads();
+        int kvHeads = config.kvHeads();
         int headDim = config.headDimension();
         int qDim = config.queryDimension();
-        int kvDim = config.kvDimension();
-        int group = heads / config.kvHeads();
+        int group = heads / kvHeads;
         float scale = (float) (1.0 / Math.sqrt(headDim));
-        pool.parallelFor(batch * heads, (start, end, worker) -> {
-            float[] scores = new float[position + batch];
+        float[] keys = cache.keys[layer], values = cache.values[layer];
+        int keyStride = cache.keyStride;
+        int kvDim = config.kvDimension();
+        if (scores == null || scores.length < pool.size() || scores[0].length < group * keyStride) {
+            scores = new float[pool.size()][group * keyStride];
+        }
+        float[][] scores = this.scores;
+        pool.parallelFor(batch * kvHeads, (start, end, worker) -> {
             for (int item = start; item < end; item++) {
-                int t = item / heads;
-                int head = item % heads;
-                int kvOffset = (head / group) * headDim;
-                int length = position + t + 1;
-                int qOffset = t * qDim + head * headDim;
-                float max = Float.NEGATIVE_INFINITY;
-                for (int j = 0; j < length; j++) {
-                    float score = Kernels.dot(q, qOffset, keys, j * kvDim + kvOffset, headDim) * scale;
-                    scores[j] = score;
-                    max = Math.max(max, score);
-                }
-                float sum = 0;
-                for (int j = 0; j < length; j++) {
-                    scores[j] = (float) Math.exp(scores[j] - max);
-                    sum += scores[j];
-                }
-                java.util.Arrays.fill(out, qOffset, qOffset + headDim, 0f);
-                for (int j = 0; j < length; j++) {
-                    Kernels.axpy(out, qOffset, scores[j] / sum, values, j * kvDim + kvOffset, headDim);
-                }
+                int t = item / kvHeads;
+                int kvHead = item % kvHeads;
+                int qOffset = t * qDim + kvHead * group * headDim;
+                Attention.attendGroup(q, qOffset, group, headDim, scale, keys, kvHead * headDim * keyStride, keyStride,
+                        values, kvHead * headDim, kvDim, position + t + 1, out, qOffset, scores[worker]);
             }
         });
     }
