@@ -243,6 +243,25 @@ public final class Kernels {
         }
     }
 
+    /**
+     * {@code outs[i][r] = row r of matrices[i] · x} for every matrix: decode's Q/K/V and gate/up products, which share
+     * their input. Q8_0 matrices run as one parallel loop over all their rows (one hand-off to the workers and one
+     * wait instead of one per matrix); other types one matrix after the other.
+     */
+    public static void matvec(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs) {
+        boolean fused = BYTE_PARTS == 1 && !INT8_ACTIVATIONS;
+        for (WeightMatrix matrix : matrices) {
+            fused &= matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0 && matrix.columns() == matrices[0].columns();
+        }
+        if (fused) {
+            matvecQ8Float(pool, matrices, x, outs);
+            return;
+        }
+        for (int i = 0; i < matrices.length; i++) {
+            matvec(pool, matrices[i], x, outs[i]);
+        }
+    }
+
     /** out[r] = row r · x for every row, rows split across the pool. */
     public static void matvec(WorkerPool pool, WeightMatrix matrix, float[] x, float[] out) {
         // Only Q8_0 gains: the same four-row scheme made Q4_0 slower (measured), so Q4_0 stays one row at a time.
@@ -274,32 +293,49 @@ public final class Kernels {
      * The Vector API has no prefetch instruction, hence a load.
      */
     static void matvecQ8Float(WorkerPool pool, WeightMatrix matrix, float[] x, float[] out) {
-        int rows = matrix.rows();
-        MemorySegment data = matrix.data();
-        long stride = matrix.rowStride();
-        int columns = matrix.columns();
-        long touchSpan = TOUCH_BYTES_PER_BLOCK * (columns / 32);
-        pool.parallelFor((rows + 3) / 4, (start, end, worker) -> {
+        matvecQ8Float(pool, new WeightMatrix[] {matrix}, x, new float[][] {out});
+    }
+
+    /** {@link #matvecQ8Float} over several matrices with the same input, as one parallel loop over all their rows. */
+    static void matvecQ8Float(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs) {
+        int[] firstGroup = new int[matrices.length + 1];
+        for (int m = 0; m < matrices.length; m++) {
+            firstGroup[m + 1] = firstGroup[m] + (matrices[m].rows() + 3) / 4;
+        }
+        pool.parallelFor(firstGroup[matrices.length], (start, end, worker) -> {
             long touched = 0;
+            int m = 0;
             for (int group = start; group < end; group++) {
-                int r = group * 4;
-                if (r + 4 <= rows) {
-                    long base = matrix.rowOffset(r);
-                    long next = base + 4 * stride;
-                    // The last group touches its own lines (already being read) rather than past the data.
-                    touched ^= dotQ8FourRows(data, base, stride, x, columns, out, r,
-                            next + touchSpan <= data.byteSize() ? next : base);
-                } else {
-                    for (; r < rows; r++) {
-                        out[r] = dot(matrix, r, x, 0);
-                    }
+                while (group >= firstGroup[m + 1]) {
+                    m++;
                 }
+                touched ^= q8Group(matrices[m], x, outs[m], group - firstGroup[m]);
             }
             if (touched == TOUCH_IMPOSSIBLE) {
                 // Never true in practice; the comparison keeps the touch loads from being removed as dead code.
                 touchSink = touched;
             }
         });
+    }
+
+    /** Rows [4 group, 4 group + 4) of a Q8_0 matrix (fewer for the last group); returns the touched words' xor. */
+    private static long q8Group(WeightMatrix matrix, float[] x, float[] out, int group) {
+        int rows = matrix.rows();
+        int r = group * 4;
+        if (r + 4 > rows) {
+            for (; r < rows; r++) {
+                out[r] = dot(matrix, r, x, 0);
+            }
+            return 0;
+        }
+        MemorySegment data = matrix.data();
+        long stride = matrix.rowStride();
+        int columns = matrix.columns();
+        long touchSpan = TOUCH_BYTES_PER_BLOCK * (columns / 32);
+        long base = matrix.rowOffset(r);
+        long next = base + 4 * stride;
+        // The last group touches its own lines (already being read) rather than past the data.
+        return dotQ8FourRows(data, base, stride, x, columns, out, r, next + touchSpan <= data.byteSize() ? next : base);
     }
 
     /** Bytes of the next group touched per block pass: two cache lines (a group is 4 x 34 = 136 bytes per block). */
@@ -614,6 +650,20 @@ public final class Kernels {
             sum += a[aOffset + i] * b[bOffset + i];
         }
         return sum;
+    }
+
+    /** SwiGLU in place: {@code gate[i] = gate[i] / (1 + exp(-gate[i])) * up[i]} for i in [0, n). */
+    public static void swiglu(float[] gate, float[] up, int n) {
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            FloatVector g = FloatVector.fromArray(F, gate, i);
+            FloatVector e = g.neg().lanewise(VectorOperators.EXP);
+            g.div(e.add(1f)).mul(FloatVector.fromArray(F, up, i)).intoArray(gate, i);
+        }
+        for (; i < n; i++) {
+            float g = gate[i];
+            gate[i] = g / (1f + (float) Math.exp(-g)) * up[i];
+        }
     }
 
     /** acc[aOffset ..] += scale * v[vOffset ..] over n elements. */

@@ -1,6 +1,7 @@
 package io.macfleet.node.model;
 
 import io.macfleet.node.kernel.Kernels;
+import io.macfleet.node.kernel.WeightMatrix;
 import io.macfleet.node.kernel.WorkerPool;
 
 /**
@@ -153,9 +154,14 @@ public final class LlamaModel {
         for (LayerWeights layer : weights.blocks()) {
             rmsNorm(x, layer.attentionNorm(), normed, batch, dim);
             time = mark(Phase.ATTENTION_NORM, time);
-            Kernels.matmul(pool, layer.query(), normed, batch, q);
-            Kernels.matmul(pool, layer.key(), normed, batch, k);
-            Kernels.matmul(pool, layer.value(), normed, batch, v);
+            if (batch == 1) {
+                Kernels.matvec(pool, new WeightMatrix[] {layer.query(), layer.key(), layer.value()}, normed,
+                        new float[][] {q, k, v});
+            } else {
+                Kernels.matmul(pool, layer.query(), normed, batch, q);
+                Kernels.matmul(pool, layer.key(), normed, batch, k);
+                Kernels.matmul(pool, layer.value(), normed, batch, v);
+            }
             addBias(q, layer.queryBias(), batch);
             addBias(k, layer.keyBias(), batch);
             addBias(v, layer.valueBias(), batch);
@@ -182,13 +188,14 @@ public final class LlamaModel {
             time = mark(Phase.RESIDUAL, time);
             rmsNorm(x, layer.ffnNorm(), normed, batch, dim);
             time = mark(Phase.FFN_NORM, time);
-            Kernels.matmul(pool, layer.gate(), normed, batch, gate);
-            Kernels.matmul(pool, layer.up(), normed, batch, up);
-            time = mark(Phase.GATE_UP, time);
-            for (int i = 0; i < batch * ffn; i++) {
-                float g = gate[i];
-                gate[i] = g / (1f + (float) Math.exp(-g)) * up[i];
+            if (batch == 1) {
+                Kernels.matvec(pool, new WeightMatrix[] {layer.gate(), layer.up()}, normed, new float[][] {gate, up});
+            } else {
+                Kernels.matmul(pool, layer.gate(), normed, batch, gate);
+                Kernels.matmul(pool, layer.up(), normed, batch, up);
             }
+            time = mark(Phase.GATE_UP, time);
+            Kernels.swiglu(gate, up, batch * ffn);
             time = mark(Phase.SWIGLU, time);
             Kernels.matmul(pool, layer.down(), gate, batch, projected);
             time = mark(Phase.DOWN, time);
