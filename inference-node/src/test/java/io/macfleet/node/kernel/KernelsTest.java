@@ -266,4 +266,41 @@ class KernelsTest {
             assertThat(gate[i]).as("element %d", i).isCloseTo(expected[i], within(1e-5f * Math.max(1, Math.abs(expected[i]))));
         }
     }
+
+    /**
+     * The decode product in units of four forward streams of up to 64 rows each: a matrix large enough for full
+     * 64-row spans, with tail rows past the last unit (full groups of four and a last partial one), for 1 to 3
+     * threads (the span shrinks with more threads), every row against the scalar reference.
+     */
+    @Test
+    void streamedProductMatchesScalarReferenceOnEveryRow() {
+        int rows = 1100 + 3, columns = 64;
+        Random random = new Random(41);
+        float[] values = new float[rows * columns];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = (float) random.nextGaussian();
+        }
+        long rowBytes = GgmlType.Q8_0.bytesFor(columns);
+        byte[] bytes = new byte[(int) (rowBytes * rows)];
+        for (int r = 0; r < rows; r++) {
+            Quantizer.encode(GgmlType.Q8_0, values, r * columns, columns, bytes, (int) (r * rowBytes));
+        }
+        WeightMatrix matrix = new WeightMatrix("big", GgmlType.Q8_0, MemorySegment.ofArray(bytes), rows, columns, rowBytes);
+        float[] w = reference(matrix);
+        float[] x = randomVector(columns, 42);
+        for (int threads = 1; threads <= 3; threads++) {
+            float[] out = new float[rows];
+            java.util.Arrays.fill(out, Float.NaN);
+            try (WorkerPool pool = new WorkerPool(threads)) {
+                Kernels.matvec(pool, matrix, x, out);
+            }
+            for (int r = 0; r < rows; r++) {
+                double expected = 0;
+                for (int c = 0; c < columns; c++) {
+                    expected += (double) w[r * columns + c] * x[c];
+                }
+                assertThat(out[r]).as("%d threads, row %d", threads, r).isCloseTo((float) expected, within(1e-3f));
+            }
+        }
+    }
 }
