@@ -6,64 +6,73 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Attention of the query heads that share one KV head, vectorized over positions. The KV cache stores keys
- * transposed (for each of the head's dimensions, the keys of all positions next to each other), so the scores of
- * 4 x (vector length) positions are multiply-adds of contiguous key vectors with a broadcast query element: no
- * horizontal reduction per position, as a dot product per position needs (that loop took 6 to 7% of a decode
- * step at a 512-token context, more than the output layer). Values stay position-major: the weighted sum
- * broadcasts each position's weight over the head's dimensions.
+ * transposed in blocks of 64 positions (for each block, each of the head's dimensions holds the keys of the
+ * block's 64 positions next to each other), so the scores of 4 x (vector length) positions are multiply-adds of
+ * contiguous key vectors with a broadcast query element: no horizontal reduction per position, as a dot product
+ * per position needs (that loop took 6 to 7% of a decode step at a 512-token context, more than the output
+ * layer). A KV head's keys are one contiguous run of blocks, and its values (position-major) another, so both are
+ * read as forward streams: in decode they come from memory (a whole layer's weights pass between two reads).
  */
 final class Attention {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
     private static final int L = F.length();
 
-    /** Positions per key row are padded to a multiple of this, so score vectors never read past a row. */
-    static final int POSITION_PADDING = 64;
+    /** Positions per block of transposed keys; capacities are padded to a multiple of it. */
+    static final int BLOCK = 64;
 
     private Attention() {
     }
 
-    /** Row length of the transposed keys for {@code capacity} positions. */
-    static int keyStride(int capacity) {
-        return (capacity + POSITION_PADDING - 1) / POSITION_PADDING * POSITION_PADDING;
+    /** {@code capacity} rounded up to whole key blocks. */
+    static int paddedPositions(int capacity) {
+        return (capacity + BLOCK - 1) / BLOCK * BLOCK;
+    }
+
+    /** Offset of key dimension {@code d} of position {@code j} from the KV head's first key. */
+    static int keyOffset(int j, int d, int headDim) {
+        return (j / BLOCK) * BLOCK * headDim + d * BLOCK + j % BLOCK;
     }
 
     /**
      * For query heads {@code h} in [0, heads): {@code out[outOffset + h * headDim ..] = softmax(scale * q_h · K) · V}
      * over positions [0, length).
      *
-     * @param q       query head h at {@code qOffset + h * headDim}
-     * @param keys    key dimension d of position j at {@code keyBase + d * keyStride + j} ({@link #keyStride})
-     * @param values  value dimension d of position j at {@code valueBase + j * valueStride + d}
-     * @param scores  scratch of at least {@code heads * keyStride} floats
+     * @param q           query head h at {@code qOffset + h * headDim}
+     * @param keys        key dimension d of position j at {@code keyBase + keyOffset(j, d, headDim)}, readable up to
+     *                    {@code length} rounded up to a whole block
+     * @param values      value dimension d of position j at {@code valueBase + j * valueStride + d}
+     * @param scores      scratch of at least {@code heads * scoreStride} floats
+     * @param scoreStride at least {@code length} rounded up to a whole block
      */
     static void attendGroup(float[] q, int qOffset, int heads, int headDim, float scale, float[] keys, int keyBase,
-                            int keyStride, float[] values, int valueBase, int valueStride, int length, float[] out,
-                            int outOffset, float[] scores) {
+                            float[] values, int valueBase, int valueStride, int length, float[] out, int outOffset,
+                            float[] scores, int scoreStride) {
         int padded = (length + 4 * L - 1) / (4 * L) * (4 * L);
         // Scores, 4 x L positions at a time, for two heads per pass (8 independent accumulators): the block's keys
         // (headDim x 4 x L floats) stay in L1 while every head of the group uses them.
         for (int j = 0; j < padded; j += 4 * L) {
+            int k = keyBase + keyOffset(j, 0, headDim);
             int h = 0;
             for (; h + 2 <= heads; h += 2) {
-                scoresTwoHeads(q, qOffset + h * headDim, headDim, keys, keyBase + j, keyStride, scores, h * keyStride + j);
+                scoresTwoHeads(q, qOffset + h * headDim, headDim, keys, k, scores, h * scoreStride + j, scoreStride);
             }
             if (h < heads) {
-                scoresOneHead(q, qOffset + h * headDim, headDim, keys, keyBase + j, keyStride, scores, h * keyStride + j);
+                scoresOneHead(q, qOffset + h * headDim, headDim, keys, k, scores, h * scoreStride + j);
             }
         }
         for (int h = 0; h < heads; h++) {
-            softmax(scores, h * keyStride, length, padded, scale);
+            softmax(scores, h * scoreStride, length, padded, scale);
         }
         int h = 0;
         if (headDim == 4 * L) {
             // Two heads per pass over the value rows, so each row is read from cache once per pair.
             for (; h + 2 <= heads; h += 2) {
-                valuesTwoHeads(scores, h * keyStride, keyStride, length, values, valueBase, valueStride, out,
+                valuesTwoHeads(scores, h * scoreStride, scoreStride, length, values, valueBase, valueStride, out,
                         outOffset + h * headDim);
             }
         }
         for (; h < heads; h++) {
-            valuesAnyWidth(scores, h * keyStride, length, headDim, values, valueBase, valueStride, out,
+            valuesAnyWidth(scores, h * scoreStride, length, headDim, values, valueBase, valueStride, out,
                     outOffset + h * headDim);
         }
     }
@@ -93,11 +102,11 @@ final class Attention {
         }
     }
 
-    private static void scoresTwoHeads(float[] q, int qh, int headDim, float[] keys, int k, int keyStride,
-                                       float[] scores, int s) {
+    private static void scoresTwoHeads(float[] q, int qh, int headDim, float[] keys, int k, float[] scores, int s,
+                                       int scoreStride) {
         FloatVector a0 = FloatVector.zero(F), a1 = FloatVector.zero(F), a2 = FloatVector.zero(F), a3 = FloatVector.zero(F);
         FloatVector b0 = FloatVector.zero(F), b1 = FloatVector.zero(F), b2 = FloatVector.zero(F), b3 = FloatVector.zero(F);
-        for (int d = 0; d < headDim; d++, k += keyStride) {
+        for (int d = 0; d < headDim; d++, k += BLOCK) {
             FloatVector qa = FloatVector.broadcast(F, q[qh + d]);
             FloatVector qb = FloatVector.broadcast(F, q[qh + headDim + d]);
             FloatVector k0 = FloatVector.fromArray(F, keys, k), k1 = FloatVector.fromArray(F, keys, k + L);
@@ -115,17 +124,16 @@ final class Attention {
         a1.intoArray(scores, s + L);
         a2.intoArray(scores, s + 2 * L);
         a3.intoArray(scores, s + 3 * L);
-        // The second head's scores row is one key stride further (score rows are keyStride apart).
-        b0.intoArray(scores, s + keyStride);
-        b1.intoArray(scores, s + keyStride + L);
-        b2.intoArray(scores, s + keyStride + 2 * L);
-        b3.intoArray(scores, s + keyStride + 3 * L);
+        // The second head's scores row is the next one.
+        b0.intoArray(scores, s + scoreStride);
+        b1.intoArray(scores, s + scoreStride + L);
+        b2.intoArray(scores, s + scoreStride + 2 * L);
+        b3.intoArray(scores, s + scoreStride + 3 * L);
     }
 
-    private static void scoresOneHead(float[] q, int qh, int headDim, float[] keys, int k, int keyStride,
-                                      float[] scores, int s) {
+    private static void scoresOneHead(float[] q, int qh, int headDim, float[] keys, int k, float[] scores, int s) {
         FloatVector a0 = FloatVector.zero(F), a1 = FloatVector.zero(F), a2 = FloatVector.zero(F), a3 = FloatVector.zero(F);
-        for (int d = 0; d < headDim; d++, k += keyStride) {
+        for (int d = 0; d < headDim; d++, k += BLOCK) {
             FloatVector qa = FloatVector.broadcast(F, q[qh + d]);
             a0 = FloatVector.fromArray(F, keys, k).fma(qa, a0);
             a1 = FloatVector.fromArray(F, keys, k + L).fma(qa, a1);
@@ -139,11 +147,11 @@ final class Attention {
     }
 
     /** Weighted sums of value rows for two heads of exactly 4 vectors (64 dimensions with AVX-512). */
-    private static void valuesTwoHeads(float[] scores, int row, int keyStride, int length, float[] values, int v,
+    private static void valuesTwoHeads(float[] scores, int row, int scoreStride, int length, float[] values, int v,
                                        int valueStride, float[] out, int o) {
         FloatVector c0 = FloatVector.zero(F), c1 = FloatVector.zero(F), c2 = FloatVector.zero(F), c3 = FloatVector.zero(F);
         FloatVector d0 = FloatVector.zero(F), d1 = FloatVector.zero(F), d2 = FloatVector.zero(F), d3 = FloatVector.zero(F);
-        int second = row + keyStride;
+        int second = row + scoreStride;
         for (int j = 0; j < length; j++, v += valueStride) {
             FloatVector p = FloatVector.broadcast(F, scores[row + j]);
             FloatVector r = FloatVector.broadcast(F, scores[second + j]);

@@ -177,8 +177,7 @@ public final class LlamaModel {
                 rope(k, t * kvDim, config.kvHeads(), position + t);
             }
             int layerIndex = layer.index() - weights.layers().first();
-            cache.storeKeys(layerIndex, k, position, batch, kvDim);
-            System.arraycopy(v, 0, cache.values[layerIndex], position * kvDim, batch * kvDim);
+            cache.store(layerIndex, k, v, position, batch);
             time = mark(Phase.ROPE_CACHE, time);
             attend(q, attention, cache, layerIndex, batch, position);
             time = mark(Phase.ATTENTION, time);
@@ -240,10 +239,9 @@ public final class LlamaModel {
         int group = heads / kvHeads;
         float scale = (float) (1.0 / Math.sqrt(headDim));
         float[] keys = cache.keys[layer], values = cache.values[layer];
-        int keyStride = cache.keyStride;
-        int kvDim = config.kvDimension();
-        if (scores == null || scores.length < pool.size() || scores[0].length < group * keyStride) {
-            scores = new float[pool.size()][group * keyStride];
+        int scoreStride = cache.paddedPositions;
+        if (scores == null || scores.length < pool.size() || scores[0].length < group * scoreStride) {
+            scores = new float[pool.size()][group * scoreStride];
         }
         float[][] scores = this.scores;
         pool.parallelFor(batch * kvHeads, (start, end, worker) -> {
@@ -251,8 +249,8 @@ public final class LlamaModel {
                 int t = item / kvHeads;
                 int kvHead = item % kvHeads;
                 int qOffset = t * qDim + kvHead * group * headDim;
-                Attention.attendGroup(q, qOffset, group, headDim, scale, keys, kvHead * headDim * keyStride, keyStride,
-                        values, kvHead * headDim, kvDim, position + t + 1, out, qOffset, scores[worker]);
+                Attention.attendGroup(q, qOffset, group, headDim, scale, keys, cache.keyBase(kvHead), values,
+                        cache.valueBase(kvHead), headDim, position + t + 1, out, qOffset, scores[worker], scoreStride);
             }
         });
     }

@@ -43,10 +43,12 @@ class AttentionTest {
     void matchesScalarReferenceWithStaleEntriesPastTheLength(int group, int headDim, int length, int capacity) {
         Random random = new Random(group * 1000L + headDim * 10L + length);
         int kvHeads = 3, kvHead = 1;
-        int kvDim = kvHeads * headDim;
-        int keyStride = Attention.keyStride(capacity);
-        float[] keys = new float[kvDim * keyStride];
-        float[] values = new float[capacity * kvDim];
+        int padded = Attention.paddedPositions(capacity);
+        // The cache's layout: each KV head's keys one run of transposed 64-position blocks, its values one run of
+        // positions (headDim apart).
+        float[] keys = new float[kvHeads * padded * headDim];
+        float[] values = new float[kvHeads * capacity * headDim];
+        int keyBase = kvHead * padded * headDim, valueBase = kvHead * capacity * headDim;
         // Entries past `length` are stale: large values that would dominate the softmax if they were read.
         java.util.Arrays.fill(keys, 50f);
         java.util.Arrays.fill(values, 1e6f);
@@ -55,8 +57,8 @@ class AttentionTest {
             for (int d = 0; d < headDim; d++) {
                 k[j][d] = (float) random.nextGaussian() * 3;
                 v[j][d] = (float) random.nextGaussian();
-                keys[(kvHead * headDim + d) * keyStride + j] = k[j][d];
-                values[j * kvDim + kvHead * headDim + d] = v[j][d];
+                keys[keyBase + Attention.keyOffset(j, d, headDim)] = k[j][d];
+                values[valueBase + j * headDim + d] = v[j][d];
             }
         }
         int qOffset = 5;
@@ -66,9 +68,9 @@ class AttentionTest {
         }
         float scale = (float) (1 / Math.sqrt(headDim));
         float[] out = new float[q.length];
-        float[] scores = new float[group * keyStride];
-        Attention.attendGroup(q, qOffset, group, headDim, scale, keys, kvHead * headDim * keyStride, keyStride, values,
-                kvHead * headDim, kvDim, length, out, qOffset, scores);
+        float[] scores = new float[group * padded];
+        Attention.attendGroup(q, qOffset, group, headDim, scale, keys, keyBase, values, valueBase, headDim, length, out,
+                qOffset, scores, padded);
         for (int h = 0; h < group; h++) {
             double[] expected = reference(q, qOffset + h * headDim, headDim, scale, k, v, length);
             for (int d = 0; d < headDim; d++) {
