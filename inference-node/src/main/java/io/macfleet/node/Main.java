@@ -31,7 +31,8 @@ public final class Main {
               serve      --model FILE [--port N] [--host ADDR] [--config FILE] [--context N] [--threads N] [--max-queued N]
               generate   --model FILE --prompt TEXT [--chat] [--max-tokens N] [--temperature T] [--top-k N]
                          [--top-p P] [--min-p P] [--seed N] [--context N] [--threads N]
-              bench      --model FILE [--prompt-tokens 512] [--decode-tokens 32] [--bandwidth-mb 512] [--threads N]
+              bench      --model FILE [--prompt-tokens 512] [--decode-tokens 32] [--threads N]
+                         [--bandwidth-mb N] (default: 4x the last-level cache, at least 512)
               make-model --preset tiny|1b-shaped [--type q8_0|q4_0|f32|f16|bf16] [--seed N] --out FILE
             """;
 
@@ -179,7 +180,7 @@ public final class Main {
     private static int bench(Map<String, String> options, PrintStream out) throws IOException {
         Benchmark.run(Path.of(required(options, "model")), (int) number(options, "prompt-tokens", 512),
                 (int) number(options, "decode-tokens", 32), (int) number(options, "threads", 0),
-                number(options, "bandwidth-mb", 512) << 20, out);
+                number(options, "bandwidth-mb", 0) << 20, out);
         return OK;
     }
 

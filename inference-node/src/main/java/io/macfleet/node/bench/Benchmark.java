@@ -1,6 +1,7 @@
 package io.macfleet.node.bench;
 
 import io.macfleet.node.gguf.GgufFile;
+import io.macfleet.node.kernel.WeightMatrix;
 import io.macfleet.node.kernel.WorkerPool;
 import io.macfleet.node.model.KvCache;
 import io.macfleet.node.model.LlamaConfig;
@@ -45,39 +46,189 @@ public final class Benchmark {
     private Benchmark() {
     }
 
-    /** Best-of-runs streaming read bandwidth over an off-heap buffer, all workers summing their share. */
+    /**
+     * Best-of-runs streaming read bandwidth over a freshly allocated off-heap buffer of {@code bytes}, all workers
+     * reading their share. The buffer must be at least four times the last-level cache ({@link #streamRuleBytes}),
+     * as the STREAM benchmark requires, or the figure includes cache hits.
+     */
     public static double bandwidth(WorkerPool pool, long bytes, int runs) {
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment buffer = arena.allocate(bytes, 64);
+            MemorySegment buffer = arena.allocate(bytes, 4096);
             buffer.fill((byte) 1);
-            long chunk = 1 << 20;
-            int chunks = (int) (bytes / chunk);
-            double best = 0;
-            for (int run = 0; run < runs; run++) {
-                DoubleAdder sink = new DoubleAdder();
-                long start = System.nanoTime();
-                pool.parallelFor(chunks, (from, to, worker) -> {
-                    FloatVector a = FloatVector.zero(F), b = FloatVector.zero(F), c = FloatVector.zero(F), d = FloatVector.zero(F);
-                    int step = F.vectorByteSize();
-                    for (int i = from; i < to; i++) {
-                        long base = i * chunk;
-                        for (long offset = 0; offset < chunk; offset += 4L * step) {
-                            a = a.add(FloatVector.fromMemorySegment(F, buffer, base + offset, ByteOrder.LITTLE_ENDIAN));
-                            b = b.add(FloatVector.fromMemorySegment(F, buffer, base + offset + step, ByteOrder.LITTLE_ENDIAN));
-                            c = c.add(FloatVector.fromMemorySegment(F, buffer, base + offset + 2L * step, ByteOrder.LITTLE_ENDIAN));
-                            d = d.add(FloatVector.fromMemorySegment(F, buffer, base + offset + 3L * step, ByteOrder.LITTLE_ENDIAN));
+            return bandwidth(pool, List.of(buffer), runs);
+        }
+    }
+
+    /**
+     * Best-of-runs streaming read bandwidth over {@code segments} read in order as one stream: the bytes are split
+     * into one contiguous share per worker (no barrier between segments), each read with 64-byte vector loads.
+     */
+    public static double bandwidth(WorkerPool pool, List<MemorySegment> segments, int runs) {
+        int parts = pool.size();
+        long[] starts = new long[segments.size() + 1];
+        for (int i = 0; i < segments.size(); i++) {
+            starts[i + 1] = starts[i] + (segments.get(i).byteSize() & ~255L);
+        }
+        long total = starts[segments.size()];
+        double best = 0;
+        for (int run = 0; run < runs; run++) {
+            DoubleAdder sink = new DoubleAdder();
+            long start = System.nanoTime();
+            pool.parallelFor(parts, (first, end, worker) -> {
+                for (int part = first; part < end; part++) {
+                    long from = total * part / parts & ~255L, to = total * (part + 1) / parts & ~255L;
+                    for (int i = 0; i < segments.size(); i++) {
+                        long a = Math.max(from, starts[i]), b = Math.min(to, starts[i + 1]);
+                        if (a < b) {
+                            sink.add(streamSum(segments.get(i), a - starts[i], b - starts[i]));
                         }
                     }
-                    sink.add(a.add(b).add(c).add(d).reduceLanes(VectorOperators.ADD));
-                });
-                long elapsed = System.nanoTime() - start;
-                best = Math.max(best, (double) chunks * chunk / (elapsed / 1e9));
-                if (sink.sum() == 42) {
-                    System.out.print(""); // keeps the sum observable
+                }
+            });
+            long elapsed = System.nanoTime() - start;
+            best = Math.max(best, total / (elapsed / 1e9));
+            if (sink.sum() == 42) {
+                System.out.print(""); // keeps the sum observable
+            }
+        }
+        return best;
+    }
+
+    /** Sum of the floats in [from, to) (a multiple of 256 bytes long), four independent streams of vector adds. */
+    private static float streamSum(MemorySegment segment, long from, long to) {
+        FloatVector a = FloatVector.zero(F), b = FloatVector.zero(F), c = FloatVector.zero(F), d = FloatVector.zero(F);
+        long step = F.vectorByteSize(); // 64 bytes with AVX-512; 4 * step divides 256 for every width
+        for (long offset = from; offset < to; offset += 4 * step) {
+            a = a.add(FloatVector.fromMemorySegment(F, segment, offset, ByteOrder.LITTLE_ENDIAN));
+            b = b.add(FloatVector.fromMemorySegment(F, segment, offset + step, ByteOrder.LITTLE_ENDIAN));
+            c = c.add(FloatVector.fromMemorySegment(F, segment, offset + 2 * step, ByteOrder.LITTLE_ENDIAN));
+            d = d.add(FloatVector.fromMemorySegment(F, segment, offset + 3 * step, ByteOrder.LITTLE_ENDIAN));
+        }
+        return a.add(b).add(c).add(d).reduceLanes(VectorOperators.ADD);
+    }
+
+    /** Floor of the default bandwidth buffer, and its size when the last-level cache size is unknown. */
+    private static final long MIN_BUFFER = 512L << 20, UNKNOWN_CACHE_BUFFER = 2048L << 20;
+
+    /**
+     * The default bandwidth buffer: at least four times the last-level cache (STREAM's rule: "each array must be at
+     * least 4 times the size of the sum of all the last-level caches", else part of what it reads comes from cache),
+     * rounded up to 64 MB, at least 512 MB, 2 GB when the cache size is unknown; capped at half the available memory.
+     */
+    public static long streamRuleBytes(long lastLevelCacheBytes, long availableMemoryBytes) {
+        long bytes = lastLevelCacheBytes > 0 ? 4 * lastLevelCacheBytes : UNKNOWN_CACHE_BUFFER;
+        bytes = Math.max(MIN_BUFFER, (bytes + (64L << 20) - 1) & -(64L << 20));
+        if (availableMemoryBytes > 0) {
+            bytes = Math.min(bytes, Math.max(64L << 20, availableMemoryBytes / 2 & -(64L << 20)));
+        }
+        return bytes;
+    }
+
+    /**
+     * Total last-level cache in bytes, -1 if unknown: on Linux the largest data or unified cache level of
+     * /sys/devices/system/cpu/cpu*&#47;cache, summed over its distinct instances ({@code shared_cpu_list}); on macOS
+     * {@code sysctl hw.l3cachesize} or else {@code hw.l2cachesize}.
+     */
+    public static long lastLevelCacheBytes() {
+        Path cpus = Path.of("/sys/devices/system/cpu");
+        if (Files.isDirectory(cpus)) {
+            try (var stream = Files.list(cpus)) {
+                int bestLevel = 0;
+                java.util.Map<String, Long> instances = new java.util.HashMap<>();
+                for (Path cpu : stream.filter(p -> p.getFileName().toString().matches("cpu[0-9]+")).toList()) {
+                    Path caches = cpu.resolve("cache");
+                    if (!Files.isDirectory(caches)) {
+                        continue;
+                    }
+                    try (var indexes = Files.list(caches)) {
+                        for (Path index : indexes.filter(p -> p.getFileName().toString().startsWith("index")).toList()) {
+                            String type = read(index.resolve("type"));
+                            if (type == null || type.equals("Instruction")) {
+                                continue;
+                            }
+                            int level = Integer.parseInt(read(index.resolve("level")));
+                            long size = cacheSize(read(index.resolve("size")));
+                            String shared = read(index.resolve("shared_cpu_list"));
+                            if (level > bestLevel) {
+                                bestLevel = level;
+                                instances.clear();
+                            }
+                            if (level == bestLevel && size > 0) {
+                                instances.put(shared == null ? cpu.toString() : shared, size);
+                            }
+                        }
+                    }
+                }
+                long total = instances.values().stream().mapToLong(Long::longValue).sum();
+                if (total > 0) {
+                    return total;
+                }
+            } catch (IOException | RuntimeException e) {
+                // fall through to the other sources
+            }
+        }
+        for (String key : new String[] {"hw.l3cachesize", "hw.l2cachesize"}) {
+            try {
+                Process process = new ProcessBuilder("sysctl", "-n", key).redirectErrorStream(true).start();
+                String text = new String(process.getInputStream().readAllBytes()).trim();
+                if (process.waitFor() == 0 && text.matches("[0-9]+") && Long.parseLong(text) > 0) {
+                    return Long.parseLong(text);
+                }
+            } catch (IOException | RuntimeException e) {
+                return -1;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    /** "491520K", "2048K", "32M" or plain bytes. */
+    static long cacheSize(String text) {
+        if (text == null || text.isEmpty()) {
+            return -1;
+        }
+        char unit = Character.toUpperCase(text.charAt(text.length() - 1));
+        long factor = unit == 'K' ? 1L << 10 : unit == 'M' ? 1L << 20 : unit == 'G' ? 1L << 30 : 1;
+        String digits = factor == 1 ? text : text.substring(0, text.length() - 1);
+        return Long.parseLong(digits.trim()) * factor;
+    }
+
+    /** MemAvailable from /proc/meminfo, -1 where unknown. */
+    public static long availableMemoryBytes() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemAvailable:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
                 }
             }
-            return best;
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
+        return -1;
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file).trim();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The weight matrices one decode step reads, in the order it reads them. */
+    private static List<MemorySegment> decodeWeights(LlamaWeights weights) {
+        List<MemorySegment> segments = new ArrayList<>();
+        for (var block : weights.blocks()) {
+            for (WeightMatrix m : List.of(block.query(), block.key(), block.value(), block.output(), block.gate(),
+                    block.up(), block.down())) {
+                segments.add(m.data().asSlice(0, m.byteSize()));
+            }
+        }
+        WeightMatrix output = weights.output();
+        segments.add(output.data().asSlice(0, output.byteSize()));
+        return segments;
     }
 
     public static Result run(Path modelPath, int promptTokens, int decodeTokens, int threads, long bandwidthBytes,
@@ -85,8 +236,16 @@ public final class Benchmark {
         try (WorkerPool pool = new WorkerPool(threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
              GgufFile file = GgufFile.open(modelPath)) {
             log.printf("threads: %d, vector species: %s%n", pool.size(), F);
-            double bandwidth = bandwidth(pool, bandwidthBytes, 5);
-            log.printf("memory bandwidth (best of 5, %d MB streaming read): %.2f GB/s%n", bandwidthBytes >> 20, bandwidth / 1e9);
+            long llc = lastLevelCacheBytes();
+            long buffer = bandwidthBytes > 0 ? bandwidthBytes : streamRuleBytes(llc, availableMemoryBytes());
+            log.printf("last-level cache: %s; bandwidth buffer: %d MB (%s)%n",
+                    llc > 0 ? (llc >> 20) + " MB" : "unknown", buffer >> 20,
+                    bandwidthBytes > 0 ? "--bandwidth-mb" : llc > 0 && buffer < 4 * llc
+                            ? "capped by available memory, BELOW 4x the last-level cache: the figure may include cache hits"
+                            : "default: at least 4x the last-level cache, STREAM's rule");
+            double bandwidth = bandwidth(pool, buffer, 5);
+            log.printf("memory bandwidth (best of 5 streaming reads of %d MB, %d threads): %.2f GB/s%n", buffer >> 20,
+                    pool.size(), bandwidth / 1e9);
             resetPeakRss();
             LlamaConfig config = LlamaConfig.from(file);
             LlamaWeights weights = LlamaWeights.load(file, config);
@@ -111,6 +270,9 @@ public final class Benchmark {
             long[] tokenNanos = new long[decodeTokens];
             var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
             long decodeCpuStart = os.getProcessCpuTime();
+            int phaseCount = LlamaModel.Phase.values().length;
+            long[] phases = new long[2 * phaseCount];
+            model.profile(phases);
             long decodeStart = System.nanoTime();
             for (int i = 0; i < decodeTokens; i++) {
                 long tokenStart = System.nanoTime();
@@ -118,20 +280,41 @@ public final class Benchmark {
                 token = argmax(model.forward(single, 0, 1, promptTokens + i, cache));
                 tokenNanos[i] = System.nanoTime() - tokenStart;
             }
-            double decodeSpeed = decodeTokens / ((System.nanoTime() - decodeStart) / 1e9);
+            long decodeNanos = System.nanoTime() - decodeStart;
+            double decodeSpeed = decodeTokens / (decodeNanos / 1e9);
             double decodeCpuSeconds = (os.getProcessCpuTime() - decodeCpuStart) / 1e9;
+            model.profile(null);
+            long timed = 0;
+            for (int i = 0; i < phaseCount; i++) {
+                timed += phases[i];
+            }
             // CPU time is less skewed than wall time when other processes share the cores: waiting for a core, or a
             // blocked wait for the workers, costs no CPU time.
             log.printf("decode CPU time: %.1f CPU-ms per token = %.2f GB of weights per CPU-second%n",
                     1e3 * decodeCpuSeconds / decodeTokens, decodeTokens * (double) weights.bytesPerToken() / decodeCpuSeconds / 1e9);
+            log.printf("decode step by part, per token: wall ms, share of wall time, CPU ms of the calling thread"
+                    + " (with --threads 1 the whole CPU time)%n");
+            for (LlamaModel.Phase phase : LlamaModel.Phase.values()) {
+                log.printf("  %-38s %7.3f ms %5.1f%%  CPU %7.3f ms%n", phase.label(),
+                        phases[phase.ordinal()] / 1e6 / decodeTokens, 100.0 * phases[phase.ordinal()] / decodeNanos,
+                        phases[phaseCount + phase.ordinal()] / 1e6 / decodeTokens);
+            }
+            log.printf("  %-38s %7.3f ms %5.1f%%%n", "other (argmax, loop)", (decodeNanos - timed) / 1e6 / decodeTokens,
+                    100.0 * (decodeNanos - timed) / decodeNanos);
             java.util.Arrays.sort(tokenNanos);
             double medianSpeed = 1e9 / tokenNanos[decodeTokens / 2];
             long rss = peakRss();
             // Other processes share this machine: measure the bandwidth again right after decoding and keep the
             // higher figure, so the fraction of the bound is never flattered by a bandwidth run that was slowed.
-            double bandwidthAfter = bandwidth(pool, bandwidthBytes, 5);
+            double bandwidthAfter = bandwidth(pool, buffer, 5);
             log.printf("memory bandwidth again after decode: %.2f GB/s%n", bandwidthAfter / 1e9);
-            bandwidth = Math.max(bandwidth, bandwidthAfter);
+            // The decode's own traffic: the same weight bytes in the same order, as a plain streaming read. Were part
+            // of them served from cache on every token (the same 1 GB is read in the same order each time), this
+            // would read faster than the buffer, and the bound must then be this figure.
+            double weightStream = bandwidth(pool, decodeWeights(weights), 5);
+            log.printf("streaming read of the decode's weights (%d MB in decode order, best of 5): %.2f GB/s%n",
+                    weights.bytesPerToken() >> 20, weightStream / 1e9);
+            bandwidth = Math.max(Math.max(bandwidth, bandwidthAfter), weightStream);
             log.printf("decode: median token %.1f ms = %.2f tokens/s%n", tokenNanos[decodeTokens / 2] / 1e6, medianSpeed);
             long bytesPerToken = weights.bytesPerToken();
             Result result = new Result(bandwidth, promptSpeed, ttft, decodeSpeed, bytesPerToken, rss,

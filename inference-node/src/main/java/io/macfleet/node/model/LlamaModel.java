@@ -1,6 +1,7 @@
 package io.macfleet.node.model;
 
 import io.macfleet.node.kernel.Kernels;
+import io.macfleet.node.kernel.WeightMatrix;
 import io.macfleet.node.kernel.WorkerPool;
 
 /**
@@ -19,6 +20,61 @@ public final class LlamaModel {
     /** Activation buffers, reused across calls (one forward pass at a time) so prefill makes no garbage. */
     private float[] x, normed, q, k, v, attention, projected, gate, up;
     private int scratchTokens;
+    /** Attention scores, one row per worker. */
+    private float[][] scores;
+    /** Wall and calling-thread CPU nanoseconds per {@link Phase}, accumulated while not null (the bench's decode breakdown). */
+    private long[] profile;
+
+    /** Parts of a forward pass, timed by {@link #profile(long[])}. */
+    public enum Phase {
+        EMBEDDING("embedding row"), ATTENTION_NORM("attention RMSNorm"), QKV("Q/K/V products"),
+        ROPE_CACHE("RoPE + KV cache write"), ATTENTION("attention (scores, softmax, values)"),
+        ATTENTION_OUTPUT("attention output product"), RESIDUAL("residual adds"), FFN_NORM("FFN RMSNorm"),
+        GATE_UP("gate/up products"), SWIGLU("SwiGLU"), DOWN("down product"), OUTPUT_NORM("output RMSNorm"),
+        LOGITS("output (logits) product");
+
+        private final String label;
+
+        Phase(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    /**
+     * Accumulates the wall time of each {@link Phase} into {@code nanos[phase.ordinal()]} and the calling thread's CPU
+     * time into {@code nanos[phases + phase.ordinal()]} (2 x phases entries); null stops.
+     */
+    public void profile(long[] nanos) {
+        this.profile = nanos;
+        this.lastCpu = nanos == null ? 0 : THREADS.getCurrentThreadCpuTime();
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+    private long lastCpu;
+
+    private long mark(Phase phase, long since) {
+        if (profile == null) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        long cpu = THREADS.getCurrentThreadCpuTime();
+        profile[phase.ordinal()] += now - since;
+        profile[Phase.values().length + phase.ordinal()] += cpu - lastCpu;
+        lastCpu = cpu;
+        return now;
+    }
+
+    private long now() {
+        if (profile == null) {
+            return 0;
+        }
+        lastCpu = THREADS.getCurrentThreadCpuTime();
+        return System.nanoTime();
+    }
 
     public LlamaModel(LlamaWeights weights, WorkerPool pool) {
         this.config = weights.config();
@@ -86,6 +142,7 @@ public final class LlamaModel {
         ensureScratch(batch);
         float[] x = this.x, normed = this.normed, q = this.q, k = this.k, v = this.v, attention = this.attention,
                 projected = this.projected, gate = this.gate, up = this.up;
+        long time = now();
         for (int t = 0; t < batch; t++) {
             int token = tokens[from + t];
             if (token < 0 || token >= config.vocabulary()) {
@@ -93,14 +150,22 @@ public final class LlamaModel {
             }
             Kernels.dequantizeRow(weights.tokenEmbedding(), token, x, t * dim);
         }
+        time = mark(Phase.EMBEDDING, time);
         for (LayerWeights layer : weights.blocks()) {
             rmsNorm(x, layer.attentionNorm(), normed, batch, dim);
-            Kernels.matmul(pool, layer.query(), normed, batch, q);
-            Kernels.matmul(pool, layer.key(), normed, batch, k);
-            Kernels.matmul(pool, layer.value(), normed, batch, v);
+            time = mark(Phase.ATTENTION_NORM, time);
+            if (batch == 1) {
+                Kernels.matvec(pool, new WeightMatrix[] {layer.query(), layer.key(), layer.value()}, normed,
+                        new float[][] {q, k, v});
+            } else {
+                Kernels.matmul(pool, layer.query(), normed, batch, q);
+                Kernels.matmul(pool, layer.key(), normed, batch, k);
+                Kernels.matmul(pool, layer.value(), normed, batch, v);
+            }
             addBias(q, layer.queryBias(), batch);
             addBias(k, layer.keyBias(), batch);
             addBias(v, layer.valueBias(), batch);
+            time = mark(Phase.QKV, time);
             if (layer.queryNorm() != null) {
                 rmsNorm(q, layer.queryNorm(), q, batch * config.heads(), config.headDimension());
             }
@@ -112,20 +177,29 @@ public final class LlamaModel {
                 rope(k, t * kvDim, config.kvHeads(), position + t);
             }
             int layerIndex = layer.index() - weights.layers().first();
-            System.arraycopy(k, 0, cache.keys[layerIndex], position * kvDim, batch * kvDim);
-            System.arraycopy(v, 0, cache.values[layerIndex], position * kvDim, batch * kvDim);
-            attend(q, attention, cache.keys[layerIndex], cache.values[layerIndex], batch, position);
+            cache.store(layerIndex, k, v, position, batch);
+            time = mark(Phase.ROPE_CACHE, time);
+            attend(q, attention, cache, layerIndex, batch, position);
+            time = mark(Phase.ATTENTION, time);
             Kernels.matmul(pool, layer.output(), attention, batch, projected);
+            time = mark(Phase.ATTENTION_OUTPUT, time);
             add(x, projected, batch * dim);
+            time = mark(Phase.RESIDUAL, time);
             rmsNorm(x, layer.ffnNorm(), normed, batch, dim);
-            Kernels.matmul(pool, layer.gate(), normed, batch, gate);
-            Kernels.matmul(pool, layer.up(), normed, batch, up);
-            for (int i = 0; i < batch * ffn; i++) {
-                float g = gate[i];
-                gate[i] = g / (1f + (float) Math.exp(-g)) * up[i];
+            time = mark(Phase.FFN_NORM, time);
+            if (batch == 1) {
+                Kernels.matvec(pool, new WeightMatrix[] {layer.gate(), layer.up()}, normed, new float[][] {gate, up});
+            } else {
+                Kernels.matmul(pool, layer.gate(), normed, batch, gate);
+                Kernels.matmul(pool, layer.up(), normed, batch, up);
             }
+            time = mark(Phase.GATE_UP, time);
+            Kernels.swiglu(gate, up, batch * ffn);
+            time = mark(Phase.SWIGLU, time);
             Kernels.matmul(pool, layer.down(), gate, batch, projected);
+            time = mark(Phase.DOWN, time);
             add(x, projected, batch * dim);
+            time = mark(Phase.RESIDUAL, time);
         }
         if (!logits) {
             return null;
@@ -133,8 +207,10 @@ public final class LlamaModel {
         float[] lastToken = new float[dim];
         float[] lastHidden = java.util.Arrays.copyOfRange(x, (batch - 1) * dim, batch * dim);
         rmsNorm(lastHidden, weights.outputNorm(), lastToken, 1, dim);
+        time = mark(Phase.OUTPUT_NORM, time);
         float[] result = new float[config.vocabulary()];
         Kernels.matvec(pool, weights.output(), lastToken, result);
+        mark(Phase.LOGITS, time);
         return result;
     }
 
@@ -155,36 +231,26 @@ public final class LlamaModel {
         scratchTokens = batch;
     }
 
-    private void attend(float[] q, float[] out, float[] keys, float[] values, int batch, int position) {
+    private void attend(float[] q, float[] out, KvCache cache, int layer, int batch, int position) {
         int heads = config.heads();
+        int kvHeads = config.kvHeads();
         int headDim = config.headDimension();
         int qDim = config.queryDimension();
-        int kvDim = config.kvDimension();
-        int group = heads / config.kvHeads();
+        int group = heads / kvHeads;
         float scale = (float) (1.0 / Math.sqrt(headDim));
-        pool.parallelFor(batch * heads, (start, end, worker) -> {
-            float[] scores = new float[position + batch];
+        float[] keys = cache.keys[layer], values = cache.values[layer];
+        int scoreStride = cache.paddedPositions;
+        if (scores == null || scores.length < pool.size() || scores[0].length < group * scoreStride) {
+            scores = new float[pool.size()][group * scoreStride];
+        }
+        float[][] scores = this.scores;
+        pool.parallelFor(batch * kvHeads, (start, end, worker) -> {
             for (int item = start; item < end; item++) {
-                int t = item / heads;
-                int head = item % heads;
-                int kvOffset = (head / group) * headDim;
-                int length = position + t + 1;
-                int qOffset = t * qDim + head * headDim;
-                float max = Float.NEGATIVE_INFINITY;
-                for (int j = 0; j < length; j++) {
-                    float score = Kernels.dot(q, qOffset, keys, j * kvDim + kvOffset, headDim) * scale;
-                    scores[j] = score;
-                    max = Math.max(max, score);
-                }
-                float sum = 0;
-                for (int j = 0; j < length; j++) {
-                    scores[j] = (float) Math.exp(scores[j] - max);
-                    sum += scores[j];
-                }
-                java.util.Arrays.fill(out, qOffset, qOffset + headDim, 0f);
-                for (int j = 0; j < length; j++) {
-                    Kernels.axpy(out, qOffset, scores[j] / sum, values, j * kvDim + kvOffset, headDim);
-                }
+                int t = item / kvHeads;
+                int kvHead = item % kvHeads;
+                int qOffset = t * qDim + kvHead * group * headDim;
+                Attention.attendGroup(q, qOffset, group, headDim, scale, keys, cache.keyBase(kvHead), values,
+                        cache.valueBase(kvHead), headDim, position + t + 1, out, qOffset, scores[worker], scoreStride);
             }
         });
     }

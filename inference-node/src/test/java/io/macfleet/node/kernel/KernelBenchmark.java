@@ -9,7 +9,9 @@ import java.lang.management.ManagementFactory;
 import java.util.Random;
 
 /**
- * Q8_0 matrix-vector kernels alone, in GB of weights per CPU-second (CPU time, so other load on a shared machine
+ * Q8_0 matrix-vector kernels alone ("streams" is the engine's, "float four-row" the previous one with touch-ahead,
+ * "strided" the streams pattern with a fixed span, -Dbench.span=N, "strided touch" with touch loads
+ * -Dbench.ahead=N rows ahead in each stream), in GB of weights per CPU-second (CPU time, so other load on a shared machine
  * skews it less than wall time) and per wall second. Not a test; run after {@code mvn test-compile}:
  * {@code java --add-modules jdk.incubator.vector -cp inference-node/target/classes:inference-node/target/test-classes
  * io.macfleet.node.kernel.KernelBenchmark [threads]}.
@@ -91,6 +93,72 @@ public final class KernelBenchmark {
         });
     }
     private static final jdk.incubator.vector.VectorSpecies<Byte> B128 = jdk.incubator.vector.ByteVector.SPECIES_128;
+    private static final java.lang.foreign.ValueLayout.OfLong LONG = java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+    /** Rows per stream in the strided kernels: a super-group of 4 x SPAN rows is four contiguous runs of SPAN rows. */
+    private static final int SPAN = Integer.getInteger("bench.span", 16);
+    /** Rows ahead (in each stream) that the strided touch kernel touches; 0 = no touch. */
+    private static final int AHEAD = Integer.getInteger("bench.ahead", 1);
+
+    /**
+     * Four rows per pass taken from four contiguous runs of SPAN rows (rows k, k + SPAN, k + 2 SPAN, k + 3 SPAN):
+     * each of the four load streams moves forward through memory without jumps, one whole row after the other,
+     * which is what the hardware stream prefetcher follows (the consecutive-rows kernel has two streams interleaved
+     * in most 4 KB pages). Optionally touches AHEAD rows ahead in each stream.
+     */
+    private static void stridedFourRows(WorkerPool pool, WeightMatrix w, float[] x, float[] out, boolean touch) {
+        MemorySegment data = w.data();
+        long stride = w.rowStride();
+        int n = w.columns();
+        int superRows = 4 * SPAN;
+        pool.parallelFor(w.rows() / superRows, (start, end, worker) -> {
+            long touched = 0;
+            for (int g = start; g < end; g++) {
+                for (int k = 0; k < SPAN; k++) {
+                    int r = g * superRows + k;
+                    long base = r * stride;
+                    long ahead = (k + AHEAD < SPAN || g + 1 < w.rows() / superRows) ? base + AHEAD * stride : base;
+                    touched ^= stridedKernel(data, base, SPAN * stride, x, n, out, r, SPAN, touch ? ahead : -1);
+                }
+            }
+            sink += (int) touched;
+        });
+    }
+
+    private static long stridedKernel(MemorySegment data, long base, long stride, float[] x, int n, float[] out, int r,
+                                      int outStride, long ahead) {
+        var t0 = jdk.incubator.vector.FloatVector.zero(F);
+        var t1 = jdk.incubator.vector.FloatVector.zero(F);
+        var t2 = jdk.incubator.vector.FloatVector.zero(F);
+        var t3 = jdk.incubator.vector.FloatVector.zero(F);
+        long touched = 0;
+        for (int b = 0; b < n / 32; b++) {
+            long k0 = base + b * 34L, k1 = k0 + stride, k2 = k1 + stride, k3 = k2 + stride;
+            if (ahead >= 0 && (b & 1) == 0) {
+                long a = ahead + b * 34L;
+                touched ^= data.get(LONG, a) + data.get(LONG, a + stride) + data.get(LONG, a + 2 * stride) + data.get(LONG, a + 3 * stride);
+            }
+            var low = jdk.incubator.vector.FloatVector.fromArray(F, x, b * 32);
+            var high = jdk.incubator.vector.FloatVector.fromArray(F, x, b * 32 + 16);
+            t0 = block(data, k0 + 2, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k0))), t0);
+            t1 = block(data, k1 + 2, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k1))), t1);
+            t2 = block(data, k2 + 2, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k2))), t2);
+            t3 = block(data, k3 + 2, low, high).fma(jdk.incubator.vector.FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, k3))), t3);
+        }
+        out[r] = t0.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+        out[r + outStride] = t1.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+        out[r + 2 * outStride] = t2.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+        out[r + 3 * outStride] = t3.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+        return touched;
+    }
+
+    /** One row at a time (one forward stream per thread), two accumulators per row. */
+    private static void oneRow(WorkerPool pool, WeightMatrix w, float[] x, float[] out) {
+        pool.parallelFor(w.rows(), (start, end, worker) -> {
+            for (int r = start; r < end; r++) {
+                out[r] = Kernels.dot(w, r, x, 0);
+            }
+        });
+    }
 
     private static void repacked(WorkerPool pool, MemorySegment q, float[] scales, int rows, int columns, float[] x, float[] out) {
         int blocks = columns / 32;
@@ -180,10 +248,12 @@ public final class KernelBenchmark {
             } catch (java.io.IOException e) {
                 System.out.println("no smaps_rollup: " + e);
             }
-            System.out.printf("streaming read bandwidth, %d threads: %.2f GB/s%n", threads,
-                    io.macfleet.node.bench.Benchmark.bandwidth(pool, 512L << 20, 5) / 1e9);
+            long buffer = io.macfleet.node.bench.Benchmark.streamRuleBytes(io.macfleet.node.bench.Benchmark.lastLevelCacheBytes(),
+                    io.macfleet.node.bench.Benchmark.availableMemoryBytes());
+            System.out.printf("streaming read bandwidth, %d threads, %d MB buffer (4x the last-level cache): %.2f GB/s%n",
+                    threads, buffer >> 20, io.macfleet.node.bench.Benchmark.bandwidth(pool, buffer, 5) / 1e9);
             for (int round = 0; round < 5; round++) {
-                for (String kernel : System.getProperty("bench.kernels", "plain four-row,float four-row,int8 four-row,repacked float,loads only,sequential").split(",")) {
+                for (String kernel : System.getProperty("bench.kernels", "streams,float four-row,strided,one row,loads only,sequential").split(",")) {
                     int products = (int) (400L * 8192 / rows);
                     long cpu0 = os.getProcessCpuTime(), wall0 = System.nanoTime();
                     for (int i = 0; i < products; i++) {
@@ -194,6 +264,14 @@ public final class KernelBenchmark {
                             sequential(pool, w);
                         } else if (kernel.startsWith("repacked")) {
                             repacked(pool, quants[i % matrices], scaleArrays[i % matrices], rows, columns, x, out);
+                        } else if (kernel.equals("streams")) {
+                            Kernels.matvecQ8Streams(pool, new WeightMatrix[] {w}, x, new float[][] {out});
+                        } else if (kernel.equals("strided")) {
+                            stridedFourRows(pool, w, x, out, false);
+                        } else if (kernel.equals("strided touch")) {
+                            stridedFourRows(pool, w, x, out, true);
+                        } else if (kernel.equals("one row")) {
+                            oneRow(pool, w, x, out);
                         } else if (kernel.equals("plain four-row")) {
                             plainFourRows(pool, w, x, out);
                         } else if (kernel.startsWith("int8")) {

@@ -209,4 +209,98 @@ class KernelsTest {
             }
         }
     }
+
+    /**
+     * Several matrices with the same input in one parallel loop (decode's Q/K/V and gate/up): every row of every
+     * matrix against the scalar reference, with row counts that end in partial groups, exactly sized segments
+     * (the last group of each touches its own lines) and, for other types, the one-matrix-at-a-time fallback.
+     */
+    @ParameterizedTest
+    @EnumSource(value = GgmlType.class, names = {"F32", "F16", "BF16", "Q8_0", "Q4_0"})
+    void severalMatricesInOnePassMatchScalarReference(GgmlType type) {
+        int columns = 128;
+        WeightMatrix source = randomMatrix(type, 21, columns);
+        float[] w = reference(source);
+        long rowBytes = source.rowStride();
+        int[] first = {0, 20, 28};
+        int[] counts = {20, 8, 9}; // 5 full groups; 2 full groups; 2 full groups and a single row
+        WeightMatrix[] matrices = new WeightMatrix[3];
+        float[][] outs = new float[3][];
+        for (int i = 0; i < 3; i++) {
+            matrices[i] = new WeightMatrix("m" + i, type, source.data().asSlice(first[i] * rowBytes, counts[i] * rowBytes),
+                    counts[i], columns, rowBytes);
+            outs[i] = new float[counts[i]];
+            java.util.Arrays.fill(outs[i], Float.NaN);
+        }
+        float[] x = randomVector(columns, 22);
+        for (int threads : new int[] {1, 2, 3}) {
+            try (WorkerPool pool = new WorkerPool(threads)) {
+                Kernels.matvec(pool, matrices, x, outs);
+            }
+            for (int i = 0; i < 3; i++) {
+                for (int r = 0; r < counts[i]; r++) {
+                    double expected = 0;
+                    for (int c = 0; c < columns; c++) {
+                        expected += (double) w[(first[i] + r) * columns + c] * x[c];
+                    }
+                    assertThat(outs[i][r]).as("%s, %d threads, matrix %d row %d", type, threads, i, r)
+                            .isCloseTo((float) expected, within(1e-3f));
+                }
+            }
+        }
+    }
+
+    @Test
+    void swigluMatchesScalarFormula() {
+        int n = 1000 + 7; // a tail past the last full vector
+        float[] gate = randomVector(n, 31), up = randomVector(n, 32);
+        for (int i = 0; i < 40; i++) {
+            gate[i] *= 30; // large positive and negative arguments: exp overflows to infinity, the unit gives 0
+        }
+        float[] expected = new float[n];
+        for (int i = 0; i < n; i++) {
+            expected[i] = (float) (gate[i] / (1 + Math.exp(-(double) gate[i])) * up[i]);
+        }
+        Kernels.swiglu(gate, up, n);
+        for (int i = 0; i < n; i++) {
+            assertThat(gate[i]).as("element %d", i).isCloseTo(expected[i], within(1e-5f * Math.max(1, Math.abs(expected[i]))));
+        }
+    }
+
+    /**
+     * The decode product in units of four forward streams of up to 64 rows each: a matrix large enough for full
+     * 64-row spans, with tail rows past the last unit (full groups of four and a last partial one), for 1 to 3
+     * threads (the span shrinks with more threads), every row against the scalar reference.
+     */
+    @Test
+    void streamedProductMatchesScalarReferenceOnEveryRow() {
+        int rows = 1100 + 3, columns = 64;
+        Random random = new Random(41);
+        float[] values = new float[rows * columns];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = (float) random.nextGaussian();
+        }
+        long rowBytes = GgmlType.Q8_0.bytesFor(columns);
+        byte[] bytes = new byte[(int) (rowBytes * rows)];
+        for (int r = 0; r < rows; r++) {
+            Quantizer.encode(GgmlType.Q8_0, values, r * columns, columns, bytes, (int) (r * rowBytes));
+        }
+        WeightMatrix matrix = new WeightMatrix("big", GgmlType.Q8_0, MemorySegment.ofArray(bytes), rows, columns, rowBytes);
+        float[] w = reference(matrix);
+        float[] x = randomVector(columns, 42);
+        for (int threads = 1; threads <= 3; threads++) {
+            float[] out = new float[rows];
+            java.util.Arrays.fill(out, Float.NaN);
+            try (WorkerPool pool = new WorkerPool(threads)) {
+                Kernels.matvec(pool, matrix, x, out);
+            }
+            for (int r = 0; r < rows; r++) {
+                double expected = 0;
+                for (int c = 0; c < columns; c++) {
+                    expected += (double) w[r * columns + c] * x[c];
+                }
+                assertThat(out[r]).as("%d threads, row %d", threads, r).isCloseTo((float) expected, within(1e-3f));
+            }
+        }
+    }
 }

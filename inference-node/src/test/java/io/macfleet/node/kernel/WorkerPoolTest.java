@@ -48,4 +48,41 @@ class WorkerPoolTest {
         }
     }
 
+
+    /** Loops far enough apart that every worker has parked between them (spins are 100 us), and back to back. */
+    @Test
+    void workersThatParkedWakeForTheNextLoop() throws InterruptedException {
+        try (WorkerPool pool = new WorkerPool(3)) {
+            for (int job = 0; job < 40; job++) {
+                if (job % 2 == 0) {
+                    Thread.sleep(2);
+                }
+                java.util.concurrent.ConcurrentHashMap<Integer, Boolean> workers = new java.util.concurrent.ConcurrentHashMap<>();
+                AtomicIntegerArray runs = new AtomicIntegerArray(300);
+                pool.parallelFor(300, (start, end, worker) -> {
+                    workers.put(worker, true);
+                    for (int i = start; i < end; i++) {
+                        runs.incrementAndGet(i);
+                    }
+                    try {
+                        Thread.sleep(0, 200_000); // slow enough that the parked workers take part
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                for (int i = 0; i < 300; i++) {
+                    assertThat(runs.get(i)).as("job %d index %d", job, i).isEqualTo(1);
+                }
+                assertThat(workers.keySet()).allSatisfy(worker -> assertThat(worker).isBetween(0, 2));
+            }
+        }
+    }
+
+    @Test
+    void aClosedPoolRefusesWork() {
+        WorkerPool pool = new WorkerPool(2);
+        pool.close();
+        assertThatThrownBy(() -> pool.parallelFor(10, (start, end, worker) -> { }))
+                .isInstanceOf(IllegalStateException.class);
+    }
 }
