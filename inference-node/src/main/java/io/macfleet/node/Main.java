@@ -33,7 +33,8 @@ public final class Main {
                          [--top-p P] [--min-p P] [--seed N] [--context N] [--threads N]
               bench      --model FILE [--prompt-tokens 512] [--decode-tokens 32] [--threads N]
                          [--bandwidth-mb N] (default: 4x the last-level cache, at least 512)
-              make-model --preset tiny|1b-shaped [--type q8_0|q4_0|f32|f16|bf16] [--seed N] --out FILE
+              make-model --preset tiny|1b-shaped [--type q8_0|q4_0|f32|f16|bf16] [--arch llama|qwen2|qwen3]
+                         [--seed N] --out FILE
             """;
 
     private Main() {
@@ -50,6 +51,16 @@ public final class Main {
         }
         try {
             Map<String, String> options = options(args);
+            Set<String> known = OPTIONS.get(args[0]);
+            if (known != null) {
+                for (String name : options.keySet()) {
+                    if (!known.contains(name)) {
+                        // A misspelt option (--temprature 0) must not be ignored: the run would silently do something else.
+                        throw new IllegalArgumentException("unknown option --" + name + " for " + args[0] + " (known: "
+                                + String.join(", ", known.stream().sorted().map(option -> "--" + option).toList()) + ")");
+                    }
+                }
+            }
             return switch (args[0]) {
                 case "serve" -> serve(options, err);
                 case "generate" -> generate(options, out, err);
@@ -77,6 +88,13 @@ public final class Main {
     }
 
     private static final Set<String> FLAGS = Set.of("chat");
+
+    /** The options each command takes (as in the usage text). */
+    private static final Map<String, Set<String>> OPTIONS = Map.of(
+            "serve", Set.of("model", "port", "host", "config", "context", "threads", "max-queued"),
+            "generate", Set.of("model", "prompt", "chat", "max-tokens", "temperature", "top-k", "top-p", "min-p", "seed", "context", "threads"),
+            "bench", Set.of("model", "prompt-tokens", "decode-tokens", "threads", "bandwidth-mb"),
+            "make-model", Set.of("preset", "type", "arch", "seed", "out"));
 
     private static Map<String, String> options(String[] args) {
         Map<String, String> options = new HashMap<>();
@@ -188,8 +206,8 @@ public final class Main {
         ModelGenerator.Shape shape = ModelGenerator.preset(required(options, "preset"));
         Path target = Path.of(required(options, "out"));
         long start = System.nanoTime();
-        ModelGenerator.write(shape, ModelGenerator.type(options.getOrDefault("type", "q8_0")),
-                number(options, "seed", 42), target);
+        ModelGenerator.write(shape, ModelGenerator.Architecture.parse(options.getOrDefault("arch", "llama")),
+                ModelGenerator.type(options.getOrDefault("type", "q8_0")), number(options, "seed", 42), target);
         out.printf("wrote %s (%s, %d MB) in %.1f s%n", target, shape.name(), java.nio.file.Files.size(target) >> 20,
                 (System.nanoTime() - start) / 1e9);
         return OK;

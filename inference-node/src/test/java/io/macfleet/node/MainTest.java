@@ -39,6 +39,10 @@ class MainTest {
         assertThat(run().code()).isEqualTo(2);
         assertThat(run("frobnicate").err()).contains("unknown command 'frobnicate'");
         assertThat(run("make-model", "--preset", "huge", "--out", "x").err()).contains("unknown preset 'huge'");
+        assertThat(run("make-model", "--preset", "tiny", "--arch", "gpt-j", "--out", "x").err()).contains("unknown architecture 'gpt-j'");
+        Run misspelt = run("generate", "--model", "x.gguf", "--prompt", "x", "--temprature", "0");
+        assertThat(misspelt.code()).isEqualTo(2);
+        assertThat(misspelt.err()).contains("unknown option --temprature for generate").contains("--temperature");
         Run missing = run("generate", "--model", directory.resolve("absent.gguf").toString(), "--prompt", "x");
         assertThat(missing.code()).isEqualTo(2);
         assertThat(missing.err()).contains("no such file").contains("absent.gguf");

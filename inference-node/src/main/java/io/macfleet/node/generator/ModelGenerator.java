@@ -13,11 +13,47 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 /**
- * Writes Llama-architecture GGUF v3 files with llama.cpp's metadata keys and tensor names, a byte-level BPE
- * vocabulary with Llama 3 special tokens and chat template, Llama 3.1-style rope_freqs, and seeded random weights.
- * Every row is generated from its own seed, so files are identical however many threads write them.
+ * Writes Llama-family GGUF v3 files with llama.cpp's metadata keys and tensor names, a byte-level BPE vocabulary
+ * with Llama 3 special tokens and chat template, and seeded random weights. Every row is generated from its own
+ * seed, so files are identical however many threads write them.
  */
 public final class ModelGenerator {
+
+    /**
+     * What sets the architectures apart, as llama.cpp stores them: the metadata key prefix, Llama 3.1-style
+     * rope_freqs (llama only), Q/K/V biases (qwen2), per-head Q/K RMSNorm and a head dimension of its own, so that
+     * the query width differs from the model width (qwen3), and RoPE on interleaved pairs (llama) or halves (qwen,
+     * implied by the architecture in the engine). Mistral models are stored by llama.cpp as {@code llama}; llama.cpp
+     * does not load a file that says {@code mistral}, so none is written.
+     */
+    public enum Architecture {
+        LLAMA("llama", 500000, true, false, false),
+        QWEN2("qwen2", 1000000, false, true, false),
+        QWEN3("qwen3", 1000000, false, false, true);
+
+        final String key;
+        final double ropeTheta;
+        final boolean ropeFrequencies;
+        final boolean attentionBiases;
+        final boolean headNorms;
+
+        Architecture(String key, double ropeTheta, boolean ropeFrequencies, boolean attentionBiases, boolean headNorms) {
+            this.key = key;
+            this.ropeTheta = ropeTheta;
+            this.ropeFrequencies = ropeFrequencies;
+            this.attentionBiases = attentionBiases;
+            this.headNorms = headNorms;
+        }
+
+        public static Architecture parse(String name) {
+            for (Architecture architecture : values()) {
+                if (architecture.key.equals(name)) {
+                    return architecture;
+                }
+            }
+            throw new IllegalArgumentException("unknown architecture '" + name + "' (known: llama, qwen2, qwen3)");
+        }
+    }
     /** Model dimensions of a preset. */
     public record Shape(String name, int dimension, int layers, int heads, int kvHeads, int feedForward,
                         int vocabulary, int contextLength) {
@@ -69,24 +105,31 @@ public final class ModelGenerator {
     }
 
     public static void write(Shape shape, GgmlType type, long seed, Path out) throws IOException {
+        write(shape, Architecture.LLAMA, type, seed, out);
+    }
+
+    public static void write(Shape shape, Architecture architecture, GgmlType type, long seed, Path out) throws IOException {
         VocabularyBuilder.Vocabulary vocabulary = VocabularyBuilder.build(shape.vocabulary(), seed);
         List<String> tokens = vocabulary.tokens();
+        String arch = architecture.key;
+        // Qwen3 sets its head dimension apart from width / heads (e.g. 128 with a width of 1024 and 16 heads): twice here.
+        int headDimension = architecture.headNorms ? 2 * shape.headDimension() : shape.headDimension();
         GgufWriter writer = new GgufWriter()
-                .putString("general.architecture", "llama")
-                .putString("general.name", shape.name())
+                .putString("general.architecture", arch)
+                .putString("general.name", shape.name() + (architecture == Architecture.LLAMA ? "" : "-" + arch))
                 .putUInt32("general.file_type", fileType(type))
                 .putUInt32("general.quantization_version", 2)
                 .putUInt32("general.alignment", 32)
-                .putUInt32("llama.context_length", shape.contextLength())
-                .putUInt32("llama.embedding_length", shape.dimension())
-                .putUInt32("llama.block_count", shape.layers())
-                .putUInt32("llama.feed_forward_length", shape.feedForward())
-                .putUInt32("llama.attention.head_count", shape.heads())
-                .putUInt32("llama.attention.head_count_kv", shape.kvHeads())
-                .putFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5)
-                .putFloat32("llama.rope.freq_base", 500000)
-                .putUInt32("llama.rope.dimension_count", shape.headDimension())
-                .putUInt32("llama.vocab_size", shape.vocabulary())
+                .putUInt32(arch + ".context_length", shape.contextLength())
+                .putUInt32(arch + ".embedding_length", shape.dimension())
+                .putUInt32(arch + ".block_count", shape.layers())
+                .putUInt32(arch + ".feed_forward_length", shape.feedForward())
+                .putUInt32(arch + ".attention.head_count", shape.heads())
+                .putUInt32(arch + ".attention.head_count_kv", shape.kvHeads())
+                .putFloat32(arch + ".attention.layer_norm_rms_epsilon", 1e-5)
+                .putFloat32(arch + ".rope.freq_base", (float) architecture.ropeTheta)
+                .putUInt32(arch + ".rope.dimension_count", headDimension)
+                .putUInt32(arch + ".vocab_size", shape.vocabulary())
                 .putString("tokenizer.ggml.model", "gpt2")
                 .putString("tokenizer.ggml.pre", "llama-bpe")
                 .putArray("tokenizer.ggml.tokens", GgufValueType.STRING, tokens)
@@ -97,20 +140,36 @@ public final class ModelGenerator {
                 .putUInt32("tokenizer.ggml.eot_token_id", tokens.indexOf("<|eot_id|>"))
                 .putBool("tokenizer.ggml.add_bos_token", true)
                 .putString("tokenizer.chat_template", LLAMA3_TEMPLATE);
+        if (architecture.headNorms) {
+            writer.putUInt32(arch + ".attention.key_length", headDimension).putUInt32(arch + ".attention.value_length", headDimension);
+        }
         int dim = shape.dimension();
-        int kvDim = shape.kvHeads() * shape.headDimension();
+        int queryDim = shape.heads() * headDimension;
+        int kvDim = shape.kvHeads() * headDimension;
         long tensorSeed = seed * 1_000_003L;
         writer.addTensor("token_embd.weight", type, new long[]{dim, shape.vocabulary()},
                 random(type, dim, shape.vocabulary(), tensorSeed++, 1.0f));
-        writer.addTensor("rope_freqs.weight", GgmlType.F32, new long[]{shape.headDimension() / 2},
-                constant(llama3FrequencyFactors(shape.headDimension(), 500000, 32, 1, 4, 8192)));
+        if (architecture.ropeFrequencies) {
+            writer.addTensor("rope_freqs.weight", GgmlType.F32, new long[]{headDimension / 2},
+                    constant(llama3FrequencyFactors(headDimension, architecture.ropeTheta, 32, 1, 4, 8192)));
+        }
         for (int layer = 0; layer < shape.layers(); layer++) {
             String p = "blk." + layer + ".";
             writer.addTensor(p + "attn_norm.weight", GgmlType.F32, new long[]{dim}, norm(dim, tensorSeed++));
-            writer.addTensor(p + "attn_q.weight", type, new long[]{dim, dim}, random(type, dim, dim, tensorSeed++, scale(dim)));
+            writer.addTensor(p + "attn_q.weight", type, new long[]{dim, queryDim}, random(type, dim, queryDim, tensorSeed++, scale(dim)));
             writer.addTensor(p + "attn_k.weight", type, new long[]{dim, kvDim}, random(type, dim, kvDim, tensorSeed++, scale(dim)));
             writer.addTensor(p + "attn_v.weight", type, new long[]{dim, kvDim}, random(type, dim, kvDim, tensorSeed++, scale(dim)));
-            writer.addTensor(p + "attn_output.weight", type, new long[]{dim, dim}, random(type, dim, dim, tensorSeed++, scale(dim)));
+            if (architecture.attentionBiases) {
+                // Biases stay F32 in llama.cpp's conversions whatever the weights' type.
+                writer.addTensor(p + "attn_q.bias", GgmlType.F32, new long[]{queryDim}, bias(queryDim, tensorSeed++));
+                writer.addTensor(p + "attn_k.bias", GgmlType.F32, new long[]{kvDim}, bias(kvDim, tensorSeed++));
+                writer.addTensor(p + "attn_v.bias", GgmlType.F32, new long[]{kvDim}, bias(kvDim, tensorSeed++));
+            }
+            if (architecture.headNorms) {
+                writer.addTensor(p + "attn_q_norm.weight", GgmlType.F32, new long[]{headDimension}, norm(headDimension, tensorSeed++));
+                writer.addTensor(p + "attn_k_norm.weight", GgmlType.F32, new long[]{headDimension}, norm(headDimension, tensorSeed++));
+            }
+            writer.addTensor(p + "attn_output.weight", type, new long[]{queryDim, dim}, random(type, queryDim, dim, tensorSeed++, scale(queryDim)));
             writer.addTensor(p + "ffn_norm.weight", GgmlType.F32, new long[]{dim}, norm(dim, tensorSeed++));
             writer.addTensor(p + "ffn_gate.weight", type, new long[]{dim, shape.feedForward()},
                     random(type, dim, shape.feedForward(), tensorSeed++, scale(dim)));
@@ -162,6 +221,16 @@ public final class ModelGenerator {
         for (int i = 0; i < length; i++) {
             state = splitMix(state);
             values[i] = 1f + 0.1f * uniform(state);
+        }
+        return constant(values);
+    }
+
+    private static java.util.function.Consumer<MemorySegment> bias(int length, long seed) {
+        float[] values = new float[length];
+        long state = seed;
+        for (int i = 0; i < length; i++) {
+            state = splitMix(state);
+            values[i] = 0.5f * uniform(state);
         }
         return constant(values);
     }

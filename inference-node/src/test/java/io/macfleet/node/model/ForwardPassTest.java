@@ -3,6 +3,7 @@ package io.macfleet.node.model;
 import io.macfleet.node.TestModels;
 import io.macfleet.node.engine.InferenceEngine;
 import io.macfleet.node.engine.SamplingParameters;
+import io.macfleet.node.generator.ModelGenerator;
 import io.macfleet.node.gguf.GgmlType;
 import io.macfleet.node.gguf.GgufFile;
 import io.macfleet.node.kernel.WorkerPool;
@@ -23,7 +24,19 @@ class ForwardPassTest {
     @ParameterizedTest
     @EnumSource(value = GgmlType.class, names = {"F32", "F16", "BF16", "Q8_0", "Q4_0"})
     void batchedPrefillAndDecodeMatchTheScalarReference(GgmlType type) throws IOException {
-        try (GgufFile file = GgufFile.open(TestModels.tiny(type)); WorkerPool pool = new WorkerPool(2)) {
+        assertMatchesReference(ModelGenerator.Architecture.LLAMA, type);
+    }
+
+    /** Qwen2's key prefix, Q/K/V biases and RoPE on halves; Qwen3's per-head Q/K norms and heads wider than width / heads. */
+    @ParameterizedTest
+    @EnumSource(value = ModelGenerator.Architecture.class, names = {"QWEN2", "QWEN3"})
+    void theLlamaShapedVariantsMatchTheScalarReference(ModelGenerator.Architecture architecture) throws IOException {
+        assertMatchesReference(architecture, GgmlType.Q8_0);
+        assertMatchesReference(architecture, GgmlType.F32);
+    }
+
+    private static void assertMatchesReference(ModelGenerator.Architecture architecture, GgmlType type) throws IOException {
+        try (GgufFile file = GgufFile.open(TestModels.tiny(architecture, type)); WorkerPool pool = new WorkerPool(2)) {
             LlamaConfig config = LlamaConfig.from(file);
             LlamaModel model = new LlamaModel(LlamaWeights.load(file, config), pool);
             KvCache cache = KvCache.allocate(config, 32);
@@ -33,10 +46,11 @@ class ForwardPassTest {
             for (int position = 0; position < prompt; position++) {
                 expected = reference.forward(TOKENS[position], position);
             }
-            assertClose(model.forward(TOKENS, 0, prompt, 0, cache), expected, type + " prefill");
+            assertThat(config.architecture()).isEqualTo(architecture.name().toLowerCase());
+            assertClose(model.forward(TOKENS, 0, prompt, 0, cache), expected, architecture + " " + type + " prefill");
             for (int position = prompt; position < TOKENS.length; position++) {
                 float[] logits = model.forward(TOKENS, position, 1, position, cache);
-                assertClose(logits, reference.forward(TOKENS[position], position), type + " decode at " + position);
+                assertClose(logits, reference.forward(TOKENS[position], position), architecture + " " + type + " decode at " + position);
             }
         }
     }

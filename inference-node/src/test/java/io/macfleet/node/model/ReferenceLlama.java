@@ -5,12 +5,13 @@ import io.macfleet.node.gguf.GgufFile;
 
 /**
  * A straightforward scalar Llama forward pass (one token at a time, double accumulators, everything dequantized up
- * front), written from the architecture description to check the optimised engine.
+ * front), written from the architecture description to check the optimised engine; with the Qwen variants' Q/K/V
+ * biases (Qwen2) and per-head Q/K RMSNorm before RoPE (Qwen3), when the file has them.
  */
 final class ReferenceLlama {
     private final LlamaConfig c;
     private final float[] embedding, outputNorm, output, ropeFactors;
-    private final float[][] attnNorm, wq, wk, wv, wo, ffnNorm, gate, up, down;
+    private final float[][] attnNorm, wq, wk, wv, wo, ffnNorm, gate, up, down, qBias, kBias, vBias, qNorm, kNorm;
     private final float[][] keyCache, valueCache;
 
     ReferenceLlama(GgufFile file, int context) {
@@ -29,6 +30,11 @@ final class ReferenceLlama {
         gate = new float[n][];
         up = new float[n][];
         down = new float[n][];
+        qBias = new float[n][];
+        kBias = new float[n][];
+        vBias = new float[n][];
+        qNorm = new float[n][];
+        kNorm = new float[n][];
         keyCache = new float[n][context * c.kvDimension()];
         valueCache = new float[n][context * c.kvDimension()];
         for (int l = 0; l < n; l++) {
@@ -42,6 +48,35 @@ final class ReferenceLlama {
             gate[l] = load(file, p + "ffn_gate.weight");
             up[l] = load(file, p + "ffn_up.weight");
             down[l] = load(file, p + "ffn_down.weight");
+            qBias[l] = optional(file, p + "attn_q.bias");
+            kBias[l] = optional(file, p + "attn_k.bias");
+            vBias[l] = optional(file, p + "attn_v.bias");
+            qNorm[l] = optional(file, p + "attn_q_norm.weight");
+            kNorm[l] = optional(file, p + "attn_k_norm.weight");
+        }
+    }
+
+    private static float[] optional(GgufFile file, String name) {
+        return file.optionalTensor(name) == null ? null : load(file, name);
+    }
+
+    private static void add(float[] values, float[] bias) {
+        if (bias != null) {
+            for (int i = 0; i < values.length; i++) {
+                values[i] += bias[i];
+            }
+        }
+    }
+
+    /** RMSNorm of every head's slice on its own, with the one weight vector of a head's width. */
+    private void headNorm(float[] values, float[] weight) {
+        if (weight == null) {
+            return;
+        }
+        int width = weight.length;
+        for (int head = 0; head < values.length / width; head++) {
+            float[] slice = java.util.Arrays.copyOfRange(values, head * width, (head + 1) * width);
+            System.arraycopy(rmsNorm(slice, weight), 0, values, head * width, width);
         }
     }
 
@@ -58,6 +93,11 @@ final class ReferenceLlama {
             float[] q = matvec(wq[l], h, c.queryDimension());
             float[] k = matvec(wk[l], h, kvDim);
             float[] v = matvec(wv[l], h, kvDim);
+            add(q, qBias[l]);
+            add(k, kBias[l]);
+            add(v, vBias[l]);
+            headNorm(q, qNorm[l]);
+            headNorm(k, kNorm[l]);
             rope(q, c.heads(), position);
             rope(k, c.kvHeads(), position);
             System.arraycopy(k, 0, keyCache[l], position * kvDim, kvDim);
