@@ -270,6 +270,7 @@ public final class Benchmark {
             long[] tokenNanos = new long[decodeTokens];
             var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
             long decodeCpuStart = os.getProcessCpuTime();
+            long majorFaultsStart = majorPageFaults();
             int phaseCount = LlamaModel.Phase.values().length;
             long[] phases = new long[2 * phaseCount];
             model.profile(phases);
@@ -283,6 +284,7 @@ public final class Benchmark {
             long decodeNanos = System.nanoTime() - decodeStart;
             double decodeSpeed = decodeTokens / (decodeNanos / 1e9);
             double decodeCpuSeconds = (os.getProcessCpuTime() - decodeCpuStart) / 1e9;
+            long majorFaults = majorFaultsStart < 0 ? -1 : majorPageFaults() - majorFaultsStart;
             model.profile(null);
             long timed = 0;
             for (int i = 0; i < phaseCount; i++) {
@@ -292,6 +294,11 @@ public final class Benchmark {
             // blocked wait for the workers, costs no CPU time.
             log.printf("decode CPU time: %.1f CPU-ms per token = %.2f GB of weights per CPU-second%n",
                     1e3 * decodeCpuSeconds / decodeTokens, decodeTokens * (double) weights.bytesPerToken() / decodeCpuSeconds / 1e9);
+            if (majorFaults >= 0) {
+                // Each is a read from disk: a page of the mapped model file that was not in the page cache (the first
+                // touch of an embedding row, or weights the system dropped from the cache).
+                log.printf("major page faults during decode: %d (%.1f per token)%n", majorFaults, majorFaults / (double) decodeTokens);
+            }
             log.printf("decode step by part, per token: wall ms, share of wall time, CPU ms of the calling thread"
                     + " (with --threads 1 the whole CPU time)%n");
             for (LlamaModel.Phase phase : LlamaModel.Phase.values()) {
@@ -356,6 +363,17 @@ public final class Benchmark {
             Files.writeString(Path.of("/proc/self/clear_refs"), "5");
         } catch (IOException | RuntimeException e) {
             // not Linux, or not permitted: the peak then includes the bandwidth buffer
+        }
+    }
+
+    /** Major page faults of this process so far (field 12 of /proc/self/stat), -1 where that file does not exist. */
+    static long majorPageFaults() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(fields[9]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 

@@ -41,4 +41,15 @@ class BenchmarkTest {
             assertThat(Benchmark.bandwidth(pool, segments, 2)).isPositive();
         }
     }
+
+    @Test
+    void majorPageFaultsAreCountedWhereProcExists() {
+        long faults = Benchmark.majorPageFaults();
+        if (java.nio.file.Files.exists(java.nio.file.Path.of("/proc/self/stat"))) {
+            assertThat(faults).isNotNegative();
+            assertThat(Benchmark.majorPageFaults()).isGreaterThanOrEqualTo(faults);
+        } else {
+            assertThat(faults).isEqualTo(-1);
+        }
+    }
 }

@@ -201,7 +201,7 @@ public final class KernelBenchmark {
 
     public static void main(String[] args) {
         int threads = args.length > 0 ? Integer.parseInt(args[0]) : 2;
-        int rows = args.length > 1 ? Integer.parseInt(args[1]) : 8192, columns = 2048; // the 1b-shaped FFN gate/up: 17.8 MB in Q8_0, far beyond the caches
+        int rows = args.length > 1 ? Integer.parseInt(args[1]) : 8192, columns = args.length > 3 ? Integer.parseInt(args[3]) : 2048; // the 1b-shaped FFN gate/up: 17.8 MB in Q8_0, far beyond the caches
         int matrices = args.length > 2 ? Integer.parseInt(args[2]) : 64; // 1.1 GB cycled, beyond the 260 MB L3, as in decode (8 = 142 MB stays in L3)
         Random random = new Random(1);
         float[] values = new float[columns];
@@ -254,7 +254,7 @@ public final class KernelBenchmark {
                     threads, buffer >> 20, io.macfleet.node.bench.Benchmark.bandwidth(pool, buffer, 5) / 1e9);
             for (int round = 0; round < 5; round++) {
                 for (String kernel : System.getProperty("bench.kernels", "streams,float four-row,strided,one row,loads only,sequential").split(",")) {
-                    int products = (int) (400L * 8192 / rows);
+                    int products = (int) (400L * 8192 * 2048 / ((long) rows * columns));
                     long cpu0 = os.getProcessCpuTime(), wall0 = System.nanoTime();
                     for (int i = 0; i < products; i++) {
                         WeightMatrix w = weights[i % matrices];

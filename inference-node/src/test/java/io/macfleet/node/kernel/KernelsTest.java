@@ -303,4 +303,51 @@ class KernelsTest {
             }
         }
     }
+
+    /**
+     * Short rows run as one loop per unit over repeated activations ({@code Kernels.dotQ8FourStreamRuns}): two
+     * matrices in one pass, one of them a column slice (rows not contiguous, so it takes the per-row kernel), with
+     * 10 blocks per row (the repeated activations, 25 copies, wrap every 250 blocks), tail rows past the last unit,
+     * for 1 to 3 threads, every row against the scalar reference.
+     */
+    @Test
+    void shortRowRunsMatchScalarReferenceOnEveryRow() {
+        int rows = 1100 + 3, columns = 320, wide = columns + 64;
+        Random random = new Random(51);
+        WeightMatrix[] sources = new WeightMatrix[2];
+        int[] widths = {columns, wide};
+        for (int m = 0; m < 2; m++) {
+            float[] values = new float[rows * widths[m]];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = (float) random.nextGaussian();
+            }
+            long rowBytes = GgmlType.Q8_0.bytesFor(widths[m]);
+            byte[] bytes = new byte[(int) (rowBytes * rows)];
+            for (int r = 0; r < rows; r++) {
+                Quantizer.encode(GgmlType.Q8_0, values, r * widths[m], widths[m], bytes, (int) (r * rowBytes));
+            }
+            sources[m] = new WeightMatrix("m" + m, GgmlType.Q8_0, MemorySegment.ofArray(bytes), rows, widths[m], rowBytes);
+        }
+        WeightMatrix[] matrices = {sources[0], sources[1].columnSlice(64, columns)};
+        float[][] w = {reference(sources[0]), reference(sources[1])};
+        int[] firstColumn = {0, 64};
+        float[] x = randomVector(columns, 52);
+        for (int threads = 1; threads <= 3; threads++) {
+            float[][] outs = new float[2][rows];
+            java.util.Arrays.fill(outs[0], Float.NaN);
+            java.util.Arrays.fill(outs[1], Float.NaN);
+            try (WorkerPool pool = new WorkerPool(threads)) {
+                Kernels.matvec(pool, matrices, x, outs);
+            }
+            for (int m = 0; m < 2; m++) {
+                for (int r = 0; r < rows; r++) {
+                    double expected = 0;
+                    for (int c = 0; c < columns; c++) {
+                        expected += (double) w[m][r * widths[m] + firstColumn[m] + c] * x[c];
+                    }
+                    assertThat(outs[m][r]).as("%d threads, matrix %d row %d", threads, m, r).isCloseTo((float) expected, within(1e-3f));
+                }
+            }
+        }
+    }
 }
