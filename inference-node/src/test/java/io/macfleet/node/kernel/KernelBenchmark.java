@@ -277,7 +277,7 @@ public final class KernelBenchmark {
                         } else if (kernel.startsWith("int8")) {
                             Kernels.matvecQ8Int8(pool, w, x, out);
                         } else {
-                            Kernels.matvecQ8Float(pool, w, x, out);
+                            TouchAheadKernel.matvecQ8Float(pool, w, x, out);
                         }
                     }
                     double cpu = (os.getProcessCpuTime() - cpu0) / 1e9, wall = (System.nanoTime() - wall0) / 1e9;

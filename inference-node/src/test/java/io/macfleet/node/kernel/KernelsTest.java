@@ -172,9 +172,9 @@ class KernelsTest {
     }
 
     /**
-     * The four-row Q8_0 product touches the next group of rows while computing one: on a slice that ends right after
-     * its last row (no next group inside the segment) and on column slices (rows further apart than their bytes) it
-     * must still compute every row, each against the scalar reference.
+     * The Q8_0 decode product reads four streams of rows at once: on a slice that ends right after its last row
+     * (nothing beyond the segment to read) and on column slices (rows further apart than their bytes, which take the
+     * per-row kernel) it must still compute every row, each against the scalar reference.
      */
     @Test
     void fourRowProductOnSlicesMatchesScalarReference() {
