@@ -34,9 +34,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Tag(name = "inventory", description = "The applied inventory (desired state)")
 public class InventoryResource {
 
-    /** The name errors give the document of the request body, e.g. inventory.yaml:12:5: ... */
-    public static final String DOCUMENT_NAME = "inventory.yaml";
-
     @Inject
     DesiredStateStore store;
 
@@ -68,7 +65,7 @@ public class InventoryResource {
         if (yaml == null || yaml.isBlank()) {
             throw ProblemException.badRequest("expected an inventory YAML document in the request body (Content-Type: application/yaml)");
         }
-        LoadResult result = InventoryLoader.loadTexts(Map.of(DOCUMENT_NAME, yaml));
+        LoadResult result = InventoryLoader.loadDocument(yaml);
         if (!result.valid()) {
             throw ProblemException.badRequest(result.errors().size() + (result.errors().size() == 1 ? " error" : " errors") + ":\n"
                     + String.join("\n", result.errors().stream().map(InventoryError::toString).toList()));

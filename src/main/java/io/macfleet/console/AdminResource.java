@@ -32,7 +32,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -43,9 +42,6 @@ import java.util.Optional;
 @Path("/console")
 @Produces(MediaType.TEXT_HTML)
 public class AdminResource {
-
-    /** The inventory page's document, named so in error messages (inventory.yaml:LINE:COLUMN). */
-    static final String DOCUMENT_NAME = "inventory.yaml";
 
     @Inject
     AccountService accounts;
@@ -168,7 +164,7 @@ public class AdminResource {
         if (!"plan".equals(action) && !"apply".equals(action)) {
             return inventoryPage(400, document, List.of("Unknown action '" + action + "': expected plan or apply."), null, false, null);
         }
-        LoadResult result = InventoryLoader.loadTexts(Map.of(DOCUMENT_NAME, document));
+        LoadResult result = InventoryLoader.loadDocument(document);
         if (!result.valid()) {
             return inventoryPage(400, document, result.errors().stream().map(InventoryError::toString).toList(), null, false, null);
         }

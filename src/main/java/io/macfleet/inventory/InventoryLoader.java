@@ -75,15 +75,15 @@ public final class InventoryLoader {
         return new Run().load(files);
     }
 
+    /** The name errors give an inventory that arrives as one document in a request: inventory.yaml:12:5: ... */
+    public static final String DOCUMENT_NAME = "inventory.yaml";
+
     /**
-     * Loads and checks an inventory given as texts (for the REST API and the console, where it arrives in a request),
-     * keyed by the file name to use in messages, e.g. {@code inventory.yaml:12:5: ...}.
+     * Loads and checks an inventory given as one YAML document (the REST API and the console, where it arrives in a
+     * request); errors name it {@value #DOCUMENT_NAME}.
      */
-    public static LoadResult loadTexts(Map<String, String> texts) {
-        if (texts.isEmpty()) {
-            throw new IllegalArgumentException("no inventory text; expected at least one YAML document");
-        }
-        return new Run().loadTexts(new TreeMap<>(texts));
+    public static LoadResult loadDocument(String yaml) {
+        return new Run().loadTexts(Map.of(DOCUMENT_NAME, yaml));
     }
 
     private static boolean isHidden(Path relative) {
