@@ -193,7 +193,7 @@ public final class DemoEnvironment implements AutoCloseable {
         out.append("  curl -H \"Authorization: Bearer $(cat ").append(options.directory().toAbsolutePath().resolve("api-token"))
                 .append(")\" http://localhost:").append(httpPort).append("/api/v1/simulator/machines\n");
         out.append("  macfleet demo fault studio-02 hang            # and: macfleet demo fault studio-02 clear\n");
-        out.append("  macfleet demo fault studio-01:1 unplug        # cable faults name a port\n");
+        out.append("  macfleet demo fault studio-01:2 unplug        # cable faults name a port\n");
         out.append("  macfleet demo recovery studio-02 --enter      # hold the power button: Recovery\n");
         out.append("  macfleet demo recovery studio-02 \"rdma_ctl enable\"\n");
         out.append("  macfleet demo recovery studio-02 reboot\n");
