@@ -20,6 +20,30 @@ import java.util.Optional;
  */
 final class CablingStep implements StepDefinition {
 
+    /** The step type {@code cabling}. */
+    @jakarta.inject.Singleton
+    static final class Type implements StepType<Parameters> {
+        @Override
+        public String name() {
+            return "cabling";
+        }
+
+        @Override
+        public Class<Parameters> parameters() {
+            return Parameters.class;
+        }
+
+        @Override
+        public PlaybookStep.Scope scope() {
+            return PlaybookStep.Scope.CLUSTER;
+        }
+
+        @Override
+        public StepDefinition define(Parameters parameters, PlaybookFiles files) {
+            return new CablingStep(parameters);
+        }
+    }
+
     record Parameters(Boolean allowWarnings) {
         Parameters {
             allowWarnings = allowWarnings == null || allowWarnings;
@@ -37,7 +61,8 @@ final class CablingStep implements StepDefinition {
         throw new IllegalStateException("the cabling step is checked per cluster");
     }
 
-    CheckResult checkCluster(String cluster, List<MachineContext> arrived, List<String> missing, ClusterCabling cabling, FactsService facts) {
+    @Override
+    public CheckResult checkCluster(String cluster, List<MachineContext> arrived, List<String> missing, ClusterCabling cabling, FactsService facts) {
         PlannedTopology plan = cabling.plan(cluster);
         List<MachineCablingFacts> observed = new ArrayList<>();
         List<String> problems = new ArrayList<>();

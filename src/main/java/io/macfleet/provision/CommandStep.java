@@ -10,6 +10,25 @@ import java.util.List;
  */
 final class CommandStep implements StepDefinition {
 
+    /** The step type {@code command}. */
+    @jakarta.inject.Singleton
+    static final class Type implements StepType<Parameters> {
+        @Override
+        public String name() {
+            return "command";
+        }
+
+        @Override
+        public Class<Parameters> parameters() {
+            return Parameters.class;
+        }
+
+        @Override
+        public StepDefinition define(Parameters parameters, PlaybookFiles files) {
+            return new CommandStep(parameters);
+        }
+    }
+
     record Parameters(CheckSpec check, List<CommandSpec> action) {
         Parameters {
             if (check == null) {

@@ -10,6 +10,25 @@ import java.util.List;
  */
 final class FactsStep implements StepDefinition {
 
+    /** The step type {@code facts}. */
+    @jakarta.inject.Singleton
+    static final class Type implements StepType<Parameters> {
+        @Override
+        public String name() {
+            return "facts";
+        }
+
+        @Override
+        public Class<Parameters> parameters() {
+            return Parameters.class;
+        }
+
+        @Override
+        public StepDefinition define(Parameters parameters, PlaybookFiles files) {
+            return new FactsStep(parameters);
+        }
+    }
+
     static final List<String> FIELDS = List.of("serialNumber", "memoryGb", "model", "macosVersion");
 
     record Parameters(List<String> failOn) {

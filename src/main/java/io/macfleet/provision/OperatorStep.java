@@ -12,7 +12,26 @@ import java.util.Map;
  * over SSH) counts as done once a person confirmed it for that machine. {@code notNeededWhen}: a check that,
  * when it passes, says the machine does not need the step at all.
  */
-final class OperatorStep implements StepDefinition {
+final class OperatorStep implements StepDefinition, OperatorWalkthrough {
+
+    /** The step type {@code operator}. */
+    @jakarta.inject.Singleton
+    static final class Type implements StepType<Parameters> {
+        @Override
+        public String name() {
+            return "operator";
+        }
+
+        @Override
+        public Class<Parameters> parameters() {
+            return Parameters.class;
+        }
+
+        @Override
+        public StepDefinition define(Parameters parameters, PlaybookFiles files) {
+            return new OperatorStep(parameters);
+        }
+    }
 
     static final String UNREACHABLE = "not reachable over SSH";
 
@@ -66,8 +85,34 @@ final class OperatorStep implements StepDefinition {
         return verify(context, false);
     }
 
+    @Override
+    public java.util.Optional<OperatorWalkthrough> walkthrough() {
+        return java.util.Optional.of(this);
+    }
+
+    @Override
+    public boolean verifiable() {
+        return !parameters.verification().isEmpty();
+    }
+
+    @Override
+    public boolean unreachable(CheckResult verification) {
+        return verification.detail().startsWith(UNREACHABLE);
+    }
+
+    @Override
+    public int timeoutSeconds() {
+        return parameters.timeoutSeconds();
+    }
+
+    @Override
+    public int pollSeconds() {
+        return parameters.pollSeconds();
+    }
+
     /** Every verification check; unreachable counts as not (yet) verified. */
-    CheckResult verify(MachineContext context, boolean freshConnection) {
+    @Override
+    public CheckResult verify(MachineContext context, boolean freshConnection) {
         List<String> wrong = new ArrayList<>();
         List<String> right = new ArrayList<>();
         for (CheckSpec check : parameters.verification()) {
@@ -87,7 +132,8 @@ final class OperatorStep implements StepDefinition {
     }
 
     /** The walkthrough for one machine: title, numbered instructions, what they will see and how long to wait. */
-    OperatorRequest request(long runId, String step, MachineContext context, String whatIsWrong) {
+    @Override
+    public OperatorRequest request(long runId, String step, MachineContext context, String whatIsWrong) {
         List<String> numbered = new ArrayList<>();
         for (String instruction : parameters.instructions()) {
             numbered.add(Templates.render(instruction, context.variables(Map.of())).text());

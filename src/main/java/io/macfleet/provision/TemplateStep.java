@@ -14,6 +14,25 @@ import java.util.Map;
  */
 final class TemplateStep implements StepDefinition {
 
+    /** The step type {@code template}. */
+    @jakarta.inject.Singleton
+    static final class Type implements StepType<Parameters> {
+        @Override
+        public String name() {
+            return "template";
+        }
+
+        @Override
+        public Class<Parameters> parameters() {
+            return Parameters.class;
+        }
+
+        @Override
+        public StepDefinition define(Parameters parameters, PlaybookFiles files) {
+            return new TemplateStep(parameters, parameters.content() != null ? parameters.content() : files.text(parameters.file()));
+        }
+    }
+
     record Parameters(String path, String content, String file, String mode, Map<String, Object> vars, List<CommandSpec> afterChange,
                       boolean privileged, String owner, String group) {
         Parameters {
