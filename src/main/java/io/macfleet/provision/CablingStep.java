@@ -22,25 +22,14 @@ final class CablingStep implements StepDefinition {
 
     /** The step type {@code cabling}. */
     @jakarta.inject.Singleton
-    static final class Type implements StepType<Parameters> {
-        @Override
-        public String name() {
-            return "cabling";
-        }
-
-        @Override
-        public Class<Parameters> parameters() {
-            return Parameters.class;
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("cabling", Parameters.class, (parameters, files) -> new CablingStep(parameters));
         }
 
         @Override
         public PlaybookStep.Scope scope() {
             return PlaybookStep.Scope.CLUSTER;
-        }
-
-        @Override
-        public StepDefinition define(Parameters parameters, PlaybookFiles files) {
-            return new CablingStep(parameters);
         }
     }
 

@@ -12,20 +12,9 @@ final class CommandStep implements StepDefinition {
 
     /** The step type {@code command}. */
     @jakarta.inject.Singleton
-    static final class Type implements StepType<Parameters> {
-        @Override
-        public String name() {
-            return "command";
-        }
-
-        @Override
-        public Class<Parameters> parameters() {
-            return Parameters.class;
-        }
-
-        @Override
-        public StepDefinition define(Parameters parameters, PlaybookFiles files) {
-            return new CommandStep(parameters);
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("command", Parameters.class, (parameters, files) -> new CommandStep(parameters));
         }
     }
 

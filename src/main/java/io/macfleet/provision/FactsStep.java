@@ -12,20 +12,9 @@ final class FactsStep implements StepDefinition {
 
     /** The step type {@code facts}. */
     @jakarta.inject.Singleton
-    static final class Type implements StepType<Parameters> {
-        @Override
-        public String name() {
-            return "facts";
-        }
-
-        @Override
-        public Class<Parameters> parameters() {
-            return Parameters.class;
-        }
-
-        @Override
-        public StepDefinition define(Parameters parameters, PlaybookFiles files) {
-            return new FactsStep(parameters);
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("facts", Parameters.class, (parameters, files) -> new FactsStep(parameters));
         }
     }
 

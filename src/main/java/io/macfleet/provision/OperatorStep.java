@@ -16,20 +16,9 @@ final class OperatorStep implements StepDefinition, OperatorWalkthrough {
 
     /** The step type {@code operator}. */
     @jakarta.inject.Singleton
-    static final class Type implements StepType<Parameters> {
-        @Override
-        public String name() {
-            return "operator";
-        }
-
-        @Override
-        public Class<Parameters> parameters() {
-            return Parameters.class;
-        }
-
-        @Override
-        public StepDefinition define(Parameters parameters, PlaybookFiles files) {
-            return new OperatorStep(parameters);
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("operator", Parameters.class, (parameters, files) -> new OperatorStep(parameters));
         }
     }
 

@@ -13,20 +13,9 @@ final class RebootStep implements StepDefinition {
 
     /** The step type {@code reboot}. */
     @jakarta.inject.Singleton
-    static final class Type implements StepType<Parameters> {
-        @Override
-        public String name() {
-            return "reboot";
-        }
-
-        @Override
-        public Class<Parameters> parameters() {
-            return Parameters.class;
-        }
-
-        @Override
-        public StepDefinition define(Parameters parameters, PlaybookFiles files) {
-            return new RebootStep(parameters);
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("reboot", Parameters.class, (parameters, files) -> new RebootStep(parameters));
         }
     }
 

@@ -16,20 +16,10 @@ final class TemplateStep implements StepDefinition {
 
     /** The step type {@code template}. */
     @jakarta.inject.Singleton
-    static final class Type implements StepType<Parameters> {
-        @Override
-        public String name() {
-            return "template";
-        }
-
-        @Override
-        public Class<Parameters> parameters() {
-            return Parameters.class;
-        }
-
-        @Override
-        public StepDefinition define(Parameters parameters, PlaybookFiles files) {
-            return new TemplateStep(parameters, parameters.content() != null ? parameters.content() : files.text(parameters.file()));
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("template", Parameters.class, (parameters, files) -> new TemplateStep(parameters,
+                    parameters.content() != null ? parameters.content() : files.text(parameters.file())));
         }
     }
 

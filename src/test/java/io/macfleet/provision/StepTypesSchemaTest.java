@@ -62,22 +62,7 @@ class StepTypesSchemaTest {
     }
 
     private static StepType<?> named(String name) {
-        return new StepType<CablingStep.Parameters>() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public Class<CablingStep.Parameters> parameters() {
-                return CablingStep.Parameters.class;
-            }
-
-            @Override
-            public StepDefinition define(CablingStep.Parameters parameters, PlaybookFiles files) {
-                return new CablingStep(parameters);
-            }
-        };
+        return new SimpleStepType<>(name, CablingStep.Parameters.class, (parameters, files) -> new CablingStep(parameters)) { };
     }
 
     private static List<String> texts(JsonNode array) {
