@@ -51,7 +51,11 @@ final class CablingStep implements StepDefinition {
     }
 
     @Override
-    public CheckResult checkCluster(String cluster, List<MachineContext> arrived, List<String> missing, ClusterCabling cabling, FactsService facts) {
+    public CheckResult checkCluster(ClusterMeeting meeting) {
+        return checkCluster(meeting.cluster(), meeting.arrived(), meeting.missing(), meeting.cabling(), meeting.facts());
+    }
+
+    CheckResult checkCluster(String cluster, List<MachineContext> arrived, List<String> missing, ClusterCabling cabling, FactsService facts) {
         PlannedTopology plan = cabling.plan(cluster);
         List<MachineCablingFacts> observed = new ArrayList<>();
         List<String> problems = new ArrayList<>();

@@ -313,8 +313,10 @@ public class ProvisioningService {
         }
         Playbook playbook = playbookOf(detail.run());
         PlaybookStep playbookStep = playbook.step(step).orElseThrow(() -> new InvalidRequestException("the playbook no longer has step " + step));
-        OperatorWalkthrough operator = playbookStep.definition().walkthrough()
-                .orElseThrow(() -> new InvalidRequestException("step " + step + " is not an operator step"));
+        OperatorWalkthrough operator = playbookStep.definition().walkthrough().orElse(null);
+        if (operator == null) {
+            throw new InvalidRequestException("step " + step + " is not an operator step");
+        }
         Map<String, Object> entry = facts.machine(machine).orElseThrow(() -> new InvalidRequestException("machine " + machine + " is no longer in the applied inventory"));
         SshSettings settings = settings(Options.DEFAULTS, actor);
         SshTransport transport = new SshTransport(settings, new JdbcHostKeyStore(dataSource), audit, clock);

@@ -178,7 +178,7 @@ final class RunExecutor {
                     listener.stepStarted(machine, step.name());
                     listener.progress(machine, step.name(), "waiting for the other machines of " + target.cluster());
                     CheckResult result = meeting.arrive(context, (arrived, missing) ->
-                            step.definition().checkCluster(target.cluster(), arrived, missing, cabling, facts));
+                            step.definition().checkCluster(new ClusterMeeting(target.cluster(), arrived, missing, cabling, facts)));
                     outcome = result.satisfied() ? (previous == StepStatus.DONE ? StepStatus.DONE : StepStatus.SKIPPED_ALREADY_DONE) : StepStatus.FAILED;
                     summary = result.detail();
                 } else {

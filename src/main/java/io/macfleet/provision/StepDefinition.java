@@ -1,8 +1,5 @@
 package io.macfleet.provision;
 
-import io.macfleet.cabling.ClusterCabling;
-import io.macfleet.facts.FactsService;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -54,9 +51,9 @@ public interface StepDefinition {
 
     /**
      * For step types of {@link PlaybookStep.Scope#CLUSTER} scope: the check, run once per cluster when every machine of
-     * the cluster in the run got to the step ({@code arrived}) or stopped on the way ({@code missing}).
+     * the cluster in the run got to the step or stopped on the way.
      */
-    default CheckResult checkCluster(String cluster, List<MachineContext> arrived, List<String> missing, ClusterCabling cabling, FactsService facts) {
+    default CheckResult checkCluster(ClusterMeeting meeting) {
         throw new IllegalStateException("this step acts on each machine, not on a cluster");
     }
 }
