@@ -20,6 +20,19 @@ import java.util.Optional;
  */
 final class CablingStep implements StepDefinition {
 
+    /** The step type {@code cabling}. */
+    @jakarta.inject.Singleton
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("cabling", Parameters.class, (parameters, files) -> new CablingStep(parameters));
+        }
+
+        @Override
+        public PlaybookStep.Scope scope() {
+            return PlaybookStep.Scope.CLUSTER;
+        }
+    }
+
     record Parameters(Boolean allowWarnings) {
         Parameters {
             allowWarnings = allowWarnings == null || allowWarnings;
@@ -35,6 +48,11 @@ final class CablingStep implements StepDefinition {
     @Override
     public CheckResult check(MachineContext context) {
         throw new IllegalStateException("the cabling step is checked per cluster");
+    }
+
+    @Override
+    public CheckResult checkCluster(ClusterMeeting meeting) {
+        return checkCluster(meeting.cluster(), meeting.arrived(), meeting.missing(), meeting.cabling(), meeting.facts());
     }
 
     CheckResult checkCluster(String cluster, List<MachineContext> arrived, List<String> missing, ClusterCabling cabling, FactsService facts) {

@@ -10,6 +10,14 @@ import java.util.List;
  */
 final class CommandStep implements StepDefinition {
 
+    /** The step type {@code command}. */
+    @jakarta.inject.Singleton
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("command", Parameters.class, (parameters, files) -> new CommandStep(parameters));
+        }
+    }
+
     record Parameters(CheckSpec check, List<CommandSpec> action) {
         Parameters {
             if (check == null) {

@@ -10,6 +10,14 @@ import java.util.List;
  */
 final class FactsStep implements StepDefinition {
 
+    /** The step type {@code facts}. */
+    @jakarta.inject.Singleton
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("facts", Parameters.class, (parameters, files) -> new FactsStep(parameters));
+        }
+    }
+
     static final List<String> FIELDS = List.of("serialNumber", "memoryGb", "model", "macosVersion");
 
     record Parameters(List<String> failOn) {

@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  * What a step sees of one machine during a run: its inventory entry, its SSH connection (shared by the run's
  * steps) or fresh connections for polling, its facts, and whether anything changed on it in this run.
  */
-final class MachineContext {
+public final class MachineContext {
 
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper().findAndRegisterModules();
 
@@ -63,7 +63,7 @@ final class MachineContext {
         this.clock = clock;
     }
 
-    String machine() {
+    public String machine() {
         return machine;
     }
 
@@ -79,7 +79,7 @@ final class MachineContext {
         return target;
     }
 
-    boolean dryRun() {
+    public boolean dryRun() {
         return dryRun;
     }
 
@@ -106,7 +106,7 @@ final class MachineContext {
         return changedInThisRun.get();
     }
 
-    void progress(String line) {
+    public void progress(String line) {
         progress.accept(line);
     }
 
@@ -114,7 +114,7 @@ final class MachineContext {
      * Runs a command. {@code fresh}: on a connection of its own, closed right after (for polling a machine that
      * reboots or sits in Recovery: nothing is held open). SSH failures become a {@link StepFailedException}.
      */
-    CommandResult execute(CommandSpec spec, boolean reading, boolean fresh) {
+    public CommandResult execute(CommandSpec spec, boolean reading, boolean fresh) {
         Command command = spec.build(variables(Map.of()), reading);
         io.macfleet.ssh.ExecutionLimits limits = transport.settings().limits();
         if (spec.timeoutSeconds() != null) {
@@ -142,7 +142,7 @@ final class MachineContext {
         }
     }
 
-    void upload(String path, byte[] content, int mode) {
+    public void upload(String path, byte[] content, int mode) {
         try {
             run.upload(target, path, content, mode);
         } catch (SshException e) {
@@ -151,7 +151,7 @@ final class MachineContext {
     }
 
     /** The machine's facts: gathered in this run, else gathered now (stored unless this is a dry run). */
-    MachineFacts facts() {
+    public MachineFacts facts() {
         MachineFacts known = facts;
         return known != null ? known : gatherFacts();
     }
@@ -218,7 +218,7 @@ final class MachineContext {
     }
 
     /** The text with every secret used on this machine replaced, for summaries and messages. */
-    String redact(String text) {
+    public String redact(String text) {
         if (text == null) {
             return null;
         }

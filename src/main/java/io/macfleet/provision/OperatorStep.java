@@ -12,7 +12,15 @@ import java.util.Map;
  * over SSH) counts as done once a person confirmed it for that machine. {@code notNeededWhen}: a check that,
  * when it passes, says the machine does not need the step at all.
  */
-final class OperatorStep implements StepDefinition {
+final class OperatorStep implements StepDefinition, OperatorWalkthrough {
+
+    /** The step type {@code operator}. */
+    @jakarta.inject.Singleton
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("operator", Parameters.class, (parameters, files) -> new OperatorStep(parameters));
+        }
+    }
 
     static final String UNREACHABLE = "not reachable over SSH";
 
@@ -66,8 +74,34 @@ final class OperatorStep implements StepDefinition {
         return verify(context, false);
     }
 
+    @Override
+    public java.util.Optional<OperatorWalkthrough> walkthrough() {
+        return java.util.Optional.of(this);
+    }
+
+    @Override
+    public boolean verifiable() {
+        return !parameters.verification().isEmpty();
+    }
+
+    @Override
+    public boolean unreachable(CheckResult verification) {
+        return verification.detail().startsWith(UNREACHABLE);
+    }
+
+    @Override
+    public int timeoutSeconds() {
+        return parameters.timeoutSeconds();
+    }
+
+    @Override
+    public int pollSeconds() {
+        return parameters.pollSeconds();
+    }
+
     /** Every verification check; unreachable counts as not (yet) verified. */
-    CheckResult verify(MachineContext context, boolean freshConnection) {
+    @Override
+    public CheckResult verify(MachineContext context, boolean freshConnection) {
         List<String> wrong = new ArrayList<>();
         List<String> right = new ArrayList<>();
         for (CheckSpec check : parameters.verification()) {
@@ -87,7 +121,8 @@ final class OperatorStep implements StepDefinition {
     }
 
     /** The walkthrough for one machine: title, numbered instructions, what they will see and how long to wait. */
-    OperatorRequest request(long runId, String step, MachineContext context, String whatIsWrong) {
+    @Override
+    public OperatorRequest request(long runId, String step, MachineContext context, String whatIsWrong) {
         List<String> numbered = new ArrayList<>();
         for (String instruction : parameters.instructions()) {
             numbered.add(Templates.render(instruction, context.variables(Map.of())).text());

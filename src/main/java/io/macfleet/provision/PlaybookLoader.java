@@ -27,18 +27,16 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
  * Reads playbooks: YAML validated against {@code schemas/playbook.schema.json}, then every step's parameters by
- * its typed step class. All errors of a file at once, each with file:line:column.
+ * its step type, found by name in {@link StepTypes}. All errors of a file at once, each with file:line:column.
+ * The entries without a {@link StepTypes} argument know the built-in step types.
  */
 public final class PlaybookLoader {
 
     public static final String SCHEMA_RESOURCE = "schemas/playbook.schema.json";
-    /** Step types and the Java parameter records that validate them. */
-    public static final List<String> STEP_TYPES = List.of("command", "facts", "reboot", "operator", "cabling", "template");
     /** Names kept for step types that come with later issues: a clear error rather than a silent acceptance. */
     public static final Map<String, String> RESERVED_TYPES = Map.of(
             "mdm", "the MDM integration issue (commands and profiles pushed through the MDM server)",
@@ -77,6 +75,11 @@ public final class PlaybookLoader {
 
     /** A playbook file; template files it names are read from its directory. */
     public static Playbook load(Path file) {
+        return load(file, StepTypes.builtIn());
+    }
+
+    /** A playbook file, its steps read by the given step types. */
+    public static Playbook load(Path file, StepTypes stepTypes) {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -84,7 +87,7 @@ public final class PlaybookLoader {
             throw new InvalidPlaybookException(List.of(new Problem(file.toString(), 1, 1, "cannot read the playbook: " + e.getMessage())));
         }
         Path directory = file.toAbsolutePath().getParent();
-        return parse(file.toString(), defaultName(file.getFileName().toString()), text, name -> {
+        return parse(file.toString(), defaultName(file.getFileName().toString()), text, stepTypes, name -> {
             try {
                 return Files.readString(directory.resolve(name), StandardCharsets.UTF_8);
             } catch (IOException e) {
@@ -98,16 +101,21 @@ public final class PlaybookLoader {
      * there is one); else the copy shipped in the application.
      */
     public static Playbook resolve(String nameOrPath, Path playbooksDirectory) {
+        return resolve(nameOrPath, playbooksDirectory, StepTypes.builtIn());
+    }
+
+    /** {@link #resolve(String, Path)}, the steps read by the given step types. */
+    public static Playbook resolve(String nameOrPath, Path playbooksDirectory, StepTypes stepTypes) {
         Path asPath = Path.of(nameOrPath);
         if (Files.isRegularFile(asPath)) {
-            return load(asPath);
+            return load(asPath, stepTypes);
         }
         if (!nameOrPath.matches("[A-Za-z0-9._-]+")) {
             throw new InvalidPlaybookException(List.of(new Problem(nameOrPath, 1, 1, "no such playbook file")));
         }
         String fileName = nameOrPath.endsWith(".yaml") || nameOrPath.endsWith(".yml") ? nameOrPath : nameOrPath + ".yaml";
         if (playbooksDirectory != null && Files.isRegularFile(playbooksDirectory.resolve(fileName))) {
-            return load(playbooksDirectory.resolve(fileName));
+            return load(playbooksDirectory.resolve(fileName), stepTypes);
         }
         String resource = "playbooks/" + fileName;
         String text = resourceText(resource);
@@ -115,7 +123,7 @@ public final class PlaybookLoader {
             throw new InvalidPlaybookException(List.of(new Problem(nameOrPath, 1, 1, "no playbook named '" + nameOrPath + "'; shipped: "
                     + String.join(", ", shipped()) + (playbooksDirectory == null ? "" : " (also looked in " + playbooksDirectory + ")"))));
         }
-        return parse(resource, defaultName(fileName), text, name -> {
+        return parse(resource, defaultName(fileName), text, stepTypes, name -> {
             String sibling = resourceText("playbooks/" + name);
             if (sibling == null) {
                 throw new IllegalArgumentException("no template file " + name + " next to " + resource);
@@ -145,6 +153,11 @@ public final class PlaybookLoader {
 
     /** Every *.yaml / *.yml of a directory (not recursive), or the one file. Problems of all files, in file order. */
     public static List<Problem> validate(Path fileOrDirectory) {
+        return validate(fileOrDirectory, StepTypes.builtIn());
+    }
+
+    /** {@link #validate(Path)}, the steps read by the given step types. */
+    public static List<Problem> validate(Path fileOrDirectory, StepTypes stepTypes) {
         List<Path> files;
         if (Files.isDirectory(fileOrDirectory)) {
             try (Stream<Path> listing = Files.list(fileOrDirectory)) {
@@ -161,7 +174,7 @@ public final class PlaybookLoader {
         List<Problem> problems = new ArrayList<>();
         for (Path file : files) {
             try {
-                load(file);
+                load(file, stepTypes);
             } catch (InvalidPlaybookException e) {
                 problems.addAll(e.problems());
             }
@@ -174,7 +187,7 @@ public final class PlaybookLoader {
     }
 
     /** Parses and validates one playbook text. */
-    static Playbook parse(String source, String defaultName, String text, Function<String, String> siblingFiles) {
+    static Playbook parse(String source, String defaultName, String text, StepTypes stepTypes, StepType.PlaybookFiles siblingFiles) {
         PositionedYaml yaml;
         try {
             yaml = PositionedYaml.parse(text, "valid YAML (a playbook: name, description, steps)");
@@ -209,16 +222,18 @@ public final class PlaybookLoader {
                         + RESERVED_TYPES.get(type)));
                 continue;
             }
-            if (!STEP_TYPES.contains(type)) {
-                problems.add(problem(source, yaml, pointer + "/type", "unknown step type '" + type + "'; expected one of " + String.join(", ", STEP_TYPES)));
+            StepType<?> stepType = stepTypes.find(type).orElse(null);
+            if (stepType == null) {
+                problems.add(problem(source, yaml, pointer + "/type", "unknown step type '" + type + "'; expected one of " + String.join(", ", stepTypes.names())));
                 continue;
             }
-            PlaybookStep.Scope scope = type.equals("cabling") ? PlaybookStep.Scope.CLUSTER : PlaybookStep.Scope.MACHINE;
+            PlaybookStep.Scope scope = stepType.scope();
             if (step.hasNonNull("scope")) {
                 PlaybookStep.Scope declared = PlaybookStep.Scope.valueOf(step.get("scope").asText().toUpperCase(java.util.Locale.ROOT));
                 if (declared != scope) {
+                    List<String> clusterTypes = stepTypes.all().stream().filter(t -> t.scope() == PlaybookStep.Scope.CLUSTER).map(StepType::name).toList();
                     problems.add(problem(source, yaml, pointer + "/scope", "step type " + type + " has scope " + scope.label()
-                            + ", not " + declared.label() + " (only cabling acts on a whole cluster)"));
+                            + ", not " + declared.label() + " (only " + String.join(", ", clusterTypes) + " acts on a whole cluster)"));
                     continue;
                 }
             }
@@ -233,10 +248,10 @@ public final class PlaybookLoader {
             }
             JsonNode parameters = step.hasNonNull("params") ? step.get("params") : PARAMETERS.createObjectNode();
             try {
-                StepDefinition definition = definition(type, parameters, siblingFiles);
+                StepDefinition definition = definition(stepType, parameters, siblingFiles);
                 steps.add(new PlaybookStep(stepName, type, scope, when, definition, line));
             } catch (JsonMappingException e) {
-                problems.add(parameterProblem(source, yaml, pointer + "/params", type, e));
+                problems.add(parameterProblem(source, yaml, pointer + "/params", stepType, e));
             } catch (IllegalArgumentException e) {
                 problems.add(problem(source, yaml, pointer + "/params", "step '" + stepName + "' (" + type + "): " + e.getMessage()));
             }
@@ -247,28 +262,21 @@ public final class PlaybookLoader {
         return new Playbook(name, source, sha256(text), description, steps);
     }
 
-    private static StepDefinition definition(String type, JsonNode parameters, Function<String, String> siblingFiles) throws JsonMappingException {
+    private static <P extends Record> StepDefinition definition(StepType<P> type, JsonNode parameters, StepType.PlaybookFiles siblingFiles)
+            throws JsonMappingException {
+        P read;
         try {
-            return switch (type) {
-                case "command" -> new CommandStep(PARAMETERS.treeToValue(parameters, CommandStep.Parameters.class));
-                case "facts" -> new FactsStep(PARAMETERS.treeToValue(parameters, FactsStep.Parameters.class));
-                case "reboot" -> new RebootStep(PARAMETERS.treeToValue(parameters, RebootStep.Parameters.class));
-                case "operator" -> new OperatorStep(PARAMETERS.treeToValue(parameters, OperatorStep.Parameters.class));
-                case "cabling" -> new CablingStep(PARAMETERS.treeToValue(parameters, CablingStep.Parameters.class));
-                case "template" -> {
-                    TemplateStep.Parameters read = PARAMETERS.treeToValue(parameters, TemplateStep.Parameters.class);
-                    yield new TemplateStep(read, read.content() != null ? read.content() : siblingFiles.apply(read.file()));
-                }
-                default -> throw new IllegalArgumentException("unknown step type " + type);
-            };
+            read = PARAMETERS.treeToValue(parameters, type.parameters());
         } catch (JsonMappingException e) {
             throw e;
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalArgumentException(e.getOriginalMessage(), e);
         }
+        return type.define(read, siblingFiles);
     }
 
-    private static Problem parameterProblem(String source, PositionedYaml yaml, String paramsPointer, String type, JsonMappingException e) {
+    private static Problem parameterProblem(String source, PositionedYaml yaml, String paramsPointer, StepType<?> stepType, JsonMappingException e) {
+        String type = stepType.name();
         List<Object> elements = new ArrayList<>();
         for (JsonMappingException.Reference reference : e.getPath()) {
             elements.add(reference.getFieldName() != null ? reference.getFieldName() : (Object) reference.getIndex());
@@ -286,7 +294,7 @@ public final class PlaybookLoader {
         }
         return problem(source, yaml, pointer, where + ": " + e.getOriginalMessage().replaceAll("\\s*\\((for Object starting at|but might if).*", "")
                 .replace("`java.lang.Integer`", "a whole number").replace("`java.lang.Boolean`", "true or false").replace("`java.lang.String`", "text")
-                .replaceAll("`io\\.macfleet\\.provision\\.[A-Za-z$]+`", "the parameters"));
+                .replaceAll("`io\\.macfleet\\.provision\\.[A-Za-z$]+`", "the parameters").replace("`" + stepType.parameters().getName() + "`", "the parameters"));
     }
 
     private static Problem schemaProblem(String source, PositionedYaml yaml, ValidationMessage message) {

@@ -110,15 +110,23 @@ public class ProvisioningService {
     private final AuditLog audit;
     private final Clock clock;
     private final Optional<Path> playbooksDirectory;
+    private final StepTypes stepTypes;
     private final String processId = ProcessHandle.current().pid() + "@" + hostName();
 
     @Inject
-    public ProvisioningService(DataSource dataSource, FactsService facts, ClusterCabling cabling,
+    public ProvisioningService(DataSource dataSource, FactsService facts, ClusterCabling cabling, StepTypes stepTypes,
                                @ConfigProperty(name = "macfleet.playbooks.directory") Optional<String> playbooksDirectory) {
-        this(dataSource, facts, cabling, playbooksDirectory.map(Path::of).orElse(null), Clock.systemUTC());
+        this(dataSource, facts, cabling, stepTypes, playbooksDirectory.map(Path::of).orElse(null), Clock.systemUTC());
     }
 
+    /** Wired by hand (tests): the built-in step types. */
     public ProvisioningService(DataSource dataSource, FactsService facts, ClusterCabling cabling, Path playbooksDirectory, Clock clock) {
+        this(dataSource, facts, cabling, StepTypes.builtIn(), playbooksDirectory, clock);
+    }
+
+    public ProvisioningService(DataSource dataSource, FactsService facts, ClusterCabling cabling, StepTypes stepTypes, Path playbooksDirectory,
+                               Clock clock) {
+        this.stepTypes = stepTypes;
         this.dataSource = dataSource;
         this.facts = facts;
         this.cabling = cabling;
@@ -129,7 +137,7 @@ public class ProvisioningService {
     }
 
     public Playbook playbook(String nameOrPath) {
-        return PlaybookLoader.resolve(nameOrPath, playbooksDirectory.orElse(null));
+        return PlaybookLoader.resolve(nameOrPath, playbooksDirectory.orElse(null), stepTypes);
     }
 
     // ---- dry run
@@ -173,23 +181,11 @@ public class ProvisioningService {
                 } else if (step.when() != null && !step.when().holds(context.facts())) {
                     verdict = "not-applicable";
                     detail = step.when().describe() + " does not hold";
-                } else if (step.definition() instanceof RebootStep) {
-                    verdict = changes ? "would-run" : "already-done";
-                    detail = changes ? "reboots after the changes above" : "no earlier step would change anything";
                 } else {
-                    CheckResult check = step.definition().check(context);
-                    if (check.satisfied()) {
-                        verdict = "already-done";
-                    } else if (step.definition() instanceof OperatorStep) {
-                        verdict = "needs-operator";
-                        changes = true;
-                    } else if (step.definition().hasAction()) {
-                        verdict = "would-run";
-                        changes = true;
-                    } else {
-                        verdict = "would-fail";
-                    }
-                    detail = check.detail();
+                    StepPlan plan = step.definition().plan(context, changes);
+                    verdict = plan.verdict();
+                    detail = plan.detail();
+                    changes |= plan.changes();
                 }
             } catch (StepFailedException e) {
                 verdict = "unknown";
@@ -317,7 +313,8 @@ public class ProvisioningService {
         }
         Playbook playbook = playbookOf(detail.run());
         PlaybookStep playbookStep = playbook.step(step).orElseThrow(() -> new InvalidRequestException("the playbook no longer has step " + step));
-        if (!(playbookStep.definition() instanceof OperatorStep operator)) {
+        OperatorWalkthrough operator = playbookStep.definition().walkthrough().orElse(null);
+        if (operator == null) {
             throw new InvalidRequestException("step " + step + " is not an operator step");
         }
         Map<String, Object> entry = facts.machine(machine).orElseThrow(() -> new InvalidRequestException("machine " + machine + " is no longer in the applied inventory"));
@@ -327,7 +324,7 @@ public class ProvisioningService {
         try (SshRun run = transport.openRun()) {
             MachineContext context = context(entry, transport, run, false);
             context.beginStep(StepStatus.WAITING_FOR_OPERATOR, () -> false, () -> true, line -> { });
-            verified = operator.parameters().verification().isEmpty() ? CheckResult.satisfied("confirmed (nothing to verify over SSH)")
+            verified = !operator.verifiable() ? CheckResult.satisfied("confirmed (nothing to verify over SSH)")
                     : operator.verify(context, true);
             verified = new CheckResult(verified.satisfied(), context.redact(verified.detail()));
         }
@@ -482,7 +479,7 @@ public class ProvisioningService {
         Object source = run.options().get("playbookSource");
         Playbook playbook;
         try {
-            playbook = source != null && Files.isRegularFile(Path.of(source.toString())) ? PlaybookLoader.load(Path.of(source.toString())) : playbook(run.playbook());
+            playbook = source != null && Files.isRegularFile(Path.of(source.toString())) ? PlaybookLoader.load(Path.of(source.toString()), stepTypes) : playbook(run.playbook());
         } catch (PlaybookLoader.InvalidPlaybookException e) {
             playbook = playbook(run.playbook());
         }

@@ -11,6 +11,14 @@ import java.util.List;
  */
 final class RebootStep implements StepDefinition {
 
+    /** The step type {@code reboot}. */
+    @jakarta.inject.Singleton
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("reboot", Parameters.class, (parameters, files) -> new RebootStep(parameters));
+        }
+    }
+
     private static final CommandSpec SHUTDOWN = new CommandSpec(List.of("/sbin/shutdown", "-r", "now"), true, null);
 
     record Parameters(Integer timeoutSeconds, Integer pollSeconds, Boolean ifChanged, Integer settleSeconds) {
@@ -50,6 +58,13 @@ final class RebootStep implements StepDefinition {
     @Override
     public boolean verifyAfterAction() {
         return false;
+    }
+
+    /** A dry run changes nothing, so what counts is whether an earlier step of the dry run would change the machine. */
+    @Override
+    public StepPlan plan(MachineContext context, boolean earlierStepsChange) {
+        return earlierStepsChange ? new StepPlan("would-run", "reboots after the changes above", false)
+                : StepPlan.alreadyDone("no earlier step would change anything");
     }
 
     @Override

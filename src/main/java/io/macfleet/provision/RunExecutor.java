@@ -178,7 +178,7 @@ final class RunExecutor {
                     listener.stepStarted(machine, step.name());
                     listener.progress(machine, step.name(), "waiting for the other machines of " + target.cluster());
                     CheckResult result = meeting.arrive(context, (arrived, missing) ->
-                            ((CablingStep) step.definition()).checkCluster(target.cluster(), arrived, missing, cabling, facts));
+                            step.definition().checkCluster(new ClusterMeeting(target.cluster(), arrived, missing, cabling, facts)));
                     outcome = result.satisfied() ? (previous == StepStatus.DONE ? StepStatus.DONE : StepStatus.SKIPPED_ALREADY_DONE) : StepStatus.FAILED;
                     summary = result.detail();
                 } else {
@@ -202,8 +202,9 @@ final class RunExecutor {
                     }
                     store.stepStarted(runId, machine, step.name(), clock.instant());
                     listener.stepStarted(machine, step.name());
-                    if (step.definition() instanceof OperatorStep operator) {
-                        OperatorResult result = operatorStep(runId, step, operator, context, listener);
+                    java.util.Optional<OperatorWalkthrough> walkthrough = step.definition().walkthrough();
+                    if (walkthrough.isPresent()) {
+                        OperatorResult result = operatorStep(runId, step, walkthrough.get(), context, listener);
                         outcome = result.status();
                         summary = result.summary();
                         if (outcome == StepStatus.WAITING_FOR_OPERATOR) {
@@ -274,14 +275,13 @@ final class RunExecutor {
      * The walkthrough of an operator step on one machine: check, ask (one machine at a time), poll with fresh
      * connections until the verification passes or times out, record who confirmed; repeat when asked to.
      */
-    private OperatorResult operatorStep(long runId, PlaybookStep step, OperatorStep operator, MachineContext context, ProvisioningListener listener) {
-        CheckResult check = operator.check(context);
+    private OperatorResult operatorStep(long runId, PlaybookStep step, OperatorWalkthrough operator, MachineContext context, ProvisioningListener listener) {
+        CheckResult check = step.definition().check(context);
         if (check.satisfied()) {
             return new OperatorResult(context.previousStatus() == StepStatus.DONE ? StepStatus.DONE : StepStatus.SKIPPED_ALREADY_DONE, check.detail(), null);
         }
         String machine = context.machine();
         String wrong = check.detail();
-        OperatorStep.Parameters parameters = operator.parameters();
         while (true) {
             OperatorRequest request = operator.request(runId, step.name(), context, wrong).redacted(context::redact);
             store.stepWaiting(runId, request, clock.instant());
@@ -304,7 +304,7 @@ final class RunExecutor {
                     return new OperatorResult(StepStatus.FAILED, "stopped by " + answer.actor() + " at the operator step: " + wrong, null);
                 }
                 case DONE -> {
-                    CheckResult verified = awaitVerification(operator, parameters, context, machine, step.name(), listener);
+                    CheckResult verified = awaitVerification(operator, context, machine, step.name(), listener);
                     Instant now = clock.instant();
                     store.confirmation(runId, machine, step.name(), answer.actor(), now, verified.satisfied(), context.redact(verified.detail()));
                     audit.record(new AuditEvent(now, answer.actor(), machine, "provision.operator.confirm", "run " + runId + " step " + step.name()
@@ -346,13 +346,13 @@ final class RunExecutor {
     }
 
     /** Polls the verification with fresh connections (nothing held open while the Mac is in Recovery or rebooting). */
-    private CheckResult awaitVerification(OperatorStep operator, OperatorStep.Parameters parameters, MachineContext context, String machine,
-                                          String step, ProvisioningListener listener) {
-        if (parameters.verification().isEmpty()) {
+    private CheckResult awaitVerification(OperatorWalkthrough operator, MachineContext context, String machine, String step,
+                                          ProvisioningListener listener) {
+        if (!operator.verifiable()) {
             return CheckResult.satisfied("confirmed (nothing to verify over SSH)");
         }
         Instant started = clock.instant();
-        Instant deadline = started.plusSeconds(parameters.timeoutSeconds());
+        Instant deadline = started.plusSeconds(operator.timeoutSeconds());
         int answeredButWrong = 0;
         while (true) {
             CheckResult result = operator.verify(context, true);
@@ -361,15 +361,15 @@ final class RunExecutor {
             }
             // The person says it is done, so the machine is either restarting or back: when it answers twice and is
             // still wrong, that is the answer (no point waiting out the timeout); while it does not answer, keep waiting.
-            answeredButWrong = result.detail().startsWith(OperatorStep.UNREACHABLE) ? 0 : answeredButWrong + 1;
+            answeredButWrong = operator.unreachable(result) ? 0 : answeredButWrong + 1;
             if (answeredButWrong >= 2) {
                 return result;
             }
             if (!clock.instant().isBefore(deadline)) {
-                return CheckResult.notSatisfied(result.detail() + " (waited " + parameters.timeoutSeconds() + " s)");
+                return CheckResult.notSatisfied(result.detail() + " (waited " + operator.timeoutSeconds() + " s)");
             }
             listener.progress(machine, step, "verifying (" + Duration.between(started, clock.instant()).toSeconds() + " s): " + result.detail());
-            MachineContext.pause(Duration.ofSeconds(parameters.pollSeconds()));
+            MachineContext.pause(Duration.ofSeconds(operator.pollSeconds()));
         }
     }
 

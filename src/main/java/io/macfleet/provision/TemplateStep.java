@@ -14,6 +14,15 @@ import java.util.Map;
  */
 final class TemplateStep implements StepDefinition {
 
+    /** The step type {@code template}. */
+    @jakarta.inject.Singleton
+    static final class Type extends SimpleStepType<Parameters> {
+        Type() {
+            super("template", Parameters.class, (parameters, files) -> new TemplateStep(parameters,
+                    parameters.content() != null ? parameters.content() : files.text(parameters.file())));
+        }
+    }
+
     record Parameters(String path, String content, String file, String mode, Map<String, Object> vars, List<CommandSpec> afterChange,
                       boolean privileged, String owner, String group) {
         Parameters {

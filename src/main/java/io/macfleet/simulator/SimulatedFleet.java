@@ -47,6 +47,7 @@ public final class SimulatedFleet implements AutoCloseable {
     private final Duration rebootDuration;
     private final MacosRelease latestRelease;
     private final Cabling cabling = new Cabling();
+    private final Map<String, SimulatedProgram> programs;
     private final Map<String, SimulatedMac> machines = new LinkedHashMap<>();
     private final Map<String, MacSshServer> servers = new LinkedHashMap<>();
     private final CloseableExecutorService sharedIo = ThreadUtils.newCachedThreadPool("simulator-io");
@@ -62,6 +63,7 @@ public final class SimulatedFleet implements AutoCloseable {
         this.authorizedKeys.addAll(builder.authorizedKeys);
         this.rebootDuration = builder.rebootDuration;
         this.latestRelease = builder.latestRelease;
+        this.programs = SimulatedPrograms.byName(builder.programs);
         boolean distinctAddresses = loopbackAliasesWork(builder.baseAddress);
         int index = 0;
         for (Builder.Machine machine : builder.machines) {
@@ -77,6 +79,11 @@ public final class SimulatedFleet implements AutoCloseable {
             servers.put(mac.name(), new MacSshServer(this, mac, host, port, sharedIo, sharedTimers));
             index++;
         }
+    }
+
+    /** The program a machine runs for this name (argv[0] without directory), or null: zsh's "command not found". */
+    SimulatedProgram program(String name) {
+        return programs.get(name);
     }
 
     public static Builder builder(Path stateDirectory) {
@@ -540,6 +547,7 @@ public final class SimulatedFleet implements AutoCloseable {
         private MacosRelease latestRelease = MacosRelease.of("26.2");
         private String volumeOwnerUser = "admin";
         private String volumeOwnerPassword = "macfleet-demo";
+        private final List<SimulatedProgram> programs = new ArrayList<>(SimulatedPrograms.standard());
 
         private Builder(Path stateDirectory) {
             this.stateDirectory = Objects.requireNonNull(stateDirectory, "stateDirectory");
@@ -593,6 +601,12 @@ public final class SimulatedFleet implements AutoCloseable {
         public Builder volumeOwner(String user, String password) {
             this.volumeOwnerUser = user;
             this.volumeOwnerPassword = password;
+            return this;
+        }
+
+        /** One more program every machine answers (tests); a name that a program already answers to is an error at {@link #build()}. */
+        Builder program(SimulatedProgram program) {
+            programs.add(program);
             return this;
         }
 

@@ -10,10 +10,17 @@ import java.util.regex.Pattern;
  * The few text filters scripts put after a pipe (grep, head, tail, wc -l, sort, awk '{print $N}'), reading the
  * previous command's output. Enough for checks like {@code ibv_devinfo | grep state}; not a full userland.
  */
-final class TextFilters {
+final class TextFilters implements SimulatedProgram {
     private static final Pattern AWK_PRINT = Pattern.compile("\\{\\s*print\\s+\\$(\\d+)\\s*}");
 
-    private TextFilters() {
+    @Override
+    public List<String> names() {
+        return List.of("grep", "head", "tail", "wc", "awk", "sort");
+    }
+
+    @Override
+    public MacShell.Result run(Call call) {
+        return run(call.program(), call.arguments(), call.pipeInput() == null ? "" : call.pipeInput());
     }
 
     static MacShell.Result run(String program, List<String> args, String input) {
