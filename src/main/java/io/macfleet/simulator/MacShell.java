@@ -150,7 +150,11 @@ final class MacShell {
             case "launchctl" -> launchctl(args, root);
             case "shutdown" -> shutdown(args, root);
             case "reboot" -> root ? rebootNow("") : Result.fail(1, "reboot: Operation not permitted\n");
-            case "softwareupdate" -> softwareupdate(args, root, state, stdinLine);
+            // OS updates over SSH live in UpdatePrograms (issue 15).
+            case "softwareupdate" -> UpdatePrograms.softwareupdate(fleet, mac, args, root, stdinLine);
+            case "startosinstall" -> UpdatePrograms.startosinstall(fleet, mac, args, root, stdinLine);
+            case "diskutil" -> UpdatePrograms.diskutil(mac, args);
+            case "dscl" -> UpdatePrograms.dscl(fleet, mac, args);
             case "csrutil" -> args.contains("status") ? Result.ok("System Integrity Protection status: enabled.\n")
                     : Result.fail(1, "csrutil: failed to modify system integrity configuration. This tool needs to be executed from the Recovery OS.\n");
             default -> Result.fail(127, "zsh: command not found: " + words.getFirst() + "\n");
@@ -632,57 +636,6 @@ final class MacShell {
 
     private Result rebootNow(String message) {
         return new Result(message, "", 0, () -> fleet.reboot(mac.name()));
-    }
-
-    /**
-     * softwareupdate: the --list format is from real outputs (SOURCES.md). On Apple silicon an OS update needs the
-     * volume owner's credentials (--user NAME --stdinpass); without them the install fails.
-     */
-    private Result softwareupdate(List<String> args, boolean root, SimulatedMac.Snapshot state, Supplier<String> stdinLine) {
-        Optional<MacosRelease> available = fleet.availableUpdate(state.releaseAfterReboot() != null ? state.releaseAfterReboot() : state.release());
-        if (args.contains("--list") || args.contains("-l")) {
-            if (available.isEmpty()) {
-                return new Result("Software Update Tool\n\nFinding available software\n", "No new software available.\n", 0, null);
-            }
-            MacosRelease next = available.get();
-            return Result.ok("Software Update Tool\n\nFinding available software\nSoftware Update found the following new or updated software:\n"
-                    + "* Label: " + label(next) + "\n"
-                    + "\tTitle: macOS Tahoe " + next.version() + ", Version: " + next.version() + ", Size: 7381934KiB, Recommended: YES, Action: restart,\n");
-        }
-        if (args.contains("--install") || args.contains("-i")) {
-            if (!root) {
-                return Result.fail(1, "softwareupdate: must be run as root to install updates\n");
-            }
-            if (available.isEmpty()) {
-                return new Result("Software Update Tool\n\nFinding available software\n", "No updates are available.\n", 0, null);
-            }
-            MacosRelease next = available.get();
-            boolean named = args.contains("--all") || args.contains("-a") || args.contains(label(next)) || args.contains("--recommended") || args.contains("-r");
-            if (!named) {
-                return Result.fail(1, "Software Update Tool\n\nFinding available software\nNo such update\n");
-            }
-            String user = valueAfter(args, "--user");
-            String password = args.contains("--stdinpass") ? stdinLine.get() : null;
-            if (user == null || password == null) {
-                return new Result("Software Update Tool\n\nFinding available software\n\nDownloading macOS Tahoe " + next.version() + "\n",
-                        "Error: On Apple silicon, installing macOS updates requires the credentials of a volume owner (--user and --stdinpass).\n", 1, null);
-            }
-            if (!mac.volumeOwnerPasswordMatches(user, password)) {
-                return Result.fail(1, "Software Update Tool\n\nFinding available software\n\nError: Could not authenticate user " + user + " as a volume owner.\n");
-            }
-            mac.stageRelease(next);
-            String out = "Software Update Tool\n\nFinding available software\n\nDownloading macOS Tahoe " + next.version()
-                    + "\nDownloaded macOS Tahoe " + next.version() + "\nInstalling macOS Tahoe " + next.version() + "\nDone with macOS Tahoe " + next.version() + "\n";
-            if (args.contains("--restart") || args.contains("-R")) {
-                return new Result(out + "Restarting...\n", "", 0, () -> fleet.reboot(mac.name()));
-            }
-            return Result.ok(out + "You have installed one or more updates that requires that you restart your\ncomputer.  Please restart immediately.\n");
-        }
-        return Result.fail(1, "usage: softwareupdate <cmd> [<args> ...]\n");
-    }
-
-    private static String label(MacosRelease release) {
-        return "macOS Tahoe " + release.version() + "-" + release.build();
     }
 
     /** What a person can type in Recovery's Terminal. */
