@@ -78,6 +78,18 @@ final class DdmStore {
         return List.copyOf(declarations.keySet());
     }
 
+    synchronized boolean deleteDeclaration(String identifier) {
+        if (sets.values().stream().anyMatch(members -> members.contains(identifier))) {
+            // KMFDDM's SQL storage refuses to delete a declaration a set still holds (foreign key).
+            throw new IllegalStateException("declaration " + identifier + " is still in a set");
+        }
+        return declarations.remove(identifier) != null;
+    }
+
+    synchronized List<String> setNames() {
+        return sets.entrySet().stream().filter(entry -> !entry.getValue().isEmpty()).map(Map.Entry::getKey).toList();
+    }
+
     synchronized boolean addToSet(String set, String identifier) {
         if (!declarations.containsKey(identifier)) {
             // KMFDDM's SQL storage refuses a set member that is not a stored declaration (foreign key) with a 500.
@@ -116,14 +128,13 @@ final class DdmStore {
         return enrollmentSets.entrySet().stream().filter(entry -> entry.getValue().contains(set)).map(Map.Entry::getKey).toList();
     }
 
-    /** The declarations an enrollment gets: every member of every set assigned to it, once, and records the delivery. */
+    /** The declarations an enrollment gets: every member of every set assigned to it, once. */
     synchronized List<StoredDeclaration> deliver(String enrollmentId) {
         Set<String> identifiers = new LinkedHashSet<>();
         for (String set : enrollmentSets.getOrDefault(enrollmentId, Set.of())) {
             identifiers.addAll(sets.getOrDefault(set, Set.of()));
         }
-        List<StoredDeclaration> result = identifiers.stream().map(declarations::get).filter(java.util.Objects::nonNull).toList();
-        return result;
+        return identifiers.stream().map(declarations::get).filter(java.util.Objects::nonNull).toList();
     }
 
     synchronized void recordDelivery(String enrollmentId, StoredDeclaration declaration) {

@@ -288,6 +288,23 @@ public final class SimulatedNanoHub implements AutoCloseable {
                 }
                 return Answer.status(changed ? 204 : 304);
             }
+            case "declarations DELETE" -> {
+                // KMFDDM assumes a deleted declaration is in no set and notifies nobody.
+                return Answer.status(store.deleteDeclaration(id) ? 204 : 304);
+            }
+            case "sets GET" -> {
+                return Answer.json(200, store.setNames());
+            }
+            case "notify POST" -> {
+                for (String declaration : query.getOrDefault("declaration", List.of())) {
+                    store.setsHolding(declaration).forEach(set -> store.enrollmentsWithSet(set).forEach(this::notifyDevice));
+                }
+                for (String set : query.getOrDefault("set", List.of())) {
+                    store.enrollmentsWithSet(set).forEach(this::notifyDevice);
+                }
+                query.getOrDefault("id", List.of()).forEach(this::notifyDevice);
+                return Answer.status(204);
+            }
             case "set-declarations GET" -> {
                 return Answer.json(200, store.setMembers(id));
             }

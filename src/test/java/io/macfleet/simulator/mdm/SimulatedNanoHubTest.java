@@ -26,8 +26,6 @@ import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -89,23 +87,27 @@ class SimulatedNanoHubTest {
         await("first status reports", WAIT, () -> ids.stream().allMatch(id -> status(id).osVersion().isPresent()));
         assertThat(status(ids.getFirst()).osVersion()).contains("26.1");
 
-        List<Change> changes = updates.enforce("studio-a", target("26.2", "25C56", 800), ids);
+        // Whole seconds: the deadline is 1-2 s away, after the 150 ms download, so every Mac waits prepared for it.
+        List<Change> changes = updates.enforce("studio-a", target("26.2", "25C56", 2_000), ids);
         assertThat(changes).containsOnly(Change.CHANGED);
 
-        // Watch every Mac's install-state as the campaign would, and keep what was seen.
-        List<Set<InstallState>> seen = new ArrayList<>();
-        ids.forEach(id -> seen.add(ConcurrentHashMap.newKeySet()));
-        await("all four on 26.2 (25C56)", WAIT, () -> {
-            boolean done = true;
-            for (int i = 0; i < ids.size(); i++) {
-                SoftwareUpdateStatus status = status(ids.get(i));
-                status.installState().ifPresent(seen.get(i)::add);
-                done &= status.buildVersion().equals(Optional.of("25C56")) && status.installState().equals(Optional.of(InstallState.NONE));
-            }
-            return done;
-        });
+        await("all four on 26.2 (25C56)", WAIT, () -> ids.stream().map(this::status).allMatch(status ->
+                status.buildVersion().equals(Optional.of("25C56")) && status.installState().equals(Optional.of(InstallState.NONE))));
         for (int i = 0; i < ids.size(); i++) {
-            assertThat(seen.get(i)).as("states seen on " + ids.get(i)).contains(InstallState.DOWNLOADING, InstallState.PREPARED, InstallState.INSTALLING);
+            // What each Mac reported, oldest first, from the raw reports the server kept.
+            List<String> reported = new ArrayList<>();
+            for (int index = 0; ; index++) {
+                var report = client.statusReport(ids.get(i), index);
+                if (report.isEmpty()) {
+                    break;
+                }
+                var state = report.get().body().path("StatusItems").path("softwareupdate").path("install-state");
+                if (state.isTextual()) {
+                    reported.addFirst(state.asText());
+                }
+            }
+            // The subscription arrives with the enforcement, so the first install-state a Mac reports is already downloading.
+            assertThat(reported).as("install-state reported by " + ids.get(i)).containsExactly("downloading", "prepared", "installing", "none");
             assertThat(hosts.get(i).release().version()).isEqualTo("26.2");
             SoftwareUpdateStatus done = status(ids.get(i));
             assertThat(done.osVersion()).contains("26.2");
@@ -304,6 +306,36 @@ class SimulatedNanoHubTest {
                 .satisfies(one -> assertThat(one.pushError()).isPresent());
         assertThatThrownBy(() -> client.enqueue(List.of("NOT-ENROLLED"), MdmCommand.RestartDevice.now()))
                 .isInstanceOf(MdmServerException.class).hasMessageContaining("no enrollment got RestartDevice");
+    }
+
+    @Test
+    void theServerKnowsAnEnrollmentOnceItReportedAndNotifyMakesItSyncAgain() throws Exception {
+        enrollCluster(1, "26.1");
+        await("first report", WAIT, () -> client.enrollment(ids.getFirst()).declarativeStatusSeen());
+        assertThat(client.enrollment(ids.getFirst()).lastStatusReport()).isPresent();
+        assertThat(client.enrollment(ids.getFirst()).bootstrapToken()).isEqualTo(io.macfleet.mdm.EnrollmentState.BootstrapToken.NOT_EXPOSED_BY_SERVER);
+        assertThat(client.enrollment("NEVER-ENROLLED").declarativeStatusSeen()).isFalse();
+
+        // A change with nonotify reaches the device only after POST /notify, as with KMFDDM.
+        ObjectNode payload = JSON.createObjectNode().put("Echo", "hello");
+        client.putDeclaration(new Declaration("com.apple.configuration.management.test", "com.example.echo", payload));
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        String auth = "Basic " + java.util.Base64.getEncoder().encodeToString("nanohub:hub-key".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        java.util.function.Function<String, Integer> put = path -> {
+            try {
+                return http.send(java.net.http.HttpRequest.newBuilder(hub.url().resolve(path)).header("Authorization", auth)
+                        .method(path.startsWith("/api/v1/ddm/notify") ? "POST" : "PUT", java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        };
+        assertThat(put.apply("/api/v1/ddm/set-declarations/quiet?declaration=com.example.echo&nonotify=1")).isEqualTo(204);
+        assertThat(put.apply("/api/v1/ddm/enrollment-sets/" + ids.getFirst() + "?set=quiet&nonotify=true")).isEqualTo(204);
+        MdmTestSupport.sleep(200);
+        assertThat(hub.deliveries(ids.getFirst())).isEmpty();
+        assertThat(put.apply("/api/v1/ddm/notify?id=" + ids.getFirst())).isEqualTo(204);
+        await("delivery after notify", WAIT, () -> hub.deliveries(ids.getFirst()).size() == 1);
     }
 
     @Test
