@@ -54,7 +54,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Every request is bounded by one deadline covering connect, headers and body, so a hung server costs that much
  * once.
  */
-public final class NanoHubClient implements DeclarativeManagement {
+public final class NanoHubClient implements DeclarativeManagement, AutoCloseable {
     /** How many raw status reports {@link #softwareUpdateStatus} reads back at most (newest first). */
     static final int STATUS_REPORTS_SCANNED = 16;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -91,6 +91,12 @@ public final class NanoHubClient implements DeclarativeManagement {
     @Override
     public String describe() {
         return name;
+    }
+
+    /** Ends the HTTP client's connections and threads. */
+    @Override
+    public void close() {
+        http.close();
     }
 
     // ---- KMFDDM: declarations, sets, enrollments ----
