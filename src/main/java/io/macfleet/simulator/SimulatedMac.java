@@ -144,7 +144,8 @@ public final class SimulatedMac {
         this.release = release;
     }
 
-    synchronized void stageRelease(MacosRelease release) {
+    /** The release the Mac boots into at its next restart (an installed update). */
+    public synchronized void stageRelease(MacosRelease release) {
         this.releaseAfterReboot = release;
     }
 

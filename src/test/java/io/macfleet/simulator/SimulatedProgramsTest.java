@@ -104,6 +104,8 @@ class SimulatedProgramsTest {
                 "sw_vers", "system_profiler", "networksetup", "pmset", "sshd", "install", "ifconfig", "rdma_ctl", "ibv_devices", "ibv_devinfo",
                 "profiles", "sysctl", "uname", "hostname", "whoami", "id", "uptime", "df", "echo", "true", "false", "cat", "ls", "mkdir", "rm",
                 "test", "[", "chmod", "chown", "grep", "head", "tail", "wc", "awk", "sort", "launchctl", "shutdown", "reboot", "softwareupdate",
-                "csrutil")));
+                "csrutil",
+                // added with the OS-update programs (issue 15)
+                "startosinstall", "diskutil", "dscl")));
     }
 }
