@@ -166,7 +166,7 @@ public final class InventoryDocuments {
     }
 
     /** Dotted field names to text values; lists become one field ("[a, b]"), empty maps vanish. */
-    public static Map<String, String> flatten(Map<String, ?> document) {
+    static Map<String, String> flatten(Map<String, ?> document) {
         Map<String, String> fields = new TreeMap<>();
         flatten("", document, fields);
         return fields;
