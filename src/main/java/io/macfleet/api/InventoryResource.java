@@ -1,11 +1,16 @@
 package io.macfleet.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.macfleet.accounts.CurrentUser;
 import io.macfleet.accounts.Roles;
+import io.macfleet.inventory.Cluster;
 import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.inventory.Inventory;
+import io.macfleet.inventory.InventoryDocuments;
 import io.macfleet.inventory.InventoryError;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.LoadResult;
+import io.macfleet.inventory.Machine;
 import io.macfleet.inventory.Plan;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -18,7 +23,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
-import java.util.Map;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
@@ -76,8 +80,13 @@ public class InventoryResource {
     @GET
     @Path("/clusters")
     @Operation(summary = "All clusters, each with the names of its machines")
-    public List<Map<String, Object>> clusters() {
-        return store.clusters();
+    public List<JsonNode> clusters() {
+        Inventory inventory = store.inventory();
+        return inventory.clusters().stream().map(cluster -> view(inventory, cluster)).toList();
+    }
+
+    private static JsonNode view(Inventory inventory, Cluster cluster) {
+        return InventoryDocuments.json(cluster, inventory.machinesOf(cluster.name()).stream().map(Machine::name).toList());
     }
 
     @GET
@@ -85,18 +94,19 @@ public class InventoryResource {
     @Operation(summary = "One cluster")
     @APIResponse(responseCode = "200", description = "the cluster")
     @APIResponse(responseCode = "404", description = "no such cluster (problem JSON)")
-    public Map<String, Object> cluster(@PathParam("name") String name) {
-        return store.cluster(name).orElseThrow(() -> ProblemException.notFound("cluster", name));
+    public JsonNode cluster(@PathParam("name") String name) {
+        Inventory inventory = store.inventory();
+        return inventory.cluster(name).map(cluster -> view(inventory, cluster)).orElseThrow(() -> ProblemException.notFound("cluster", name));
     }
 
     @GET
     @Path("/machines")
     @Operation(summary = "All machines in name order, or those of one cluster")
-    public List<Map<String, Object>> machines(@Parameter(description = "only the machines of this cluster") @QueryParam("cluster") String cluster) {
+    public List<JsonNode> machines(@Parameter(description = "only the machines of this cluster") @QueryParam("cluster") String cluster) {
         if (cluster != null && store.cluster(cluster).isEmpty()) {
             throw ProblemException.badRequest("cluster '" + cluster + "' is not in the applied inventory");
         }
-        return store.machines(cluster);
+        return store.machines(cluster).stream().map(InventoryDocuments::json).toList();
     }
 
     @GET
@@ -104,7 +114,7 @@ public class InventoryResource {
     @Operation(summary = "One machine, with defaults and groups merged")
     @APIResponse(responseCode = "200", description = "the machine")
     @APIResponse(responseCode = "404", description = "no such machine (problem JSON)")
-    public Map<String, Object> machine(@PathParam("name") String name) {
-        return store.machine(name).orElseThrow(() -> ProblemException.notFound("machine", name));
+    public JsonNode machine(@PathParam("name") String name) {
+        return store.machine(name).map(InventoryDocuments::json).orElseThrow(() -> ProblemException.notFound("machine", name));
     }
 }

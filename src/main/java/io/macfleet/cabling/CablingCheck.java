@@ -2,7 +2,8 @@ package io.macfleet.cabling;
 
 import io.macfleet.cabling.Finding.Code;
 import io.macfleet.cabling.Finding.Severity;
-import io.macfleet.cabling.PlannedTopology.PlannedLink;
+import io.macfleet.inventory.PortReference;
+import io.macfleet.inventory.Topology;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -66,7 +67,7 @@ public final class CablingCheck {
                 findings.add(missingLink(plan, a, b, byMachine, observed, proposal));
                 continue;
             }
-            List<PlannedLink> pinned = plan.linksBetween(a, b);
+            List<Topology.Link> pinned = plan.linksBetween(a, b);
             int allowed = Math.max(1, pinned.size());
             if (confirmed.size() > allowed) {
                 List<ObservedLink> extra = confirmed.subList(allowed, confirmed.size());
@@ -76,7 +77,7 @@ public final class CablingCheck {
                                 + "); tensor parallelism uses one cable per pair",
                         "Remove " + describe(extra) + " to free those ports, or list every cable of this pair in the cluster's topology.links if they are meant to add bandwidth."));
             }
-            for (PlannedLink planned : pinned) {
+            for (Topology.Link planned : pinned) {
                 boolean present = confirmed.stream().anyMatch(link -> link.endOf(a).equals(planned.endOf(a)) && link.endOf(b).equals(planned.endOf(b)));
                 if (!present) {
                     Optional<ObservedLink> misplaced = confirmed.stream()
@@ -224,7 +225,7 @@ public final class CablingCheck {
                         + link.second().machine() + " still does not list it, replace the cable.");
     }
 
-    private static Finding wrongPorts(String a, String b, ObservedLink actual, PlannedLink planned) {
+    private static Finding wrongPorts(String a, String b, ObservedLink actual, Topology.Link planned) {
         List<String> moves = new ArrayList<>();
         for (String machine : List.of(a, b)) {
             int now = actual.endOf(machine).port();
@@ -257,7 +258,7 @@ public final class CablingCheck {
     private static Optional<Integer> suggestedPort(PlannedTopology plan, PortPlan proposal, String machine, String peer,
                                                    MachineCablingFacts facts, ObservedTopology observed) {
         Set<Integer> free = freePorts(facts, observed, machine);
-        for (PlannedLink pinned : plan.linksBetween(machine, peer)) {
+        for (Topology.Link pinned : plan.linksBetween(machine, peer)) {
             if (free.contains(pinned.endOf(machine).port())) {
                 return Optional.of(pinned.endOf(machine).port());
             }

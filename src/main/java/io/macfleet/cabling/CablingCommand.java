@@ -1,6 +1,7 @@
 package io.macfleet.cabling;
 
 import io.macfleet.cli.ExitCodes;
+import io.macfleet.inventory.Topology;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -55,7 +56,7 @@ public class CablingCommand {
 
         CablingReport check(List<MachineCablingFacts> facts) {
             List<String> order = machines != null && !machines.isEmpty() ? machines : facts.stream().map(MachineCablingFacts::machine).toList();
-            List<PlannedTopology.PlannedLink> planned = links.stream().map(CablingCommand::parseLink).toList();
+            List<Topology.Link> planned = links.stream().map(link -> Topology.Link.parse(link, "--link")).toList();
             PlannedTopology plan = new PlannedTopology(cluster, order, explicit ? PlannedTopology.Kind.EXPLICIT : PlannedTopology.Kind.FULL_MESH, planned);
             return CablingCheck.check(plan, facts, Optional.ofNullable(targetVersion));
         }
@@ -90,27 +91,6 @@ public class CablingCommand {
                 : Optional.empty();
         ClusterCabling.Cluster cluster = live.cluster(inventoryCluster, refresh);
         return new Source(cluster.facts(), cluster.check());
-    }
-
-    static PlannedTopology.PlannedLink parseLink(String text) {
-        String[] ends = text.split("<->");
-        if (ends.length != 2) {
-            throw new IllegalArgumentException("--link '" + text + "': expected MACHINE:PORT <-> MACHINE:PORT, e.g. studio-01:2 <-> studio-03:5");
-        }
-        return new PlannedTopology.PlannedLink(parsePort(ends[0].strip(), text), parsePort(ends[1].strip(), text));
-    }
-
-    private static PortReference parsePort(String end, String text) {
-        int colon = end.lastIndexOf(':');
-        try {
-            int port = Integer.parseInt(end.substring(colon + 1));
-            if (colon <= 0 || port < 1 || port > 6) {
-                throw new NumberFormatException();
-            }
-            return new PortReference(end.substring(0, colon), port);
-        } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
-            throw new IllegalArgumentException("--link '" + text + "': '" + end + "' is not MACHINE:PORT with a port from 1 to 6");
-        }
     }
 
     static void write(Path file, String content) {

@@ -1,5 +1,6 @@
 package io.macfleet.cabling;
 
+import io.macfleet.inventory.PortReference;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

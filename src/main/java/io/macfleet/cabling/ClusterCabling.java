@@ -1,23 +1,24 @@
 package io.macfleet.cabling;
 
-import io.macfleet.facts.FactsGatherer;
+import io.macfleet.facts.FactsGatheringException;
 import io.macfleet.facts.FactsObservation;
-import io.macfleet.facts.FactsParseException;
 import io.macfleet.facts.FactsService;
-import io.macfleet.facts.HardwarePortsParser;
-import io.macfleet.facts.ThunderboltParser;
+import io.macfleet.inventory.Machine;
 import io.macfleet.ssh.SshSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * Live mode: a cluster's planned topology from the applied inventory, its observed cabling from the stored
- * facts of its machines (the same command output the offline mode reads from files).
+ * facts of its machines (the same command output the offline mode reads from files). {@link #cluster(io.macfleet.inventory.Cluster,
+ * List, Map, Unreadable)} is the one path from the fleet state to a cabling report: the CLI, the REST API,
+ * provisioning's cabling step and the console all build their reports through it.
  */
 @ApplicationScoped
 public class ClusterCabling {
@@ -29,6 +30,14 @@ public class ClusterCabling {
         }
     }
 
+    /** What to do with stored facts whose Thunderbolt output cannot be read. */
+    public enum Unreadable {
+        /** Fail with an {@link IllegalStateException} naming the machine (a command asked for this cluster). */
+        FAIL,
+        /** Leave the machine out, so the check reports its facts as missing (a view of the whole fleet). */
+        COUNT_AS_MISSING
+    }
+
     private final FactsService facts;
 
     @Inject
@@ -38,66 +47,82 @@ public class ClusterCabling {
 
     /** The cluster's machines (coordinator first, then name order) and planned links from the inventory. */
     public PlannedTopology plan(String clusterName) {
-        Map<String, Object> cluster = facts.cluster(clusterName).orElseThrow(() -> new FactsService.UnknownNameException(
-                "no cluster named '" + clusterName + "' in the applied inventory (macfleet inventory apply DIR first)"));
-        return plan(cluster, facts.select(clusterName, List.of()));
+        return plan(known(clusterName), facts.select(clusterName, List.of()));
     }
 
-    /**
-     * The plan from a stored cluster document and its machines' stored documents, for callers that already read
-     * them (the console reads every cluster and machine in one go).
-     */
-    public static PlannedTopology plan(Map<String, Object> cluster, List<Map<String, Object>> clusterMachines) {
-        List<String> machines = rankOrder(clusterMachines);
-        Map<?, ?> topology = cluster.get("topology") instanceof Map<?, ?> map ? map : Map.of();
-        List<PlannedTopology.PlannedLink> links = new ArrayList<>();
-        if (topology.get("links") instanceof List<?> listed) {
-            for (Object link : listed) {
-                links.add(CablingCommand.parseLink(String.valueOf(link)));
-            }
-        }
-        PlannedTopology.Kind kind = "explicit".equals(topology.get("kind")) ? PlannedTopology.Kind.EXPLICIT : PlannedTopology.Kind.FULL_MESH;
-        return new PlannedTopology(String.valueOf(cluster.get("name")), machines, kind, links);
+    /** The plan from a cluster of the applied inventory and its machines. */
+    public static PlannedTopology plan(io.macfleet.inventory.Cluster cluster, List<Machine> clusterMachines) {
+        PlannedTopology.Kind kind = cluster.topology().kind() == io.macfleet.inventory.Topology.Kind.EXPLICIT
+                ? PlannedTopology.Kind.EXPLICIT : PlannedTopology.Kind.FULL_MESH;
+        return new PlannedTopology(cluster.name(), rankOrder(clusterMachines), kind, cluster.topology().links());
     }
 
     /** Optionally gathers fresh facts of the cluster's machines first, then builds the cluster from the stored facts. */
     public Cluster cluster(String clusterName, Optional<SshSettings> refreshWith) {
-        PlannedTopology plan = plan(clusterName);
-        List<Map<String, Object>> machines = facts.select(clusterName, List.of());
+        io.macfleet.inventory.Cluster cluster = known(clusterName);
+        List<Machine> machines = facts.select(clusterName, List.of());
         refreshWith.ifPresent(settings -> facts.gather(machines, settings));
-        Map<String, FactsObservation> latest = facts.latest(plan.machines());
-        List<MachineCablingFacts> cablingFacts = new ArrayList<>();
-        for (Map<String, Object> machine : machines) {
-            FactsObservation observation = latest.get(String.valueOf(machine.get("name")));
-            if (observation != null) {
-                cablingFacts.add(cablingFacts(observation, (String) machine.get("address")));
-            }
-        }
-        String target = (String) facts.cluster(clusterName).map(cluster -> cluster.get("macosVersion")).orElse(null);
-        return new Cluster(plan, cablingFacts, Optional.ofNullable(target));
+        return cluster(cluster, machines, facts.latest(machines.stream().map(Machine::name).toList()), Unreadable.FAIL);
     }
 
-    /** What the cabling check reads, from one stored observation (parsed again from its command output). */
+    /**
+     * The cluster from the stored facts, with fresher observations of some of its machines (gathered by the caller
+     * just now) in place of the stored ones.
+     */
+    public Cluster cluster(String clusterName, Map<String, FactsObservation> fresher) {
+        io.macfleet.inventory.Cluster cluster = known(clusterName);
+        List<Machine> machines = facts.select(clusterName, List.of());
+        Map<String, FactsObservation> observations = new LinkedHashMap<>(facts.latest(machines.stream().map(Machine::name).toList()));
+        observations.putAll(fresher);
+        return cluster(cluster, machines, observations, Unreadable.FAIL);
+    }
+
+    /**
+     * The one path from the fleet state to what the check reads: the plan from the inventory, and the cabling facts of
+     * each machine that has an observation. A pure function of its arguments.
+     */
+    public static Cluster cluster(io.macfleet.inventory.Cluster cluster, List<Machine> members, Map<String, FactsObservation> observations,
+                                  Unreadable unreadable) {
+        List<MachineCablingFacts> cablingFacts = new ArrayList<>();
+        for (Machine machine : members) {
+            FactsObservation observation = observations.get(machine.name());
+            if (observation == null) {
+                continue;
+            }
+            try {
+                cablingFacts.add(cablingFacts(observation, machine.address()));
+            } catch (IllegalStateException e) {
+                if (unreadable == Unreadable.FAIL) {
+                    throw e;
+                }
+            }
+        }
+        return new Cluster(plan(cluster, members), cablingFacts, Optional.ofNullable(cluster.macosVersion()));
+    }
+
+    /** What the cabling check reads, from one stored observation. */
     public static MachineCablingFacts cablingFacts(FactsObservation observation, String managementAddress) {
-        Map<String, String> outputs = observation.outputs();
         try {
             return new MachineCablingFacts(observation.machine(), Optional.ofNullable(managementAddress),
-                    ThunderboltParser.parse(outputs.get(FactsGatherer.THUNDERBOLT.render())),
-                    HardwarePortsParser.parse(outputs.get(FactsGatherer.HARDWARE_PORTS.render())),
+                    observation.thunderbolt(), observation.hardwarePorts(),
                     Optional.of(observation.facts().rdmaEnabled()),
                     Optional.of(observation.facts().rdmaDevices()),
                     Optional.of(observation.facts().macosVersion()),
                     Optional.of(observation.facts().thunderboltBridgeActive()));
-        } catch (FactsParseException | NullPointerException e) {
+        } catch (FactsGatheringException e) {
             throw new IllegalStateException("stored facts of " + observation.machine() + " lack readable Thunderbolt output: " + e.getMessage(), e);
         }
     }
 
-    private static List<String> rankOrder(List<Map<String, Object>> machines) {
+    private io.macfleet.inventory.Cluster known(String clusterName) {
+        return facts.cluster(clusterName).orElseThrow(() -> new FactsService.UnknownNameException(
+                "no cluster named '" + clusterName + "' in the applied inventory (macfleet inventory apply DIR first)"));
+    }
+
+    private static List<String> rankOrder(List<Machine> machines) {
         return machines.stream()
-                .sorted(Comparator.comparing((Map<String, Object> machine) -> !"coordinator".equals(machine.get("role")))
-                        .thenComparing(machine -> String.valueOf(machine.get("name"))))
-                .map(machine -> String.valueOf(machine.get("name")))
+                .sorted(Comparator.comparing((Machine machine) -> machine.role() != Machine.Role.COORDINATOR).thenComparing(Machine::name))
+                .map(Machine::name)
                 .toList();
     }
 }

@@ -1,5 +1,6 @@
 package io.macfleet.cabling;
 
+import io.macfleet.inventory.PortReference;
 import java.util.List;
 
 /**

@@ -1,6 +1,7 @@
 package io.macfleet.cabling;
 
 import io.macfleet.facts.LinkSpeed;
+import io.macfleet.inventory.PortReference;
 import java.util.Optional;
 
 /**

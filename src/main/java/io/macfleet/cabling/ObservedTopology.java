@@ -3,6 +3,7 @@ package io.macfleet.cabling;
 import io.macfleet.facts.LinkSpeed;
 import io.macfleet.facts.ThunderboltBus;
 import io.macfleet.facts.ThunderboltDevice;
+import io.macfleet.inventory.PortReference;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -1,33 +1,18 @@
 package io.macfleet.cabling;
 
+import io.macfleet.inventory.Topology;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * The cabling a cluster should have: every pair of machines (full mesh) or exactly the listed links
- * (explicit). In a full mesh, listed links pin the ports of those pairs.
+ * (explicit). In a full mesh, listed links pin the ports of those pairs. The links are the inventory's own
+ * {@link Topology.Link}s, parsed once by the inventory loader.
  */
-public record PlannedTopology(String cluster, List<String> machines, Kind kind, List<PlannedLink> links) {
+public record PlannedTopology(String cluster, List<String> machines, Kind kind, List<Topology.Link> links) {
 
     public enum Kind { FULL_MESH, EXPLICIT }
-
-    /** A planned cable between two ports. */
-    public record PlannedLink(PortReference first, PortReference second) {
-        public boolean joins(String machineA, String machineB) {
-            return (first.machine().equals(machineA) && second.machine().equals(machineB))
-                    || (first.machine().equals(machineB) && second.machine().equals(machineA));
-        }
-
-        public PortReference endOf(String machine) {
-            return first.machine().equals(machine) ? first : second;
-        }
-
-        @Override
-        public String toString() {
-            return first + " <-> " + second;
-        }
-    }
 
     public PlannedTopology {
         Objects.requireNonNull(cluster, "cluster");
@@ -54,7 +39,25 @@ public record PlannedTopology(String cluster, List<String> machines, Kind kind, 
         return pairs;
     }
 
-    public List<PlannedLink> linksBetween(String machineA, String machineB) {
+    /**
+     * The cables to lay: with an explicit topology its links; with a full mesh the proposed port plan
+     * ({@link PortPlan#fullMesh}) with the links the inventory pins used in place of the proposed ones.
+     *
+     * @throws IllegalArgumentException when no full mesh of these machines can be cabled (the message says why)
+     */
+    public List<Topology.Link> cables() {
+        if (kind == Kind.EXPLICIT) {
+            return links;
+        }
+        List<Topology.Link> cables = new ArrayList<>();
+        for (Topology.Link cable : PortPlan.fullMesh(cluster, machines).cables()) {
+            List<Topology.Link> pinned = linksBetween(cable.first().machine(), cable.second().machine());
+            cables.add(pinned.isEmpty() ? cable : pinned.getFirst());
+        }
+        return cables;
+    }
+
+    public List<Topology.Link> linksBetween(String machineA, String machineB) {
         return links.stream().filter(link -> link.joins(machineA, machineB)).toList();
     }
 }

@@ -1,5 +1,7 @@
 package io.macfleet.cabling;
 
+import io.macfleet.inventory.PortReference;
+import io.macfleet.inventory.Topology;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -9,7 +11,7 @@ import java.util.Optional;
  * It uses a round-robin schedule (a 1-factorisation of the complete graph), so that every cable joins the
  * same port number on both machines, which is the easiest plan to cable and to check by eye.
  */
-public record PortPlan(String cluster, List<String> machines, List<PlannedTopology.PlannedLink> cables) {
+public record PortPlan(String cluster, List<String> machines, List<Topology.Link> cables) {
 
     /**
      * Ports of a Mac Studio with Thunderbolt 5 that can carry RDMA: all six but port 1, the one next to the
@@ -39,7 +41,7 @@ public record PortPlan(String cluster, List<String> machines, List<PlannedTopolo
         }
         // Circle method: with an even number of slots, slot 0 stays, the others rotate one step per round.
         int slots = count % 2 == 0 ? count : count + 1;
-        List<PlannedTopology.PlannedLink> cables = new ArrayList<>();
+        List<Topology.Link> cables = new ArrayList<>();
         for (int round = 0; round < rounds; round++) {
             int port = usablePorts.get(round);
             for (int pair = 0; pair < slots / 2; pair++) {
@@ -50,14 +52,14 @@ public record PortPlan(String cluster, List<String> machines, List<PlannedTopolo
                 }
                 String first = machines.get(Math.min(a, b));
                 String second = machines.get(Math.max(a, b));
-                cables.add(new PlannedTopology.PlannedLink(new PortReference(first, port), new PortReference(second, port)));
+                cables.add(new Topology.Link(new PortReference(first, port), new PortReference(second, port)));
             }
         }
         cables.sort((x, y) -> x.first().compareTo(y.first()) != 0 ? x.first().compareTo(y.first()) : x.second().compareTo(y.second()));
         return new PortPlan(cluster, machines, cables);
     }
 
-    public Optional<PlannedTopology.PlannedLink> cableBetween(String machineA, String machineB) {
+    public Optional<Topology.Link> cableBetween(String machineA, String machineB) {
         return cables.stream().filter(cable -> cable.joins(machineA, machineB)).findFirst();
     }
 
@@ -71,7 +73,7 @@ public record PortPlan(String cluster, List<String> machines, List<PlannedTopolo
         int width = machines.stream().mapToInt(String::length).max().orElse(8) + 8;
         text.append(String.format("%3s  %-" + width + "s  %-" + width + "s%n", "#", "from", "to"));
         int number = 1;
-        for (PlannedTopology.PlannedLink cable : cables) {
+        for (Topology.Link cable : cables) {
             text.append(String.format("%3d  %-" + width + "s  %-" + width + "s%n", number++,
                     cable.first().machine() + " port " + cable.first().port(),
                     cable.second().machine() + " port " + cable.second().port()));

@@ -1,25 +1,24 @@
 package io.macfleet.console;
 
-import io.macfleet.cabling.CablingCheck;
 import io.macfleet.cabling.CablingReport;
 import io.macfleet.cabling.ClusterCabling;
 import io.macfleet.cabling.Finding;
-import io.macfleet.cabling.MachineCablingFacts;
-import io.macfleet.cabling.PlannedTopology;
 import io.macfleet.facts.Drift;
 import io.macfleet.facts.FactsObservation;
 import io.macfleet.facts.FactsStore;
+import io.macfleet.inventory.Cluster;
 import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.inventory.Inventory;
+import io.macfleet.inventory.Machine;
 import io.macfleet.provision.ProvisioningService;
 import io.macfleet.provision.RunView;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +26,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
-import javax.sql.DataSource;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The state of the whole fleet as the console shows it: the applied inventory, the latest facts of every machine,
@@ -41,9 +38,13 @@ public class FleetStatus {
     /** Past this many cached entries a cache starts over; far above a fleet's size, so only a leak guard. */
     private static final int CACHE_LIMIT = 5_000;
 
-    /** Everything one rendering needs, taken at one moment. */
+    /**
+     * Everything one rendering needs, taken at one moment.
+     *
+     * @param columns the headings of the status columns, in the order of each row's cells
+     */
     public record Fleet(Instant at, boolean inventoryApplied, List<ClusterSummary> clusters, List<MachineRow> machines,
-                        Map<String, Map<String, Object>> machineDocuments, Map<String, FactsObservation> observations,
+                        List<String> columns, Inventory inventory, Map<String, FactsObservation> observations,
                         Map<String, CablingReport> cabling, Map<String, RunView.MachineProgress> provisioning) {
 
         public Optional<MachineRow> machine(String name) {
@@ -75,93 +76,93 @@ public class FleetStatus {
     private final DesiredStateStore desiredState;
     private final FactsStore facts;
     private final Clock clock;
-    private final Duration staleAfter;
     private final Supplier<Map<String, RunView.MachineProgress>> provisioning;
+    private final List<StatusColumn> columns;
     private final Map<Long, FactsObservation> observationsById = new ConcurrentHashMap<>();
-    private final Map<Long, Optional<MachineCablingFacts>> cablingFactsById = new ConcurrentHashMap<>();
     private final Map<String, CablingReport> reports = new ConcurrentHashMap<>();
 
+    /** @param columns every {@link StatusColumn} bean, the built-in ones and any added */
     @Inject
-    public FleetStatus(DataSource dataSource, DesiredStateStore desiredState, ProvisioningService provisioning,
-                       @ConfigProperty(name = "macfleet.console.facts-stale-after", defaultValue = "PT1H") Duration staleAfter) {
-        this(new FactsStore(dataSource), desiredState, provisioning::latestPerMachine, Clock.systemUTC(), staleAfter);
+    public FleetStatus(FactsStore facts, DesiredStateStore desiredState, ProvisioningService provisioning, Instance<StatusColumn> columns) {
+        this(facts, desiredState, provisioning::latestPerMachine, Clock.systemUTC(), columns.stream().toList());
     }
 
     /**
      * @param provisioning where every machine stands in the newest provisioning run that included it
      */
     public FleetStatus(FactsStore facts, DesiredStateStore desiredState, Supplier<Map<String, RunView.MachineProgress>> provisioning,
-                       Clock clock, Duration staleAfter) {
+                       Clock clock, List<StatusColumn> columns) {
         this.facts = facts;
         this.desiredState = desiredState;
         this.provisioning = provisioning;
         this.clock = clock;
-        this.staleAfter = staleAfter;
+        this.columns = sorted(columns);
     }
 
+    /** The columns in the order shown: by {@link StatusColumn#order()}, then by name. */
+    public static List<StatusColumn> sorted(List<StatusColumn> columns) {
+        return columns.stream().sorted(Comparator.comparingInt(StatusColumn::order).thenComparing(StatusColumn::name)).toList();
+    }
+
+    /** The whole fleet now: reads the stored state (a handful of queries), then builds the view from it. */
     public Fleet fleet() {
         Instant now = clock.instant();
-        List<Map<String, Object>> clusterDocuments = desiredState.clusters();
-        List<Map<String, Object>> machineDocuments = desiredState.machines(null);
+        Inventory inventory = desiredState.inventory();
         Map<String, FactsStore.LatestRow> latestRows = facts.latestRows();
         Map<String, FactsObservation> observations = observations(latestRows);
         Map<String, RunView.MachineProgress> progress = provisioning.get();
-
-        Map<String, Map<String, Object>> machinesByName = new LinkedHashMap<>();
-        machineDocuments.forEach(machine -> machinesByName.put(String.valueOf(machine.get("name")), machine));
-        Map<String, List<Map<String, Object>>> machinesByCluster = new LinkedHashMap<>();
-        for (Map<String, Object> machine : machineDocuments) {
-            if (machine.get("cluster") != null) {
-                machinesByCluster.computeIfAbsent(machine.get("cluster").toString(), key -> new ArrayList<>()).add(machine);
-            }
-        }
-        Map<String, String> targets = new HashMap<>();
         Map<String, CablingReport> cabling = new LinkedHashMap<>();
-        for (Map<String, Object> cluster : clusterDocuments) {
-            String name = String.valueOf(cluster.get("name"));
-            targets.put(name, (String) cluster.get("macosVersion"));
-            List<Map<String, Object>> members = machinesByCluster.getOrDefault(name, List.of());
+        for (Cluster cluster : inventory.clusters()) {
+            List<Machine> members = inventory.machinesOf(cluster.name());
             if (!members.isEmpty()) {
-                cabling.put(name, cabling(cluster, members, latestRows));
+                cabling.put(cluster.name(), cabling(cluster, members, latestRows, observations));
             }
         }
+        return fleet(now, inventory, observations, cabling, progress, columns);
+    }
 
+    /**
+     * The view of the fleet as a pure function of its state: every machine's row with its status columns (problems
+     * first) and every cluster's summary.
+     *
+     * @param cabling each cluster's cabling report (clusters without machines have none)
+     * @param columns the status columns in the order shown
+     */
+    public static Fleet fleet(Instant now, Inventory inventory, Map<String, FactsObservation> observations, Map<String, CablingReport> cabling,
+                              Map<String, RunView.MachineProgress> progress, List<StatusColumn> columns) {
         List<MachineRow> rows = new ArrayList<>();
-        for (Map<String, Object> machine : machineDocuments) {
-            String name = String.valueOf(machine.get("name"));
-            String cluster = machine.get("cluster") == null ? null : machine.get("cluster").toString();
-            FactsObservation observation = observations.get(name);
-            Drift.Report drift = Drift.compare(machine, cluster == null ? null : targets.get(cluster),
-                    observation == null ? null : observation.facts());
-            rows.add(new MachineRow(name, cluster, String.valueOf(machine.get("address")), String.valueOf(machine.getOrDefault("role", "worker")),
-                    reachable(observation, now), macos(observation, drift, cluster == null ? null : targets.get(cluster)),
-                    rdma(observation), cabling(name, cluster == null ? null : cabling.get(cluster)), drift(observation, drift),
-                    provisioning(name, progress.get(name)), inference(name)));
+        for (Machine machine : inventory.machines()) {
+            Optional<Cluster> cluster = machine.cluster() == null ? Optional.empty() : inventory.cluster(machine.cluster());
+            Optional<FactsObservation> observation = Optional.ofNullable(observations.get(machine.name()));
+            Drift.Report drift = Drift.compare(machine, cluster.map(Cluster::macosVersion).orElse(null),
+                    observation.map(FactsObservation::facts).orElse(null));
+            MachineState state = new MachineState(machine, cluster, observation, drift,
+                    cluster.map(Cluster::name).map(cabling::get), Optional.ofNullable(progress.get(machine.name())), now);
+            rows.add(new MachineRow(machine.name(), machine.cluster(), machine.address(), machine.role().yamlName(),
+                    columns.stream().map(column -> new MachineRow.Cell(column.name(), column.title(), column.cell(state))).toList()));
         }
         rows.sort(MachineRow.PROBLEMS_FIRST);
 
         Map<String, List<MachineRow>> rowsByCluster = rows.stream().filter(row -> row.cluster() != null)
                 .collect(Collectors.groupingBy(MachineRow::cluster));
         List<ClusterSummary> clusters = new ArrayList<>();
-        for (Map<String, Object> cluster : clusterDocuments) {
-            String name = String.valueOf(cluster.get("name"));
+        for (Cluster cluster : inventory.clusters()) {
+            String name = cluster.name();
             List<MachineRow> members = rowsByCluster.getOrDefault(name, List.of());
             CablingReport report = cabling.get(name);
-            Map<?, ?> topology = cluster.get("topology") instanceof Map<?, ?> map ? map : Map.of();
-            clusters.add(new ClusterSummary(name, targets.get(name), topology.get("kind") == null ? "full-mesh" : String.valueOf(topology.get("kind")),
+            clusters.add(new ClusterSummary(name, cluster.macosVersion(), cluster.topology().kind().yamlName(),
                     report == null ? List.of() : report.machines(), members.stream().filter(MachineRow::problem).count(),
                     verdict(report), readiness(report), report));
         }
         clusters.sort(Comparator.comparing((ClusterSummary cluster) -> cluster.problemMachines() == 0 && !cluster.cabling().isProblem())
                 .thenComparing(ClusterSummary::name));
-        return new Fleet(now, !clusterDocuments.isEmpty() || !machineDocuments.isEmpty(), clusters, rows, machinesByName, observations, cabling,
-                progress);
+        return new Fleet(now, !inventory.clusters().isEmpty() || !inventory.machines().isEmpty(), clusters, rows,
+                columns.stream().map(StatusColumn::name).toList(), inventory, observations, cabling, progress);
     }
 
     /** As after a gathering of every machine: nothing derived from facts is known yet (benchmarks measure that case). */
     void forgetCaches() {
         observationsById.clear();
-        cablingFactsById.clear();
         reports.clear();
     }
 
@@ -170,7 +171,6 @@ public class FleetStatus {
         if (!missing.isEmpty()) {
             if (observationsById.size() + missing.size() > CACHE_LIMIT) {
                 observationsById.clear();
-                cablingFactsById.clear();
             }
             observationsById.putAll(facts.observations(missing));
         }
@@ -184,137 +184,24 @@ public class FleetStatus {
         return observations;
     }
 
-    /** The check from stored facts; the same plan and the same fact rows give the same report, so it is kept. */
-    private CablingReport cabling(Map<String, Object> cluster, List<Map<String, Object>> members, Map<String, FactsStore.LatestRow> latestRows) {
-        PlannedTopology plan = ClusterCabling.plan(cluster, members);
-        String target = (String) cluster.get("macosVersion");
-        StringBuilder key = new StringBuilder().append(plan).append('|').append(target);
-        for (Map<String, Object> machine : members) {
-            FactsStore.LatestRow row = latestRows.get(String.valueOf(machine.get("name")));
-            key.append('|').append(machine.get("name")).append('@').append(machine.get("address")).append('=').append(row == null ? "none" : row.id());
+    /**
+     * The check from stored facts, through the one cabling path ({@link ClusterCabling#cluster(Cluster, List, Map,
+     * ClusterCabling.Unreadable)}); the same cluster and the same fact rows give the same report, so it is kept.
+     */
+    private CablingReport cabling(Cluster cluster, List<Machine> members, Map<String, FactsStore.LatestRow> latestRows,
+                                  Map<String, FactsObservation> observations) {
+        StringBuilder key = new StringBuilder().append(cluster);
+        for (Machine machine : members) {
+            FactsStore.LatestRow row = latestRows.get(machine.name());
+            key.append('|').append(machine.name()).append('@').append(machine.address()).append('/').append(machine.role())
+                    .append('=').append(row == null ? "none" : row.id());
         }
         if (reports.size() > CACHE_LIMIT) {
             reports.clear();
         }
-        return reports.computeIfAbsent(key.toString(), ignored -> {
-            List<MachineCablingFacts> cablingFacts = new ArrayList<>();
-            for (Map<String, Object> machine : members) {
-                FactsStore.LatestRow row = latestRows.get(String.valueOf(machine.get("name")));
-                FactsObservation observation = row == null ? null : observationsById.get(row.id());
-                if (observation != null) {
-                    cablingFactsById.computeIfAbsent(row.id(), id -> readable(observation, (String) machine.get("address")))
-                            .ifPresent(cablingFacts::add);
-                }
-            }
-            return CablingCheck.check(plan, cablingFacts, Optional.ofNullable(target));
-        });
-    }
-
-    /** Facts without readable Thunderbolt output count as missing for the check (it reports them so). */
-    private static Optional<MachineCablingFacts> readable(FactsObservation observation, String address) {
-        try {
-            return Optional.of(ClusterCabling.cablingFacts(observation, address));
-        } catch (IllegalStateException e) {
-            return Optional.empty();
-        }
-    }
-
-    private Status reachable(FactsObservation observation, Instant now) {
-        if (observation == null) {
-            return Status.problem("never reached", "no facts gathered yet: run `macfleet facts` (or `macfleet cabling check CLUSTER --refresh`)");
-        }
-        Instant observedAt = observation.facts().observedAt();
-        String age = Ages.ago(observedAt, now);
-        if (Duration.between(observedAt, now).compareTo(staleAfter) > 0) {
-            return Status.warning("last seen " + age, "the latest facts are from " + Ages.utc(observedAt)
-                    + ", older than " + staleAfter.toMinutes() + " min: gather again to know whether it is still reachable");
-        }
-        return Status.ok("seen " + age, "answered over SSH at " + Ages.utc(observedAt));
-    }
-
-    private static Status macos(FactsObservation observation, Drift.Report drift, String target) {
-        if (observation == null) {
-            return Status.none("unknown", target == null ? "no facts yet" : "no facts yet; the cluster targets " + target);
-        }
-        String version = observation.facts().macosVersion();
-        Optional<Drift.Difference> behind = drift.differences().stream().filter(difference -> difference.field().equals("macosVersion")).findFirst();
-        if (behind.isPresent()) {
-            return Status.problem(version + " \u2260 " + target, behind.get().message());
-        }
-        if (target == null) {
-            return Status.none(version, "macOS " + version + " (" + observation.facts().macosBuild() + "); not in a cluster, so no target");
-        }
-        return Status.ok(version, "macOS " + version + " (" + observation.facts().macosBuild() + "), the cluster targets " + target);
-    }
-
-    private static Status rdma(FactsObservation observation) {
-        if (observation == null) {
-            return Status.none("unknown", "no facts yet");
-        }
-        if (observation.facts().rdmaEnabled()) {
-            return Status.ok("enabled", "rdma_ctl status: enabled; devices " + String.join(", ", observation.facts().rdmaDevices()));
-        }
-        return Status.problem("disabled", "rdma_ctl status: disabled. Enable it in macOS Recovery: `rdma_ctl enable`, then restart");
-    }
-
-    private static Status cabling(String machine, CablingReport report) {
-        if (report == null) {
-            return Status.none("no cluster", "not in a cluster, so not checked");
-        }
-        List<Finding> own = report.findings().stream().filter(finding -> finding.machines().contains(machine)).toList();
-        List<Finding> errors = own.stream().filter(finding -> finding.severity() == Finding.Severity.ERROR).toList();
-        if (!errors.isEmpty()) {
-            return Status.problem(codes(errors), errors.stream().map(Finding::message).collect(Collectors.joining(" ")));
-        }
-        if (!own.isEmpty()) {
-            return Status.warning(codes(own), own.stream().map(Finding::message).collect(Collectors.joining(" ")));
-        }
-        if (!report.passed()) {
-            return Status.warning("cluster fails", "this machine's cables are fine; the cluster's are not: " + report.verdict());
-        }
-        return Status.ok("passed", report.verdict());
-    }
-
-    private static String codes(List<Finding> findings) {
-        return findings.stream().map(finding -> finding.code().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
-                .distinct().collect(Collectors.joining(", "));
-    }
-
-    private static Status drift(FactsObservation observation, Drift.Report drift) {
-        if (observation == null) {
-            return Status.none("unknown", "no facts yet");
-        }
-        List<Drift.Difference> differences = drift.differences().stream().filter(difference -> !difference.field().equals("macosVersion")).toList();
-        if (differences.isEmpty()) {
-            return Status.ok("matches", "serial number, memory and model match the inventory (where it states them)");
-        }
-        return Status.problem(differences.stream().map(Drift.Difference::field).collect(Collectors.joining(", ")),
-                differences.stream().map(Drift.Difference::message).collect(Collectors.joining(" ")));
-    }
-
-    /**
-     * Where the machine stands in the newest run that included it. A machine waiting for a person counts as a problem:
-     * someone has to go to it, so it belongs at the top of the overview.
-     */
-    static Status provisioning(String machine, RunView.MachineProgress progress) {
-        if (progress == null) {
-            return Status.none("not provisioned yet", "no provisioning run has included " + machine);
-        }
-        RunView.Step step = progress.currentStep();
-        String run = "run " + progress.runId() + " (" + progress.playbook() + ")";
-        String summary = step.summary() == null ? "" : ": " + step.summary().lines().findFirst().orElse("");
-        return switch (progress.state()) {
-            case "ready" -> Status.ok("ready", run + " finished every step on " + machine);
-            case "failed" -> Status.problem("failed: " + step.step(), run + ", step " + step.step() + " failed" + summary);
-            case "waiting-for-operator" -> Status.problem("waiting for a person: " + step.step(), run + ", step " + step.step()
-                    + " needs someone at " + machine + summary);
-            default -> Status.warning("in progress: " + step.step(), run + ", at step " + step.step() + " (" + step.status() + ")");
-        };
-    }
-
-    /** Until the inference node is deployed by macfleet, there is nothing to report. */
-    private static Status inference(String machine) {
-        return Status.none("not deployed", "macfleet has not deployed the inference node to " + machine);
+        // Facts without readable Thunderbolt output count as missing for the check (it reports them so).
+        return reports.computeIfAbsent(key.toString(), ignored ->
+                ClusterCabling.cluster(cluster, members, observations, ClusterCabling.Unreadable.COUNT_AS_MISSING).check());
     }
 
     private static Status verdict(CablingReport report) {

@@ -3,21 +3,39 @@ package io.macfleet.console;
 import java.util.Comparator;
 import java.util.List;
 
-/** One machine of the overview with its status columns. */
-public record MachineRow(String name, String cluster, String address, String role, Status reachable, Status macos,
-                         Status rdma, Status cabling, Status drift, Status provisioning, Status inference) {
+/**
+ * One machine of the overview with a cell per status column.
+ *
+ * @param cells in the order of the columns ({@link FleetStatus.Fleet#columns()})
+ */
+public record MachineRow(String name, String cluster, String address, String role, List<Cell> cells) {
 
     /** Machines with problems on top (most problems first), then by cluster and name. */
     public static final Comparator<MachineRow> PROBLEMS_FIRST = Comparator.comparing((MachineRow row) -> -row.problemCount())
             .thenComparing(row -> row.cluster() == null ? "\uffff" : row.cluster())
             .thenComparing(MachineRow::name);
 
+    public MachineRow {
+        cells = List.copyOf(cells);
+    }
+
+    /**
+     * One cell: the column's table heading and machine-page title, and the status.
+     */
+    public record Cell(String column, String title, Status status) {
+    }
+
     public List<Status> statuses() {
-        return List.of(reachable, macos, rdma, cabling, drift, provisioning, inference);
+        return cells.stream().map(Cell::status).toList();
+    }
+
+    /** The cell of the column with this heading, if there is such a column. */
+    public java.util.Optional<Status> status(String column) {
+        return cells.stream().filter(cell -> cell.column().equals(column)).map(Cell::status).findFirst();
     }
 
     public long problemCount() {
-        return statuses().stream().filter(Status::isProblem).count();
+        return cells.stream().filter(cell -> cell.status().isProblem()).count();
     }
 
     public boolean problem() {

@@ -37,10 +37,11 @@ public final class Pages {
      *
      * @param refreshUrl the fragment's own address, filters included
      * @param emptyMessage why no row is shown when the filters leave none
+     * @param columns the headings of the status columns, in the order of each row's cells
      */
     public record OverviewTable(String refreshedAt, boolean inventoryApplied, int machineCount, long problemCount,
                                 long readyCount, int clusterCount, List<FleetStatus.ClusterSummary> clusters,
-                                List<MachineRow> rows, String refreshUrl, String filterDescription, String emptyMessage) {
+                                List<String> columns, List<MachineRow> rows, String refreshUrl, String filterDescription, String emptyMessage) {
         public String caption() {
             return "Machines of " + filterDescription + ", problems first";
         }
@@ -110,9 +111,12 @@ public final class Pages {
     public record PlanRow(int number, String from, String to, String state) {
     }
 
-    /** @param playbooks what the "provision this cluster" form offers */
+    /**
+     * @param columns the headings of the status columns of the machine table
+     * @param playbooks what the "provision this cluster" form offers
+     */
     public record Cluster(Layout layout, FleetStatus.ClusterSummary summary, RawString svg, List<FindingView> findings,
-                          List<PlanRow> portPlan, String portPlanNote, List<MachineRow> machines, String auditUrl, List<String> playbooks) {
+                          List<PlanRow> portPlan, String portPlanNote, List<String> columns, List<MachineRow> machines, String auditUrl, List<String> playbooks) {
     }
 
     public record Clusters(Layout layout, List<FleetStatus.ClusterSummary> clusters, boolean inventoryApplied) {

@@ -1,8 +1,8 @@
 package io.macfleet.facts;
 
+import io.macfleet.inventory.Machine;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /** Differences between what the inventory says a machine is and what its latest facts say. */
@@ -34,33 +34,33 @@ public final class Drift {
      * Compares the stored inventory entry (and its cluster's target macOS version, if any) with the facts. Only
      * what the inventory states is compared.
      */
-    public static Report compare(Map<String, Object> machine, String targetMacosVersion, MachineFacts facts) {
-        String name = String.valueOf(machine.get("name"));
+    public static Report compare(Machine machine, String targetMacosVersion, MachineFacts facts) {
+        String name = machine.name();
         if (facts == null) {
             return new Report(name, null, List.of(new Difference(name, "facts", "gathered", "none",
                     name + ": no facts gathered yet (run `macfleet facts " + name + "`)")));
         }
         List<Difference> differences = new ArrayList<>();
-        Object serial = machine.get("serialNumber");
-        if (serial != null && !serial.toString().equalsIgnoreCase(facts.serialNumber())) {
-            differences.add(new Difference(name, "serialNumber", serial.toString(), facts.serialNumber(),
+        String serial = machine.serialNumber();
+        if (serial != null && !serial.equalsIgnoreCase(facts.serialNumber())) {
+            differences.add(new Difference(name, "serialNumber", serial, facts.serialNumber(),
                     name + ": serial number is " + facts.serialNumber() + ", the inventory says " + serial
                             + " (a different Mac answers at this address, or the inventory is wrong)"));
         }
-        Object memory = machine.get("memoryGb");
-        if (memory instanceof Number gigabytes && gigabytes.longValue() != facts.memoryGigabytes()) {
+        Integer gigabytes = machine.memoryGb();
+        if (gigabytes != null && gigabytes.longValue() != facts.memoryGigabytes()) {
             differences.add(new Difference(name, "memoryGb", String.valueOf(gigabytes.longValue()), String.valueOf(facts.memoryGigabytes()),
                     name + ": has " + facts.memoryGigabytes() + " GB of memory, the inventory says " + gigabytes.longValue() + " GB"));
         }
-        Object model = machine.get("model");
-        if (model != null && !Objects.equals(model.toString(), facts.modelIdentifier())) {
-            differences.add(new Difference(name, "model", model.toString(), facts.modelIdentifier(),
+        String model = machine.model();
+        if (model != null && !Objects.equals(model, facts.modelIdentifier())) {
+            differences.add(new Difference(name, "model", model, facts.modelIdentifier(),
                     name + ": is a " + facts.modelIdentifier() + " (" + facts.modelName() + ", " + facts.chip() + "), the inventory says " + model));
         }
         if (targetMacosVersion != null && !sameVersion(targetMacosVersion, facts.macosVersion())) {
             differences.add(new Difference(name, "macosVersion", targetMacosVersion, facts.macosVersion(),
                     name + ": runs macOS " + facts.macosVersion() + " (" + facts.macosBuild() + "), the cluster "
-                            + machine.get("cluster") + " targets " + targetMacosVersion));
+                            + machine.cluster() + " targets " + targetMacosVersion));
         }
         return new Report(name, facts.observedAt(), differences);
     }

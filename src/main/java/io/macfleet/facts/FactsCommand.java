@@ -3,6 +3,7 @@ package io.macfleet.facts;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.macfleet.cli.ExitCodes;
 import io.macfleet.database.DatabaseException;
+import io.macfleet.inventory.Machine;
 import io.macfleet.ssh.MachineResult;
 import io.macfleet.ssh.SshSettings;
 import jakarta.inject.Inject;
@@ -63,7 +64,7 @@ public class FactsCommand implements Callable<Integer> {
         }
         FactsService.Gathering gathering;
         try {
-            List<Map<String, Object>> selected = facts.select(cluster, machines);
+            List<Machine> selected = facts.select(cluster, machines);
             if (selected.isEmpty()) {
                 err.println("macfleet facts: no machines to gather (apply an inventory with `macfleet inventory apply DIR`)");
                 return ExitCodes.USAGE;

@@ -104,8 +104,8 @@ public final class FactsGatherer {
         SoftwareVersion version = parse(machine, outputs, SOFTWARE_VERSION, SimpleOutputParsers::softwareVersion);
         HardwareOverview hardware = parse(machine, outputs, HARDWARE, HardwareParser::parse);
         int gpuCores = parse(machine, outputs, DISPLAYS, HardwareParser::gpuCores);
-        ThunderboltFacts thunderbolt = parse(machine, outputs, THUNDERBOLT, ThunderboltParser::parse);
-        HardwarePorts ports = parse(machine, outputs, HARDWARE_PORTS, HardwarePortsParser::parse);
+        ThunderboltFacts thunderbolt = thunderbolt(machine, outputs);
+        HardwarePorts ports = hardwarePorts(machine, outputs);
         List<NetworkInterface> interfaces = parse(machine, outputs, IFCONFIG, SystemOutputParsers::interfaces);
         boolean bridgeActive = parse(machine, outputs, IFCONFIG, SimpleOutputParsers::bridgeActive);
         boolean rdmaEnabled = parse(machine, outputs, RDMA_STATUS, SimpleOutputParsers::rdmaEnabled);
@@ -119,6 +119,16 @@ public final class FactsGatherer {
                 hardware.serialNumber(), hardware.hardwareUuid(), version.productVersion(), version.buildVersion(),
                 thunderboltPorts(thunderbolt, ports), interfaces, bridgeActive, rdmaEnabled, rdmaDevices,
                 token.supportedOnServer(), token.escrowed(), uptime, freeDisk);
+    }
+
+    /** The Thunderbolt buses and peers in stored command output; the one place that output is parsed. */
+    public static ThunderboltFacts thunderbolt(String machine, Map<String, String> outputs) {
+        return parse(machine, outputs, THUNDERBOLT, ThunderboltParser::parse);
+    }
+
+    /** The hardware ports (port to interface) in stored command output; the one place that output is parsed. */
+    public static HardwarePorts hardwarePorts(String machine, Map<String, String> outputs) {
+        return parse(machine, outputs, HARDWARE_PORTS, HardwarePortsParser::parse);
     }
 
     private static <T> T parse(String machine, Map<String, String> outputs, Command command, Function<String, T> parser) {

@@ -18,4 +18,22 @@ public record FactsObservation(MachineFacts facts, Map<String, String> outputs) 
     public String machine() {
         return facts.machine();
     }
+
+    /**
+     * The Thunderbolt buses of the stored output, parsed by the same parser the gathering used.
+     *
+     * @throws FactsGatheringException when the output is missing or unreadable
+     */
+    public ThunderboltFacts thunderbolt() {
+        return FactsGatherer.thunderbolt(machine(), outputs);
+    }
+
+    /**
+     * The hardware ports of the stored output, parsed by the same parser the gathering used.
+     *
+     * @throws FactsGatheringException when the output is missing or unreadable
+     */
+    public HardwarePorts hardwarePorts() {
+        return FactsGatherer.hardwarePorts(machine(), outputs);
+    }
 }

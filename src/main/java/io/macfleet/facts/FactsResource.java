@@ -1,9 +1,9 @@
 package io.macfleet.facts;
 
 import io.macfleet.accounts.Roles;
-import jakarta.annotation.security.RolesAllowed;
-
 import io.macfleet.api.ProblemException;
+import io.macfleet.inventory.Machine;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -28,7 +28,7 @@ public class FactsResource {
     @GET
     @Path("/machines/{name}/facts")
     public Object facts(@PathParam("name") String name, @QueryParam("history") boolean history) {
-        Map<String, Object> machine = known(name);
+        Machine machine = known(name);
         if (history) {
             List<MachineFacts> observations = facts.history(name);
             if (observations.isEmpty()) {
@@ -47,14 +47,14 @@ public class FactsResource {
     @GET
     @Path("/machines/{name}/drift")
     public Drift.Report drift(@PathParam("name") String name) {
-        Map<String, Object> machine = known(name);
+        Machine machine = known(name);
         if (facts.latest(name).isEmpty()) {
             throw noFacts(name);
         }
         return facts.drift(List.of(machine)).getFirst();
     }
 
-    private Map<String, Object> known(String name) {
+    private Machine known(String name) {
         return facts.machine(name).orElseThrow(() -> ProblemException.notFound("machine", name));
     }
 

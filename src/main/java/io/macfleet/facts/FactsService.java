@@ -1,7 +1,12 @@
 package io.macfleet.facts;
 
+import io.macfleet.audit.AuditLog;
 import io.macfleet.audit.JdbcAuditLog;
+import io.macfleet.inventory.Cluster;
 import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.inventory.Machine;
+import io.macfleet.reach.MachineReach;
+import io.macfleet.ssh.HostKeyStore;
 import io.macfleet.ssh.JdbcHostKeyStore;
 import io.macfleet.ssh.MachineResult;
 import io.macfleet.ssh.SshRun;
@@ -40,20 +45,31 @@ public class FactsService {
         }
     }
 
-    private final DataSource dataSource;
     private final DesiredStateStore desiredState;
     private final FactsStore store;
+    private final HostKeyStore hostKeys;
+    private final AuditLog audit;
     private final Clock clock;
 
     @Inject
+    public FactsService(DesiredStateStore desiredState, FactsStore store, JdbcHostKeyStore hostKeys, JdbcAuditLog audit) {
+        this(desiredState, store, hostKeys, audit, Clock.systemUTC());
+    }
+
+    /** Without CDI (tests and tools): every store on the one database. */
     public FactsService(DataSource dataSource, DesiredStateStore desiredState) {
         this(dataSource, desiredState, Clock.systemUTC());
     }
 
     public FactsService(DataSource dataSource, DesiredStateStore desiredState, Clock clock) {
-        this.dataSource = dataSource;
+        this(desiredState, new FactsStore(dataSource), new JdbcHostKeyStore(dataSource), new JdbcAuditLog(dataSource), clock);
+    }
+
+    public FactsService(DesiredStateStore desiredState, FactsStore store, HostKeyStore hostKeys, AuditLog audit, Clock clock) {
         this.desiredState = desiredState;
-        this.store = new FactsStore(dataSource);
+        this.store = store;
+        this.hostKeys = hostKeys;
+        this.audit = audit;
         this.clock = clock;
     }
 
@@ -62,7 +78,7 @@ public class FactsService {
      *
      * @throws UnknownNameException for a machine or cluster the applied inventory does not have
      */
-    public List<Map<String, Object>> select(String cluster, List<String> machines) {
+    public List<Machine> select(String cluster, List<String> machines) {
         if (cluster != null && machines != null && !machines.isEmpty()) {
             throw new IllegalArgumentException("give either --cluster or machine names, not both");
         }
@@ -75,7 +91,7 @@ public class FactsService {
         if (machines == null || machines.isEmpty()) {
             return desiredState.machines(null);
         }
-        List<Map<String, Object>> selected = new ArrayList<>();
+        List<Machine> selected = new ArrayList<>();
         List<String> unknown = new ArrayList<>();
         for (String name : new LinkedHashSet<>(machines)) {
             desiredState.machine(name).ifPresentOrElse(selected::add, () -> unknown.add(name));
@@ -86,27 +102,27 @@ public class FactsService {
         return selected;
     }
 
-    public Optional<Map<String, Object>> machine(String name) {
+    public Optional<Machine> machine(String name) {
         return desiredState.machine(name);
     }
 
-    public Optional<Map<String, Object>> cluster(String name) {
+    public Optional<Cluster> cluster(String name) {
         return desiredState.cluster(name);
     }
 
     /** Gathers the machines' facts over SSH and stores those that were gathered completely. */
-    public Gathering gather(List<Map<String, Object>> machines, SshSettings settings) {
+    public Gathering gather(List<Machine> machines, SshSettings settings) {
         long start = System.nanoTime();
         List<MachineResult<MachineFacts>> results = new ArrayList<>();
         List<SshTarget> targets = new ArrayList<>();
-        for (Map<String, Object> machine : machines) {
+        for (Machine machine : machines) {
             try {
-                targets.add(InventoryTargets.target(machine));
+                targets.add(MachineReach.of(machine).ssh());
             } catch (IllegalArgumentException e) {
-                results.add(new MachineResult<>(String.valueOf(machine.get("name")), null, e, Duration.ZERO));
+                results.add(new MachineResult<>(machine.name(), null, e, Duration.ZERO));
             }
         }
-        SshTransport transport = new SshTransport(settings, new JdbcHostKeyStore(dataSource), new JdbcAuditLog(dataSource), clock);
+        SshTransport transport = new SshTransport(settings, hostKeys, audit, clock);
         List<MachineResult<FactsObservation>> gathered;
         try (SshRun run = transport.openRun()) {
             gathered = new FactsGatherer(clock).gather(run, targets);
@@ -132,14 +148,13 @@ public class FactsService {
     }
 
     /** Drift of each machine (a machine without facts is reported as such). */
-    public List<Drift.Report> drift(List<Map<String, Object>> machines) {
+    public List<Drift.Report> drift(List<Machine> machines) {
         List<Drift.Report> reports = new ArrayList<>();
         Map<String, String> targets = new java.util.HashMap<>();
-        desiredState.clusters().forEach(cluster -> targets.put(String.valueOf(cluster.get("name")), (String) cluster.get("macosVersion")));
-        for (Map<String, Object> machine : machines) {
-            String name = String.valueOf(machine.get("name"));
-            String target = machine.get("cluster") == null ? null : targets.get(machine.get("cluster").toString());
-            reports.add(Drift.compare(machine, target, store.latest(name).map(FactsObservation::facts).orElse(null)));
+        desiredState.clusters().forEach(cluster -> targets.put(cluster.name(), cluster.macosVersion()));
+        for (Machine machine : machines) {
+            String target = machine.cluster() == null ? null : targets.get(machine.cluster());
+            reports.add(Drift.compare(machine, target, store.latest(machine.name()).map(FactsObservation::facts).orElse(null)));
         }
         return reports;
     }

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.macfleet.database.Jdbc;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Collection;
@@ -15,6 +17,7 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /** Facts in the database: appended per gathering, the latest and the history readable per machine. */
+@Singleton
 public final class FactsStore {
 
     static final ObjectMapper JSON = new ObjectMapper().findAndRegisterModules()
@@ -23,6 +26,7 @@ public final class FactsStore {
 
     private final DataSource dataSource;
 
+    @Inject
     public FactsStore(DataSource dataSource) {
         this.dataSource = dataSource;
     }

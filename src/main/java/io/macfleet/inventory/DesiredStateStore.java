@@ -2,6 +2,7 @@ package io.macfleet.inventory;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.macfleet.audit.AuditEvent;
 import io.macfleet.audit.JdbcAuditLog;
@@ -25,7 +26,9 @@ import javax.sql.DataSource;
 
 /**
  * The desired state as applied from an inventory: plan (compare with the database, change nothing) and
- * apply (make the database match in one transaction, with its audit entries in the same transaction).
+ * apply (make the database match in one transaction, with its audit entries in the same transaction). What it
+ * stored comes back as the typed records the loader made ({@link Inventory}, {@link Cluster}, {@link Machine},
+ * {@link MdmServer}); the document maps the plan compares stay in this package.
  */
 @ApplicationScoped
 public class DesiredStateStore {
@@ -33,6 +36,8 @@ public class DesiredStateStore {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<LinkedHashMap<String, Object>> DOCUMENT = new TypeReference<>() {
     };
+    /** The one row of inventory_mdm: an inventory names at most one MDM server. */
+    private static final String MDM_NAME = "server";
 
     private final DataSource dataSource;
     private final Clock clock;
@@ -66,7 +71,7 @@ public class DesiredStateStore {
             Map<String, Cluster> clusters = inventory.clusters().stream().collect(Collectors.toMap(Cluster::name, cluster -> cluster));
             Map<String, Machine> machines = inventory.machines().stream().collect(Collectors.toMap(Machine::name, machine -> machine));
             for (Plan.Change change : plan.changes()) {
-                write(connection, change, clusters, machines, updatedAt);
+                write(connection, change, inventory, clusters, machines, updatedAt);
                 JdbcAuditLog.record(connection, new AuditEvent(now, actor,
                         change.kind() == Plan.Kind.MACHINE ? change.name() : null,
                         "inventory." + change.kind().name().toLowerCase() + "." + change.action().name().toLowerCase(),
@@ -87,16 +92,27 @@ public class DesiredStateStore {
                 .collect(Collectors.joining("; "));
     }
 
-    private void write(Connection connection, Plan.Change change, Map<String, Cluster> clusters, Map<String, Machine> machines,
+    private static String table(Plan.Kind kind) {
+        return switch (kind) {
+            case CLUSTER -> "inventory_cluster";
+            case MACHINE -> "inventory_machine";
+            case MDM -> "inventory_mdm";
+        };
+    }
+
+    private void write(Connection connection, Plan.Change change, Inventory inventory, Map<String, Cluster> clusters, Map<String, Machine> machines,
                        OffsetDateTime updatedAt) throws SQLException {
-        String table = change.kind() == Plan.Kind.CLUSTER ? "inventory_cluster" : "inventory_machine";
+        String table = table(change.kind());
         if (change.action() != Plan.Action.ADD) {
             Jdbc.update(connection, "delete from " + table + " where name = ?", change.name());
         }
         if (change.action() == Plan.Action.REMOVE) {
             return;
         }
-        if (change.kind() == Plan.Kind.CLUSTER) {
+        if (change.kind() == Plan.Kind.MDM) {
+            Jdbc.update(connection, "insert into inventory_mdm (name, document, updated_at) values (?, ?, ?)",
+                    MDM_NAME, json(InventoryDocuments.of(inventory.mdm())), updatedAt);
+        } else if (change.kind() == Plan.Kind.CLUSTER) {
             Cluster cluster = clusters.get(change.name());
             Jdbc.update(connection, "insert into inventory_cluster (name, macos_version, topology_kind, document, updated_at) values (?, ?, ?, ?, ?)",
                     cluster.name(), cluster.macosVersion(), cluster.topology().kind().yamlName(), json(InventoryDocuments.of(cluster)), updatedAt);
@@ -117,6 +133,11 @@ public class DesiredStateStore {
         wanted.clear();
         inventory.machines().forEach(machine -> wanted.put(machine.name(), InventoryDocuments.of(machine)));
         diff(Plan.Kind.MACHINE, stored(connection, "inventory_machine"), wanted, changes);
+        wanted.clear();
+        if (inventory.mdm() != null) {
+            wanted.put(MDM_NAME, InventoryDocuments.of(inventory.mdm()));
+        }
+        diff(Plan.Kind.MDM, stored(connection, "inventory_mdm"), wanted, changes);
         return new Plan(changes);
     }
 
@@ -154,41 +175,57 @@ public class DesiredStateStore {
         return documents;
     }
 
-    // ---- reading, for the REST API
+    // ---- reading: the applied desired state as records
 
-    /** The stored clusters, each with the names of its machines. */
-    public List<Map<String, Object>> clusters() {
-        return Jdbc.withConnection(dataSource, connection -> {
-            Map<String, List<String>> members = new LinkedHashMap<>();
-            for (String[] row : Jdbc.query(connection, "select cluster_name, name from inventory_machine where cluster_name is not null order by name",
-                    rows -> new String[] {rows.getString(1), rows.getString(2)})) {
-                members.computeIfAbsent(row[0], key -> new ArrayList<>()).add(row[1]);
-            }
-            List<Map<String, Object>> clusters = new ArrayList<>();
-            stored(connection, "inventory_cluster").forEach((name, document) -> {
-                document.put("machines", members.getOrDefault(name, List.of()));
-                clusters.add(document);
-            });
-            return clusters;
-        });
+    /** Everything applied, read at one moment: clusters and machines in name order, and the MDM server. */
+    public Inventory inventory() {
+        return Jdbc.withConnection(dataSource, connection -> new Inventory(
+                Jdbc.query(connection, "select document from inventory_cluster order by name", rows -> InventoryDocuments.cluster(tree(rows.getString(1)))),
+                Jdbc.query(connection, "select document from inventory_machine order by name", rows -> InventoryDocuments.machine(tree(rows.getString(1)))),
+                mdm(connection).orElse(null)));
     }
 
-    public Optional<Map<String, Object>> cluster(String name) {
-        return clusters().stream().filter(cluster -> name.equals(cluster.get("name"))).findFirst();
+    /** The stored clusters in name order. */
+    public List<Cluster> clusters() {
+        return Jdbc.withConnection(dataSource, connection ->
+                Jdbc.query(connection, "select document from inventory_cluster order by name", rows -> InventoryDocuments.cluster(tree(rows.getString(1)))));
+    }
+
+    public Optional<Cluster> cluster(String name) {
+        return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection, "select document from inventory_cluster where name = ?",
+                rows -> InventoryDocuments.cluster(tree(rows.getString(1))), name).stream().findFirst());
     }
 
     /** The stored machines in name order, optionally only those of one cluster. */
-    public List<Map<String, Object>> machines(String clusterName) {
+    public List<Machine> machines(String clusterName) {
         return Jdbc.withConnection(dataSource, connection -> {
-            String sql = "select name, document from inventory_machine" + (clusterName == null ? "" : " where cluster_name = ?") + " order by name";
+            String sql = "select document from inventory_machine" + (clusterName == null ? "" : " where cluster_name = ?") + " order by name";
             Object[] parameters = clusterName == null ? new Object[0] : new Object[] {clusterName};
-            return Jdbc.query(connection, sql, rows -> document(rows.getString(2)), parameters);
+            return Jdbc.query(connection, sql, rows -> InventoryDocuments.machine(tree(rows.getString(1))), parameters);
         });
     }
 
-    public Optional<Map<String, Object>> machine(String name) {
+    public Optional<Machine> machine(String name) {
         return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection,
-                "select document from inventory_machine where name = ?", rows -> document(rows.getString(1)), name).stream().findFirst());
+                "select document from inventory_machine where name = ?", rows -> InventoryDocuments.machine(tree(rows.getString(1))), name).stream().findFirst());
+    }
+
+    /** The MDM server of the applied inventory, if it names one. */
+    public Optional<MdmServer> mdm() {
+        return Jdbc.withConnection(dataSource, DesiredStateStore::mdm);
+    }
+
+    private static Optional<MdmServer> mdm(Connection connection) throws SQLException {
+        return Jdbc.query(connection, "select document from inventory_mdm where name = ?", rows -> InventoryDocuments.mdm(tree(rows.getString(1))), MDM_NAME)
+                .stream().findFirst();
+    }
+
+    private static JsonNode tree(String json) {
+        try {
+            return JSON.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored document is not JSON: " + e.getOriginalMessage(), e);
+        }
     }
 
     private static String json(Map<String, Object> document) {

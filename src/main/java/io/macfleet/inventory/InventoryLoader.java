@@ -40,7 +40,7 @@ public final class InventoryLoader {
 
     private static final JsonSchema SCHEMA = loadSchema();
     private static final Pattern LINK = Pattern.compile("^\\s*([a-z0-9][a-z0-9-]*):(\\d+)\\s*<->\\s*([a-z0-9][a-z0-9-]*):(\\d+)\\s*$");
-    private static final int THUNDERBOLT_PORTS = 6;
+    private static final int THUNDERBOLT_PORTS = Topology.THUNDERBOLT_PORTS;
     private static final int FULL_MESH_MINIMUM = 2;
     private static final int FULL_MESH_MAXIMUM = 6;
     private static final Set<String> SECRET_FIELDS = Set.of("ssh/privateKey", "ssh/passphrase", "volumeOwner/password");
@@ -403,10 +403,10 @@ public final class InventoryLoader {
                     error(link, "link '" + link.node().asText() + "' is malformed; expected 'MACHINE:PORT <-> MACHINE:PORT', e.g. 'studio-01:2 <-> studio-03:5'");
                     continue;
                 }
-                Topology.Endpoint from = endpoint(matcher.group(1), matcher.group(2));
-                Topology.Endpoint to = endpoint(matcher.group(3), matcher.group(4));
+                PortReference from = endpoint(matcher.group(1), matcher.group(2));
+                PortReference to = endpoint(matcher.group(3), matcher.group(4));
                 boolean good = true;
-                for (Topology.Endpoint endpoint : List.of(from, to)) {
+                for (PortReference endpoint : List.of(from, to)) {
                     if (!machinesByName.containsKey(endpoint.machine())) {
                         error(link, "link endpoint " + endpoint + " names an unknown machine '" + endpoint.machine()
                                 + "'; expected a machine of cluster '" + cluster.name() + "'");
@@ -440,8 +440,8 @@ public final class InventoryLoader {
             return links;
         }
 
-        private static Topology.Endpoint endpoint(String machine, String port) {
-            return new Topology.Endpoint(machine, port.length() > 6 ? Integer.MAX_VALUE : Integer.parseInt(port));
+        private static PortReference endpoint(String machine, String port) {
+            return new PortReference(machine, port.length() > 6 ? Integer.MAX_VALUE : Integer.parseInt(port));
         }
 
         // ---- machines

@@ -11,7 +11,8 @@ public record Plan(List<Change> changes) {
         changes = List.copyOf(changes);
     }
 
-    public enum Kind { CLUSTER, MACHINE }
+    /** What changes: a cluster, a machine, or the MDM server (one, named "server"). */
+    public enum Kind { CLUSTER, MACHINE, MDM }
 
     public enum Action { ADD, CHANGE, REMOVE }
 

@@ -10,6 +10,9 @@ import java.util.List;
  */
 public record Topology(Kind kind, List<Link> links) {
 
+    /** Ports of a Mac Studio's Thunderbolt 5 receptacles are numbered 1 to this. */
+    public static final int THUNDERBOLT_PORTS = 6;
+
     public Topology {
         links = List.copyOf(links);
     }
@@ -32,18 +35,51 @@ public record Topology(Kind kind, List<Link> links) {
         }
     }
 
-    /** One Thunderbolt 5 cable between two machine ports (ports numbered 1 to 6). */
-    public record Link(Endpoint from, Endpoint to) {
-        @Override
-        public String toString() {
-            return from + " <-> " + to;
-        }
-    }
+    /**
+     * One Thunderbolt 5 cable between two machine ports (ports numbered 1 to 6): the one link type, planned in
+     * the inventory, planned by the cabling check's port plan, and written {@code studio-01:2 <-> studio-03:5}.
+     */
+    public record Link(PortReference first, PortReference second) {
 
-    public record Endpoint(String machine, int port) {
+        public boolean joins(String machineA, String machineB) {
+            return (first.machine().equals(machineA) && second.machine().equals(machineB))
+                    || (first.machine().equals(machineB) && second.machine().equals(machineA));
+        }
+
+        public PortReference endOf(String machine) {
+            return first.machine().equals(machine) ? first : second;
+        }
+
+        /**
+         * Parses {@code MACHINE:PORT <-> MACHINE:PORT} (spaces optional), ports 1 to 6.
+         *
+         * @param source where the text came from, named in the message (e.g. "--link")
+         * @throws IllegalArgumentException naming the source and the text, when it is not such a link
+         */
+        public static Link parse(String text, String source) {
+            String[] ends = text.split("<->");
+            if (ends.length != 2) {
+                throw new IllegalArgumentException(source + " '" + text + "': expected MACHINE:PORT <-> MACHINE:PORT, e.g. studio-01:2 <-> studio-03:5");
+            }
+            return new Link(port(ends[0].strip(), text, source), port(ends[1].strip(), text, source));
+        }
+
+        private static PortReference port(String end, String text, String source) {
+            int colon = end.lastIndexOf(':');
+            try {
+                int port = Integer.parseInt(end.substring(colon + 1));
+                if (colon <= 0 || port < 1 || port > THUNDERBOLT_PORTS) {
+                    throw new NumberFormatException();
+                }
+                return new PortReference(end.substring(0, colon), port);
+            } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
+                throw new IllegalArgumentException(source + " '" + text + "': '" + end + "' is not MACHINE:PORT with a port from 1 to 6");
+            }
+        }
+
         @Override
         public String toString() {
-            return machine + ":" + port;
+            return first + " <-> " + second;
         }
     }
 }

@@ -1,17 +1,14 @@
 package io.macfleet.provision;
 
-import io.macfleet.cabling.CablingCheck;
 import io.macfleet.cabling.CablingReport;
 import io.macfleet.cabling.ClusterCabling;
 import io.macfleet.cabling.Finding;
-import io.macfleet.cabling.MachineCablingFacts;
-import io.macfleet.cabling.PlannedTopology;
 import io.macfleet.facts.FactsObservation;
 import io.macfleet.facts.FactsService;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@code type: cabling} (cluster scope): once every machine of the cluster in the run got here (or failed on the
@@ -56,27 +53,16 @@ final class CablingStep implements StepDefinition {
     }
 
     CheckResult checkCluster(String cluster, List<MachineContext> arrived, List<String> missing, ClusterCabling cabling, FactsService facts) {
-        PlannedTopology plan = cabling.plan(cluster);
-        List<MachineCablingFacts> observed = new ArrayList<>();
+        Map<String, FactsObservation> fresh = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
-        List<String> gathered = new ArrayList<>();
         for (MachineContext context : arrived) {
             try {
-                FactsObservation observation = context.gatherObservation();
-                observed.add(ClusterCabling.cablingFacts(observation, (String) context.entry().get("address")));
-                gathered.add(context.machine());
+                fresh.put(context.machine(), context.gatherObservation());
             } catch (StepFailedException e) {
                 problems.add(e.getMessage());
             }
         }
-        Map<String, FactsObservation> stored = facts.latest(plan.machines());
-        for (String machine : plan.machines()) {
-            if (!gathered.contains(machine) && stored.containsKey(machine)) {
-                observed.add(ClusterCabling.cablingFacts(stored.get(machine), (String) facts.machine(machine).map(m -> m.get("address")).orElse(null)));
-            }
-        }
-        String target = (String) facts.cluster(cluster).map(c -> c.get("macosVersion")).orElse(null);
-        CablingReport report = CablingCheck.check(plan, observed, Optional.ofNullable(target));
+        CablingReport report = cabling.cluster(cluster, fresh).check();
         String missingNote = missing.isEmpty() ? "" : "; did not reach this step: " + String.join(", ", missing) + " (checked from stored facts)";
         List<String> errors = report.findings().stream().filter(f -> f.severity() == Finding.Severity.ERROR
                 || (!parameters.allowWarnings() && f.severity() == Finding.Severity.WARNING)).map(f -> f.message() + " Fix: " + f.fix()).toList();

@@ -40,7 +40,7 @@ final class FactsStep implements StepDefinition {
     @Override
     public CheckResult check(MachineContext context) {
         MachineFacts facts = context.gatherFacts();
-        String target = context.cluster() == null ? null : (String) context.cluster().get("macosVersion");
+        String target = context.cluster() == null ? null : context.cluster().macosVersion();
         Drift.Report report = Drift.compare(context.entry(), target, facts);
         List<Drift.Difference> failing = report.differences().stream().filter(d -> parameters.failOn().contains(d.field())).toList();
         List<Drift.Difference> reported = report.differences().stream().filter(d -> !parameters.failOn().contains(d.field())).toList();

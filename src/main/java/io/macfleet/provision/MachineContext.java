@@ -4,6 +4,9 @@ import io.macfleet.facts.FactsGatherer;
 import io.macfleet.facts.FactsObservation;
 import io.macfleet.facts.FactsService;
 import io.macfleet.facts.MachineFacts;
+import io.macfleet.inventory.Cluster;
+import io.macfleet.inventory.InventoryDocuments;
+import io.macfleet.inventory.Machine;
 import io.macfleet.secrets.SecretReference;
 import io.macfleet.secrets.SecretUnavailableException;
 import io.macfleet.ssh.Command;
@@ -32,8 +35,9 @@ public final class MachineContext {
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper().findAndRegisterModules();
 
     private final String machine;
-    private final Map<String, Object> entry;
-    private final Map<String, Object> cluster;
+    private final Machine entry;
+    private final Cluster cluster;
+    private final List<String> clusterMachines;
     private final SshTarget target;
     private final SshTransport transport;
     private final SshRun run;
@@ -48,11 +52,16 @@ public final class MachineContext {
     private volatile Consumer<String> progress = line -> { };
     private volatile Supplier<Boolean> operatorConfirmedBefore = () -> false;
 
-    MachineContext(String machine, Map<String, Object> entry, Map<String, Object> cluster, SshTarget target, SshTransport transport,
+    /**
+     * @param cluster the machine's cluster, or null when it is in none
+     * @param clusterMachines the names of the cluster's machines ({@code {{ cluster.machines }}})
+     */
+    MachineContext(String machine, Machine entry, Cluster cluster, List<String> clusterMachines, SshTarget target, SshTransport transport,
                    SshRun run, FactsService factsService, boolean dryRun, Map<String, String> environment, Clock clock) {
         this.machine = machine;
         this.entry = entry;
         this.cluster = cluster;
+        this.clusterMachines = List.copyOf(clusterMachines);
         this.target = target;
         this.transport = transport;
         this.run = run;
@@ -67,11 +76,11 @@ public final class MachineContext {
         return machine;
     }
 
-    Map<String, Object> entry() {
+    Machine entry() {
         return entry;
     }
 
-    Map<String, Object> cluster() {
+    Cluster cluster() {
         return cluster;
     }
 
@@ -188,15 +197,19 @@ public final class MachineContext {
         return new Templates.Variables() {
             @Override
             public Object lookup(List<String> path) {
+                List<String> rest = path.subList(1, path.size());
                 Object root = switch (path.getFirst()) {
-                    case "machine" -> entry;
-                    case "cluster" -> cluster;
+                    case "machine" -> InventoryDocuments.lookup(entry, rest);
+                    case "cluster" -> cluster == null ? null : InventoryDocuments.lookup(cluster, clusterMachines, rest);
                     case "facts" -> JSON.convertValue(facts(), Map.class);
                     case "vars" -> vars;
                     default -> null;
                 };
+                if (path.getFirst().equals("machine") || path.getFirst().equals("cluster")) {
+                    return root;
+                }
                 Object value = root;
-                for (String key : path.subList(1, path.size())) {
+                for (String key : rest) {
                     value = value instanceof Map<?, ?> map ? map.get(key) : null;
                 }
                 return value;

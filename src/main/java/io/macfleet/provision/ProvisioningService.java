@@ -5,7 +5,9 @@ import io.macfleet.audit.AuditLog;
 import io.macfleet.audit.JdbcAuditLog;
 import io.macfleet.cabling.ClusterCabling;
 import io.macfleet.facts.FactsService;
-import io.macfleet.facts.InventoryTargets;
+import io.macfleet.inventory.Cluster;
+import io.macfleet.inventory.Machine;
+import io.macfleet.reach.MachineReach;
 import io.macfleet.ssh.ExecutionLimits;
 import io.macfleet.ssh.HostKeyStore;
 import io.macfleet.ssh.JdbcHostKeyStore;
@@ -175,7 +177,7 @@ public class ProvisioningService {
             String detail;
             try {
                 if (step.scope() == PlaybookStep.Scope.CLUSTER) {
-                    String cluster = (String) context.entry().get("cluster");
+                    String cluster = context.entry().cluster();
                     verdict = cluster == null ? "not-applicable" : "runs-after-all";
                     detail = cluster == null ? "belongs to no cluster" : "runs once every machine of " + cluster + " got here";
                 } else if (step.when() != null && !step.when().holds(context.facts())) {
@@ -317,7 +319,7 @@ public class ProvisioningService {
         if (operator == null) {
             throw new InvalidRequestException("step " + step + " is not an operator step");
         }
-        Map<String, Object> entry = facts.machine(machine).orElseThrow(() -> new InvalidRequestException("machine " + machine + " is no longer in the applied inventory"));
+        Machine entry = facts.machine(machine).orElseThrow(() -> new InvalidRequestException("machine " + machine + " is no longer in the applied inventory"));
         SshSettings settings = settings(Options.DEFAULTS, actor);
         SshTransport transport = new SshTransport(settings, new JdbcHostKeyStore(dataSource), audit, clock);
         CheckResult verified;
@@ -364,9 +366,9 @@ public class ProvisioningService {
     /** Past this many characters of machine names, a run's target key holds their SHA-256 (the column is indexed and bounded). */
     private static final int TARGET_KEY_NAMES = 1000;
 
-    private record Resolved(Playbook playbook, List<PlaybookStep> steps, List<Map<String, Object>> machines, String targetKey) {
+    private record Resolved(Playbook playbook, List<PlaybookStep> steps, List<Machine> machines, String targetKey) {
         List<String> machineNames() {
-            return machines.stream().map(machine -> String.valueOf(machine.get("name"))).toList();
+            return machines.stream().map(Machine::name).toList();
         }
     }
 
@@ -378,18 +380,18 @@ public class ProvisioningService {
         } catch (IllegalArgumentException e) {
             throw new InvalidRequestException(e.getMessage());
         }
-        List<Map<String, Object>> machines = select(request.cluster(), request.machines());
+        List<Machine> machines = select(request.cluster(), request.machines());
         if (machines.isEmpty()) {
             throw new InvalidRequestException("no machines to provision" + (request.cluster() == null ? "" : " in cluster " + request.cluster()));
         }
-        String names = String.join(",", new TreeSet<>(machines.stream().map(m -> String.valueOf(m.get("name"))).toList()));
+        String names = String.join(",", new TreeSet<>(machines.stream().map(Machine::name).toList()));
         String key = playbook.name() + "|" + Optional.ofNullable(request.cluster()).orElse("") + "|"
                 + (names.length() <= TARGET_KEY_NAMES ? names : "sha256:" + PlaybookLoader.sha256(names)) + "|"
                 + Optional.ofNullable(request.only()).orElse("") + "|" + Optional.ofNullable(request.from()).orElse("");
         return new Resolved(playbook, steps, machines, key);
     }
 
-    private List<Map<String, Object>> select(String cluster, List<String> names) {
+    private List<Machine> select(String cluster, List<String> names) {
         try {
             if (cluster == null && names.isEmpty()) {
                 throw new InvalidRequestException("name a cluster or at least one --machine");
@@ -397,13 +399,13 @@ public class ProvisioningService {
             if (cluster == null) {
                 return facts.select(null, names);
             }
-            List<Map<String, Object>> members = facts.select(cluster, List.of());
+            List<Machine> members = facts.select(cluster, List.of());
             if (names.isEmpty()) {
                 return members;
             }
-            List<Map<String, Object>> chosen = new ArrayList<>();
+            List<Machine> chosen = new ArrayList<>();
             for (String name : new LinkedHashSet<>(names)) {
-                chosen.add(members.stream().filter(m -> name.equals(m.get("name"))).findFirst().orElseThrow(() ->
+                chosen.add(members.stream().filter(m -> name.equals(m.name())).findFirst().orElseThrow(() ->
                         new InvalidRequestException("machine " + name + " is not in cluster " + cluster)));
             }
             return chosen;
@@ -418,7 +420,7 @@ public class ProvisioningService {
         try (SshRun run = transport.openRun()) {
             List<RunExecutor.Target> targets = new ArrayList<>();
             for (MachineContext context : contexts(resolved, transport, run, false)) {
-                targets.add(new RunExecutor.Target(context, (String) context.entry().get("cluster")));
+                targets.add(new RunExecutor.Target(context, context.entry().cluster()));
             }
             RunExecutor executor = new RunExecutor(store, facts, cabling, audit, clock, actor, owner, options.leaseTimeout(), options.parallel());
             return executor.execute(runId, resumed, resolved.playbook(), resolved.steps(), targets, listener);
@@ -429,17 +431,17 @@ public class ProvisioningService {
 
     private List<MachineContext> contexts(Resolved resolved, SshTransport transport, SshRun run, boolean dryRun) {
         List<MachineContext> contexts = new ArrayList<>();
-        for (Map<String, Object> entry : resolved.machines()) {
+        for (Machine entry : resolved.machines()) {
             contexts.add(context(entry, transport, run, dryRun));
         }
         return contexts;
     }
 
-    private MachineContext context(Map<String, Object> entry, SshTransport transport, SshRun run, boolean dryRun) {
-        String name = String.valueOf(entry.get("name"));
-        Map<String, Object> cluster = entry.get("cluster") == null ? null : facts.cluster(String.valueOf(entry.get("cluster"))).orElse(null);
+    private MachineContext context(Machine entry, SshTransport transport, SshRun run, boolean dryRun) {
+        Cluster cluster = entry.cluster() == null ? null : facts.cluster(entry.cluster()).orElse(null);
+        List<String> clusterMachines = cluster == null ? List.of() : facts.select(cluster.name(), List.of()).stream().map(Machine::name).toList();
         try {
-            return new MachineContext(name, entry, cluster, InventoryTargets.target(entry), transport, run, facts, dryRun,
+            return new MachineContext(entry.name(), entry, cluster, clusterMachines, MachineReach.of(entry).ssh(), transport, run, facts, dryRun,
                     transport.settings().environment(), clock);
         } catch (IllegalArgumentException e) {
             throw new InvalidRequestException(e.getMessage());

@@ -2,7 +2,7 @@ package io.macfleet.simulator;
 
 import io.macfleet.cabling.PlannedTopology;
 import io.macfleet.cabling.PortPlan;
-
+import io.macfleet.inventory.Topology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -194,7 +194,7 @@ public final class SimulatedFleet implements AutoCloseable {
             throw new IllegalStateException("a full mesh of " + names.size() + " Macs is not possible: " + e.getMessage(), e);
         }
         List<String> links = new ArrayList<>();
-        for (PlannedTopology.PlannedLink planned : plan.cables()) {
+        for (Topology.Link planned : plan.cables()) {
             Cable cable = new Cable(new PortRef(planned.first().machine(), planned.first().port()),
                     new PortRef(planned.second().machine(), planned.second().port()), LinkSpeed.TB5);
             cabling.plug(cable);

@@ -1,22 +1,26 @@
 package io.macfleet.ssh;
 
-import javax.sql.DataSource;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * Host keys in the {@code ssh_host_keys} table (migration V2_1). The primary key on the machine name makes
  * recording race-free: of two concurrent first contacts exactly one insert wins, the other is reported as
  * "already recorded" and its key is then compared like any later contact.
  */
+@Singleton
 public final class JdbcHostKeyStore implements HostKeyStore {
 
     private final DataSource dataSource;
 
+    @Inject
     public JdbcHostKeyStore(DataSource dataSource) {
         this.dataSource = dataSource;
     }

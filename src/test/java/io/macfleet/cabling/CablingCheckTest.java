@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.macfleet.cabling.Finding.Code;
 import io.macfleet.cabling.Finding.Severity;
+import io.macfleet.inventory.PortReference;
+import io.macfleet.inventory.Topology;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -37,7 +39,7 @@ class CablingCheckTest {
     @Test
     void missingCableIsFoundWithTheCableToPlug() {
         ClusterFixture cluster = ClusterFixture.fullMesh(first(4));
-        PlannedTopology.PlannedLink removed = PortPlan.fullMesh("llm-a", cluster.names()).cableBetween("studio-01", "studio-03").orElseThrow();
+        Topology.Link removed = PortPlan.fullMesh("llm-a", cluster.names()).cableBetween("studio-01", "studio-03").orElseThrow();
         cluster.unplug("studio-01", removed.first().port(), "studio-03", removed.second().port());
 
         CablingReport report = check(cluster);
@@ -87,7 +89,7 @@ class CablingCheckTest {
     void cableInTheWrongPortsAgainstAnExplicitPlan() {
         ClusterFixture cluster = ClusterFixture.macStudios(first(2)).cable("studio-01", 3, "studio-02", 5);
         PlannedTopology plan = new PlannedTopology("llm-a", cluster.names(), PlannedTopology.Kind.EXPLICIT, List.of(
-                new PlannedTopology.PlannedLink(new PortReference("studio-01", 2), new PortReference("studio-02", 5))));
+                new Topology.Link(new PortReference("studio-01", 2), new PortReference("studio-02", 5))));
 
         CablingReport report = CablingCheck.check(plan, cluster.facts(), Optional.empty());
 

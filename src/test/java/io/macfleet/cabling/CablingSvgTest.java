@@ -3,6 +3,7 @@ package io.macfleet.cabling;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.macfleet.browser.HeadlessChromium;
+import io.macfleet.inventory.Topology;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,9 +20,9 @@ class CablingSvgTest {
     @Test
     void rendersInChromiumWithMachinesAndCablesColouredByState(@TempDir Path directory) throws Exception {
         ClusterFixture cluster = ClusterFixture.fullMesh("studio-01", "studio-02", "studio-03", "studio-04");
-        PlannedTopology.PlannedLink removed = PortPlan.fullMesh("llm-a", cluster.names()).cableBetween("studio-02", "studio-04").orElseThrow();
+        Topology.Link removed = PortPlan.fullMesh("llm-a", cluster.names()).cableBetween("studio-02", "studio-04").orElseThrow();
         cluster.unplug("studio-02", removed.first().port(), "studio-04", removed.second().port());
-        PlannedTopology.PlannedLink slow = PortPlan.fullMesh("llm-a", cluster.names()).cableBetween("studio-01", "studio-03").orElseThrow();
+        Topology.Link slow = PortPlan.fullMesh("llm-a", cluster.names()).cableBetween("studio-01", "studio-03").orElseThrow();
         cluster.unplug("studio-01", slow.first().port(), "studio-03", slow.second().port());
         cluster.cable("studio-01", slow.first().port(), "studio-03", slow.second().port(), "40 Gb/s");
         cluster.drive("studio-03", 6);

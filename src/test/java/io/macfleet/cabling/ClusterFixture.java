@@ -3,6 +3,7 @@ package io.macfleet.cabling;
 import io.macfleet.facts.HardwarePortsParser;
 import io.macfleet.facts.SimpleOutputParsers;
 import io.macfleet.facts.ThunderboltParser;
+import io.macfleet.inventory.Topology;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,7 +54,7 @@ final class ClusterFixture {
     /** A full mesh in the proposed port plan, at Thunderbolt 5 speed. */
     static ClusterFixture fullMesh(String... names) {
         ClusterFixture fixture = macStudios(names);
-        for (PlannedTopology.PlannedLink cable : PortPlan.fullMesh("test", List.of(names)).cables()) {
+        for (Topology.Link cable : PortPlan.fullMesh("test", List.of(names)).cables()) {
             fixture.cable(cable.first().machine(), cable.first().port(), cable.second().machine(), cable.second().port());
         }
         return fixture;

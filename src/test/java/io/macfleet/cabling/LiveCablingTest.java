@@ -3,6 +3,8 @@ package io.macfleet.cabling;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.macfleet.facts.SimulatedInventory;
+import io.macfleet.inventory.PortReference;
+import io.macfleet.inventory.Topology;
 import io.macfleet.simulator.FaultStep;
 import io.macfleet.simulator.LinkSpeed;
 import io.macfleet.simulator.MacosRelease;
@@ -71,11 +73,11 @@ class LiveCablingTest {
         return report.findings().stream().map(Finding::code).toList();
     }
 
-    private static PlannedTopology.PlannedLink plannedCable(String a, String b) {
+    private static Topology.Link plannedCable(String a, String b) {
         return PortPlan.fullMesh("test", FOUR).cableBetween(a, b).orElseThrow();
     }
 
-    private static PortRef end(PlannedTopology.PlannedLink cable, String machine) {
+    private static PortRef end(Topology.Link cable, String machine) {
         PortReference port = cable.endOf(machine);
         return new PortRef(port.machine(), port.port());
     }
@@ -110,7 +112,7 @@ class LiveCablingTest {
 
     @Test
     void aCableInTheWrongPortAgainstAnExplicitPlan() throws Exception {
-        List<String> links = PortPlan.fullMesh("llm-a", FOUR).cables().stream().map(PlannedTopology.PlannedLink::toString).toList();
+        List<String> links = PortPlan.fullMesh("llm-a", FOUR).cables().stream().map(Topology.Link::toString).toList();
         PortRef planned = end(plannedCable("studio-01", "studio-02"), "studio-02");
         PortRef wrong = new PortRef("studio-02", freePort("studio-02"));
         simulation.fleet.cabling().move(planned, wrong);

@@ -3,13 +3,15 @@ package io.macfleet.cabling;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.macfleet.inventory.PortReference;
+import io.macfleet.inventory.Topology;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class PortPlanTest {
 
@@ -26,7 +28,7 @@ class PortPlanTest {
         assertThat(plan.cables()).hasSize(count * (count - 1) / 2);
         Set<String> pairs = new HashSet<>();
         Set<PortReference> usedPorts = new HashSet<>();
-        for (PlannedTopology.PlannedLink cable : plan.cables()) {
+        for (Topology.Link cable : plan.cables()) {
             assertThat(pairs.add(cable.first().machine() + "|" + cable.second().machine())).as("pair cabled twice: " + cable).isTrue();
             assertThat(usedPorts.add(cable.first())).as("port used twice: " + cable.first()).isTrue();
             assertThat(usedPorts.add(cable.second())).as("port used twice: " + cable.second()).isTrue();

@@ -7,6 +7,7 @@ import io.macfleet.facts.FactsParseException;
 import io.macfleet.facts.LinkSpeed;
 import io.macfleet.facts.ThunderboltFacts;
 import io.macfleet.facts.ThunderboltParser;
+import io.macfleet.inventory.PortReference;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

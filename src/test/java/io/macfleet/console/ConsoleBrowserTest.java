@@ -11,6 +11,7 @@ import io.macfleet.facts.FactsService;
 import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.InventoryLoader;
+import io.macfleet.inventory.Topology;
 import io.macfleet.provision.ProvisioningService;
 import io.macfleet.simulator.FaultStep;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -108,7 +109,7 @@ class ConsoleBrowserTest {
             browser.script("window.macfleetNoReload = 'still the same page';");
             String refreshedBefore = browser.text("#refreshed-at");
 
-            PlannedTopology.PlannedLink cable = PortPlan.fullMesh("llm-a", CLUSTER).cableBetween("studio-02", "studio-03").orElseThrow();
+            Topology.Link cable = PortPlan.fullMesh("llm-a", CLUSTER).cableBetween("studio-02", "studio-03").orElseThrow();
             simulation.fleet.inject(FaultStep.cable(cable.endOf("studio-02").toString(), "unplug"));
             gather();
 

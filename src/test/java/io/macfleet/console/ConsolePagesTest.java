@@ -6,12 +6,13 @@ import io.macfleet.accounts.Role;
 import io.macfleet.accounts.TestAccounts;
 import io.macfleet.audit.AuditEvent;
 import io.macfleet.audit.JdbcAuditLog;
-import io.macfleet.cabling.PortPlan;
 import io.macfleet.cabling.PlannedTopology;
+import io.macfleet.cabling.PortPlan;
 import io.macfleet.facts.FactsService;
 import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.InventoryLoader;
+import io.macfleet.inventory.Topology;
 import io.macfleet.simulator.FaultStep;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -165,7 +166,7 @@ class ConsolePagesTest {
                         "studio-04: has 256 GB of memory, the inventory says 512 GB"));
         assertThat(machine.select("table.ports tbody tr")).hasSize(6);
         // Ports 2 to 4 hold the mesh's cables (ports 2..4 on the plan for four machines), each to a named peer.
-        PlannedTopology.PlannedLink toStudio01 = PortPlan.fullMesh("llm-a", CLUSTER).cableBetween("studio-01", "studio-04").orElseThrow();
+        Topology.Link toStudio01 = PortPlan.fullMesh("llm-a", CLUSTER).cableBetween("studio-01", "studio-04").orElseThrow();
         Element port = machine.select("table.ports tbody tr").get(toStudio01.endOf("studio-04").port() - 1);
         assertThat(port.select("td").eachText()).contains("connected", "80 Gb/s", "studio-01 port " + toStudio01.endOf("studio-01").port());
         assertThat(port.select("a").attr("href")).isEqualTo("/console/machines/studio-01");
@@ -207,7 +208,7 @@ class ConsolePagesTest {
     @Test
     @Order(6)
     void aCablingFaultShowsItsFindingAndFixOnTheClusterAndMachinePages() {
-        PlannedTopology.PlannedLink cable = PortPlan.fullMesh("llm-a", CLUSTER).cableBetween("studio-02", "studio-03").orElseThrow();
+        Topology.Link cable = PortPlan.fullMesh("llm-a", CLUSTER).cableBetween("studio-02", "studio-03").orElseThrow();
         simulation.fleet.inject(FaultStep.cable(cable.endOf("studio-02").toString(), "unplug"));
         try {
             gather();

@@ -8,6 +8,7 @@ import io.macfleet.facts.FactsService;
 import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.InventoryLoader;
+import io.macfleet.inventory.Topology;
 import io.macfleet.simulator.Cable;
 import io.macfleet.simulator.LinkSpeed;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -53,7 +54,7 @@ class OverviewBenchmark {
     FactsService facts;
 
     @Inject
-    ConsoleResource console;
+    OverviewResource console;
 
     @Inject
     FleetStatus fleetStatus;
@@ -88,7 +89,7 @@ class OverviewBenchmark {
                 List<String> members = all.subList(first, first + CLUSTER_SIZE);
                 String name = String.format(Locale.ROOT, "llm-%02d", first / CLUSTER_SIZE + 1);
                 clusters.add(SimulatedInventory.ClusterSpec.fullMesh(name, members));
-                for (PlannedTopology.PlannedLink link : PortPlan.fullMesh(name, members).cables()) {
+                for (Topology.Link link : PortPlan.fullMesh(name, members).cables()) {
                     simulation.fleet.cabling().plug(link.first().toString(), link.second().toString(), LinkSpeed.TB5);
                 }
             }

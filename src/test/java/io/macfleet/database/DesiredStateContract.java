@@ -12,7 +12,10 @@ import io.macfleet.inventory.Inventory;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.LoadResult;
 import io.macfleet.inventory.Machine;
+import io.macfleet.inventory.MdmServer;
 import io.macfleet.inventory.Plan;
+import io.macfleet.inventory.VolumeOwner;
+import io.macfleet.secrets.SecretReference;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -51,9 +54,10 @@ abstract class DesiredStateContract {
 
         assertThat(store.apply(inventory, "alice", "test")).isEqualTo(first);
         assertThat(store.plan(inventory).isEmpty()).isTrue();
-        assertThat(store.machines("llm-a")).extracting(machine -> machine.get("name"))
+        assertThat(store.machines("llm-a")).extracting(Machine::name)
                 .containsExactly("studio-01", "studio-02", "studio-03", "studio-04");
-        assertThat(store.cluster("llm-a").orElseThrow().get("machines")).isEqualTo(List.of("studio-01", "studio-02", "studio-03", "studio-04"));
+        assertThat(store.cluster("llm-a")).isPresent();
+        assertThat(store.inventory().machinesOf("llm-a")).extracting(Machine::name).isEqualTo(List.of("studio-01", "studio-02", "studio-03", "studio-04"));
 
         Files.writeString(directory.resolve("machines.yaml"), Files.readString(directory.resolve("machines.yaml"))
                 .replace("groups: [studio-256]", "groups: [studio-512]")
@@ -83,6 +87,36 @@ abstract class DesiredStateContract {
                 .extracting(entry -> entry.event().action() + " " + entry.event().detail()).containsExactly(
                         "inventory.machine.change machine studio-03: groups [studio-256] -> [studio-512]; labels.memory 256 -> 512; memoryGb 256 -> 512",
                         "inventory.machine.add machine studio-03");
+    }
+
+    @Test
+    void theAppliedStateComesBackAsTheRecordsTheLoaderMadeWithTheMdmServer() throws Exception {
+        DesiredStateStore store = new DesiredStateStore(dataSource());
+        Inventory example = example();
+        List<Machine> machines = new ArrayList<>(example.machines());
+        Machine first = machines.getFirst();
+        machines.set(0, new Machine(first.name(), first.address(), first.ssh(), first.serialNumber(), first.model(), first.memoryGb(),
+                first.role(), first.cluster(), first.groups(), "ENROLL-0001",
+                new VolumeOwner("owner", SecretReference.parse("env:OWNER_PASSWORD").orElseThrow()), first.labels()));
+        Inventory inventory = new Inventory(example.clusters(), machines,
+                new MdmServer("https://mdm.example.com", SecretReference.parse("env:MDM_API_TOKEN").orElseThrow()));
+
+        Plan applied = store.apply(inventory, "alice", "test");
+        assertThat(applied.changes()).extracting(change -> change.kind() + " " + change.action() + " " + change.name()).contains("MDM ADD server");
+
+        Inventory stored = store.inventory();
+        assertThat(stored.mdm()).isEqualTo(inventory.mdm());
+        assertThat(stored.clusters()).containsExactlyInAnyOrderElementsOf(inventory.clusters());
+        assertThat(stored.machines()).containsExactlyInAnyOrderElementsOf(inventory.machines());
+        assertThat(stored.cluster("llm-a").orElseThrow().topology().links()).as("links come back parsed")
+                .isEqualTo(example.cluster("llm-a").orElseThrow().topology().links()).isNotEmpty();
+        assertThat(store.machine(first.name()).orElseThrow().mdmEnrollmentId()).isEqualTo("ENROLL-0001");
+        assertThat(store.plan(inventory).isEmpty()).isTrue();
+
+        Plan removed = store.apply(new Inventory(inventory.clusters(), inventory.machines(), null), "alice", "test");
+        assertThat(removed.changes()).extracting(change -> change.kind() + " " + change.action() + " " + change.name())
+                .containsExactly("MDM REMOVE server");
+        assertThat(store.mdm()).isEmpty();
     }
 
     @Test

@@ -2,8 +2,10 @@ package io.macfleet.facts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.macfleet.inventory.Machine;
+import io.macfleet.inventory.SshSettings;
 import java.time.Instant;
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -12,14 +14,9 @@ class DriftTest {
 
     private static final MachineFacts FACTS = FactsGatherer.parse("studio-01", Instant.parse("2026-11-21T23:00:00Z"), MacosSamples.outputs());
 
-    private static Map<String, Object> machine(Object serial, Object memoryGb, Object model) {
-        Map<String, Object> machine = new LinkedHashMap<>();
-        machine.put("name", "studio-01");
-        machine.put("cluster", "llm-a");
-        machine.put("serialNumber", serial);
-        machine.put("memoryGb", memoryGb);
-        machine.put("model", model);
-        return machine;
+    private static Machine machine(String serial, Integer memoryGb, String model) {
+        return new Machine("studio-01", "192.168.50.11", new SshSettings(SshSettings.DEFAULT_USER, SshSettings.DEFAULT_PORT, null, null, null),
+                serial, model, memoryGb, Machine.Role.WORKER, "llm-a", List.of(), null, null, Map.of());
     }
 
     @Test

@@ -34,7 +34,7 @@ class FactsBenchmark {
             List<String> six = all.subList(4, 10);
             simulation.apply(List.of(SimulatedInventory.ClusterSpec.fullMesh("four", four), SimulatedInventory.ClusterSpec.fullMesh("six", six)), Map.of());
             simulation.cableFullMesh(four);
-            for (io.macfleet.cabling.PlannedTopology.PlannedLink link : io.macfleet.cabling.PortPlan.fullMesh("six", six).cables()) {
+            for (io.macfleet.inventory.Topology.Link link : io.macfleet.cabling.PortPlan.fullMesh("six", six).cables()) {
                 simulation.fleet.cabling().plug(link.first().toString(), link.second().toString(), io.macfleet.simulator.LinkSpeed.TB5);
             }
             System.out.printf(Locale.ROOT, "started %d simulated Macs in %d ms%n", FLEET, Duration.ofNanos(System.nanoTime() - startedAt).toMillis());

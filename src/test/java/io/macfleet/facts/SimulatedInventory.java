@@ -8,6 +8,7 @@ import io.macfleet.database.DatabaseSettings;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.LoadResult;
+import io.macfleet.inventory.Topology;
 import io.macfleet.simulator.Cable;
 import io.macfleet.simulator.LinkSpeed;
 import io.macfleet.simulator.MacSpec;
@@ -142,7 +143,7 @@ public final class SimulatedInventory implements AutoCloseable {
         for (Cable cable : fleet.cabling().all()) {
             fleet.cabling().unplug(cable.a());
         }
-        for (PlannedTopology.PlannedLink link : PortPlan.fullMesh("test", machines).cables()) {
+        for (Topology.Link link : PortPlan.fullMesh("test", machines).cables()) {
             fleet.cabling().plug(link.first().toString(), link.second().toString(), LinkSpeed.TB5);
         }
     }

@@ -331,8 +331,8 @@ class InventoryLoaderTest {
         LoadResult result = InventoryLoader.load(directory);
         assertThat(result.errors()).isEmpty();
         assertThat(result.inventory().cluster("llm-a").orElseThrow().topology().links())
-                .containsExactly(new Topology.Link(new Topology.Endpoint("studio-01", 1), new Topology.Endpoint("studio-02", 1)),
-                        new Topology.Link(new Topology.Endpoint("studio-02", 2), new Topology.Endpoint("studio-03", 1)));
+                .containsExactly(new Topology.Link(new PortReference("studio-01", 1), new PortReference("studio-02", 1)),
+                        new Topology.Link(new PortReference("studio-02", 2), new PortReference("studio-03", 1)));
     }
 
     @Test

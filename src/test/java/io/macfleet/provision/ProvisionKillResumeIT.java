@@ -8,6 +8,7 @@ import io.macfleet.cabling.PortPlan;
 import io.macfleet.database.Database;
 import io.macfleet.database.DatabaseSettings;
 import io.macfleet.database.Jdbc;
+import io.macfleet.inventory.Topology;
 import io.macfleet.simulator.LinkSpeed;
 import io.macfleet.simulator.MacSpec;
 import io.macfleet.simulator.MacosRelease;
@@ -54,7 +55,7 @@ class ProvisionKillResumeIT {
                 // Slow enough that the run can be caught in the middle.
                 mac.faults().slowMillis = 150;
             }
-            for (PlannedTopology.PlannedLink link : PortPlan.fullMesh("test", names).cables()) {
+            for (Topology.Link link : PortPlan.fullMesh("test", names).cables()) {
                 fleet.cabling().plug(link.first().toString(), link.second().toString(), LinkSpeed.TB5);
             }
             Path inventory = ProvisioningFixture.writeInventory(directory, fleet, keyFile);

@@ -11,6 +11,7 @@ import io.macfleet.facts.FactsService;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.LoadResult;
+import io.macfleet.inventory.Topology;
 import io.macfleet.simulator.LinkSpeed;
 import io.macfleet.simulator.MacSpec;
 import io.macfleet.simulator.MacosRelease;
@@ -85,7 +86,7 @@ final class ProvisioningFixture implements AutoCloseable {
         for (SimulatedMac mac : fleet.machines()) {
             mac.setMdmEnrolled(true);
         }
-        for (PlannedTopology.PlannedLink link : PortPlan.fullMesh("test", names).cables()) {
+        for (Topology.Link link : PortPlan.fullMesh("test", names).cables()) {
             fleet.cabling().plug(link.first().toString(), link.second().toString(), LinkSpeed.TB5);
         }
         AgroalDataSource dataSource = Database.open(new DatabaseSettings(databaseUrl, databaseUrl.startsWith("jdbc:postgresql") ? "postgres" : "sa", null));

@@ -1,4 +1,4 @@
-package io.macfleet.cabling;
+package io.macfleet.inventory;
 
 import java.util.Comparator;
 

@@ -1,0 +1,34 @@
+package io.macfleet.console;
+
+import io.macfleet.cabling.CablingReport;
+import io.macfleet.facts.Drift;
+import io.macfleet.facts.FactsObservation;
+import io.macfleet.inventory.Cluster;
+import io.macfleet.inventory.Machine;
+import io.macfleet.provision.RunView;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * What the console knows about one machine at one moment: the input of every {@link StatusColumn}.
+ *
+ * @param machine its entry in the applied inventory
+ * @param cluster its cluster, empty when it is in none
+ * @param observation its latest facts with their command output, empty when never gathered
+ * @param drift the inventory compared with those facts (reports missing facts as such)
+ * @param cabling the cabling check of its cluster, empty when it is in none
+ * @param provisioning where it stands in the newest provisioning run that included it, empty when none did
+ * @param now when the fleet state was read
+ */
+public record MachineState(Machine machine, Optional<Cluster> cluster, Optional<FactsObservation> observation, Drift.Report drift,
+                           Optional<CablingReport> cabling, Optional<RunView.MachineProgress> provisioning, Instant now) {
+
+    public String name() {
+        return machine.name();
+    }
+
+    /** The macOS version its cluster targets, if it is in a cluster. */
+    public Optional<String> targetMacos() {
+        return cluster.map(Cluster::macosVersion);
+    }
+}

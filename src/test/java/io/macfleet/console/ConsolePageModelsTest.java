@@ -1,0 +1,174 @@
+package io.macfleet.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.macfleet.cabling.CablingReport;
+import io.macfleet.cabling.ClusterCabling;
+import io.macfleet.console.columns.CablingColumn;
+import io.macfleet.console.columns.DriftColumn;
+import io.macfleet.console.columns.InferenceColumn;
+import io.macfleet.console.columns.MacosColumn;
+import io.macfleet.console.columns.ProvisioningColumn;
+import io.macfleet.console.columns.RdmaColumn;
+import io.macfleet.console.columns.ReachableColumn;
+import io.macfleet.facts.FactsGatherer;
+import io.macfleet.facts.FactsObservation;
+import io.macfleet.facts.MacosSamples;
+import io.macfleet.inventory.ExampleInventory;
+import io.macfleet.inventory.Inventory;
+import io.macfleet.inventory.InventoryLoader;
+import io.macfleet.inventory.LoadResult;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The console's page models as pure functions of the fleet state: the example inventory (llm-a, four Mac Studios) with
+ * the real macOS samples as studio-01's latest facts and nothing gathered from the others. No SSH, no database, no HTTP.
+ */
+class ConsolePageModelsTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-23T12:00:00Z");
+    private static final Pages.Layout LAYOUT = new Pages.Layout("test", "overview", Viewer.anonymous());
+
+    @TempDir
+    Path directory;
+
+    private Inventory inventory;
+    private Map<String, FactsObservation> observations;
+
+    @BeforeEach
+    void exampleWithOneMachineGathered() throws Exception {
+        ExampleInventory.writeTo(directory, true);
+        LoadResult loaded = InventoryLoader.load(directory);
+        assertThat(loaded.errors()).isEmpty();
+        inventory = loaded.inventory();
+        Map<String, String> outputs = MacosSamples.outputs();
+        observations = Map.of("studio-01", new FactsObservation(FactsGatherer.parse("studio-01", NOW.minusSeconds(300), outputs), outputs));
+    }
+
+    private static List<StatusColumn> builtIn() {
+        return List.of(new ReachableColumn(Duration.ofHours(1)), new MacosColumn(), new RdmaColumn(), new CablingColumn(), new DriftColumn(),
+                new ProvisioningColumn(), new InferenceColumn());
+    }
+
+    private FleetStatus.Fleet fleet(List<StatusColumn> columns) {
+        Map<String, CablingReport> cabling = new LinkedHashMap<>();
+        cabling.put("llm-a", ClusterCabling.cluster(inventory.cluster("llm-a").orElseThrow(), inventory.machinesOf("llm-a"), observations,
+                ClusterCabling.Unreadable.COUNT_AS_MISSING).check());
+        return FleetStatus.fleet(NOW, inventory, observations, cabling, Map.of(), columns);
+    }
+
+    private static MachineRow row(Pages.OverviewTable table, String machine) {
+        return table.rows().stream().filter(row -> row.name().equals(machine)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void theOverviewTableHasEveryMachineWithABuiltInCellPerColumn() {
+        Pages.OverviewTable table = OverviewPage.table(fleet(builtIn()), "", "all");
+
+        assertThat(table.columns()).containsExactly("Reachable", "macOS", "RDMA", "Cabling", "Drift", "Provisioning", "Inference");
+        assertThat(table.machineCount()).isEqualTo(4);
+        assertThat(table.rows()).allSatisfy(row -> assertThat(row.cells()).hasSize(7));
+        MachineRow gathered = row(table, "studio-01");
+        assertThat(gathered.status("Reachable").orElseThrow().label()).isEqualTo("seen 5 min ago");
+        assertThat(gathered.status("macOS").orElseThrow()).satisfies(status -> {
+            assertThat(status.label()).isEqualTo("26.2");
+            assertThat(status.level()).isEqualTo(Status.Level.OK);
+        });
+        // The sample is another Mac than the inventory's studio-01: its serial number differs.
+        assertThat(gathered.status("Drift").orElseThrow().label()).contains("serialNumber");
+        assertThat(row(table, "studio-03").status("Reachable").orElseThrow().label()).isEqualTo("never reached");
+        assertThat(row(table, "studio-03").status("Drift").orElseThrow().label()).isEqualTo("unknown");
+        assertThat(row(table, "studio-03").status("Inference").orElseThrow().label()).isEqualTo("not deployed");
+        assertThat(table.refreshUrl()).isEqualTo("/console/fleet-table");
+    }
+
+    @Test
+    void filtersNarrowTheRowsAndSayWhatTheyLeftOut() {
+        FleetStatus.Fleet fleet = fleet(builtIn());
+        Pages.OverviewTable ready = OverviewPage.table(fleet, "llm-a", "ready");
+
+        assertThat(ready.rows()).isEmpty();
+        assertThat(ready.emptyMessage()).isEqualTo("No machine matches cluster llm-a, ready machines.");
+        assertThat(ready.refreshUrl()).isEqualTo("/console/fleet-table?cluster=llm-a&status=ready");
+        assertThat(OverviewPage.table(fleet, "-", "all").rows()).isEmpty();
+        assertThat(OverviewPage.checkFilters(fleet, "llm-z", "")).hasValueSatisfying(error -> assertThat(error.status()).isEqualTo(404));
+        assertThat(OverviewPage.checkFilters(fleet, "", "broken")).hasValueSatisfying(error -> assertThat(error.status()).isEqualTo(400));
+        assertThat(OverviewPage.checkFilters(fleet, "llm-a", "problems")).isEmpty();
+        Pages.Overview page = OverviewPage.overview(LAYOUT, fleet, "llm-a", "problems");
+        assertThat(page.clusterChoices()).extracting(Pages.Choice::label, Pages.Choice::selected)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("All clusters", false), org.assertj.core.groups.Tuple.tuple("llm-a", true));
+    }
+
+    @Test
+    void theClusterPageListsTheCablesToLayWithThePinnedPorts() {
+        Pages.Cluster page = ClusterPage.cluster(LAYOUT, fleet(builtIn()), "llm-a", List.of("provision")).orElseThrow();
+
+        assertThat(page.portPlan()).hasSize(6);
+        assertThat(page.portPlan()).extracting(row -> row.from() + " - " + row.to())
+                .contains("studio-01 port 2 - studio-04 port 2", "studio-01 port 3 - studio-02 port 3");
+        assertThat(page.portPlanNote()).endsWith("ports the inventory pins are used as given.");
+        assertThat(page.columns()).hasSize(7);
+        assertThat(page.machines()).extracting(MachineRow::name).containsExactlyInAnyOrder("studio-01", "studio-02", "studio-03", "studio-04");
+        assertThat(page.summary().machines()).first().isEqualTo("studio-01");
+        assertThat(page.findings()).isNotEmpty();
+        assertThat(ClusterPage.cluster(LAYOUT, fleet(builtIn()), "llm-z", List.of())).isEmpty();
+    }
+
+    @Test
+    void theMachinePageShowsFactsAndDriftFromTheStateAlone() {
+        Pages.Machine page = MachinePage.machine(LAYOUT, fleet(builtIn()), "studio-01", Optional.empty(), List.of(), List.of()).orElseThrow();
+
+        assertThat(page.sshPort()).isEqualTo("22");
+        assertThat(page.observedAgo()).isEqualTo("5 min ago");
+        assertThat(page.facts()).extracting(Pages.Fact::label).contains("Memory", "macOS", "RDMA");
+        assertThat(page.drift()).extracting(difference -> difference.field()).contains("serialNumber");
+        assertThat(page.hostKey().pinned()).isNull();
+        assertThat(page.hostKey().recorded()).isFalse();
+        assertThat(page.auditUrl()).isEqualTo("/console/audit?machine=studio-01");
+        assertThat(MachinePage.machine(LAYOUT, fleet(builtIn()), "studio-03", Optional.empty(), List.of(), List.of()).orElseThrow().hasFacts()).isFalse();
+        assertThat(MachinePage.machine(LAYOUT, fleet(builtIn()), "studio-99", Optional.empty(), List.of(), List.of())).isEmpty();
+    }
+
+    /** A column is a class: given to the fleet view, it takes its place by order and can make a machine a problem. */
+    @Test
+    void aNewColumnStandsByItsOrderAndCountsAsAProblem() {
+        StatusColumn serial = new StatusColumn() {
+            @Override
+            public String name() {
+                return "Serial";
+            }
+
+            @Override
+            public int order() {
+                return 250;
+            }
+
+            @Override
+            public Status cell(MachineState machine) {
+                String serialNumber = machine.machine().serialNumber();
+                return serialNumber == null ? Status.problem("not stated", "the inventory states no serial number")
+                        : Status.ok(serialNumber, "the inventory's serial number");
+            }
+        };
+        List<StatusColumn> columns = new ArrayList<>(builtIn());
+        columns.add(serial);
+        FleetStatus.Fleet fleet = FleetStatus.fleet(NOW, inventory, observations, Map.of(), Map.of(), FleetStatus.sorted(columns));
+
+        assertThat(fleet.columns()).containsExactly("Reachable", "macOS", "Serial", "RDMA", "Cabling", "Drift", "Provisioning", "Inference");
+        MachineRow studio02 = fleet.machine("studio-02").orElseThrow();
+        assertThat(studio02.cells().get(2).status().label()).isEqualTo("H2WQX0Y1Z2");
+        MachineRow studio03 = fleet.machine("studio-03").orElseThrow();
+        assertThat(studio03.status("Serial").orElseThrow().isProblem()).isTrue();
+        assertThat(studio03.problemCount()).isEqualTo(studio02.problemCount() + 1);
+    }
+}
