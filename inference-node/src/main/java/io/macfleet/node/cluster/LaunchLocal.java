@@ -49,6 +49,11 @@ public final class LaunchLocal {
 
     /** The command line starting one rank as a child of this JVM. */
     public static List<String> rankCommand(Path model, Path clusterFile, int rank, int threads, int context, List<String> jvmOptions) {
+        return rankCommand(System.getProperty("java.class.path"), model, clusterFile, rank, threads, context, jvmOptions);
+    }
+
+    public static List<String> rankCommand(String classPath, Path model, Path clusterFile, int rank, int threads, int context,
+                                           List<String> jvmOptions) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("--add-modules");
@@ -56,7 +61,7 @@ public final class LaunchLocal {
         command.add("--enable-native-access=ALL-UNNAMED");
         command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add("io.macfleet.node.Main");
         command.addAll(List.of("serve", "--model", model.toString(), "--cluster", clusterFile.toString(),
                 "--rank", Integer.toString(rank), "--threads", Integer.toString(threads), "--exit-with-stdin", "true"));

@@ -106,17 +106,19 @@ public final class TcpTransport implements Transport {
             try (Selector accepting = Selector.open()) {
                 listener.configureBlocking(false);
                 listener.register(accepting, SelectionKey.OP_ACCEPT);
+                String refusal = null;
                 while (missingAbove(channels, rank) != null) {
                     if (stopped.getAsBoolean()) {
                         closeAll(channels);
                         return null;
                     }
-                    status.accept("waiting for rank" + missingAbove(channels, rank));
+                    status.accept("waiting for rank" + missingAbove(channels, rank) + (refusal == null ? "" : "; " + refusal));
                     accepting.select(200);
                     accepting.selectedKeys().clear();
                     SocketChannel channel = listener.accept();
                     if (channel != null) {
-                        accept(channel, rank, size, mine, channels, status);
+                        String refused = accept(channel, rank, size, mine, channels);
+                        refusal = refused != null ? refused : refusal;
                     }
                 }
             }
@@ -167,8 +169,9 @@ public final class TcpTransport implements Transport {
         }
     }
 
-    private static void accept(SocketChannel channel, int rank, int size, Handshake mine, SocketChannel[] channels,
-                               Consumer<String> status) throws IOException {
+    /** Accepts a connecting rank; returns the refusal given, if any. */
+    private static String accept(SocketChannel channel, int rank, int size, Handshake mine, SocketChannel[] channels)
+            throws IOException {
         try {
             channel.configureBlocking(true);
             configure(channel);
@@ -184,9 +187,8 @@ public final class TcpTransport implements Transport {
                 output.writeUTF(difference);
                 output.flush();
                 channel.close();
-                status.accept("refused rank " + peer + ": " + difference);
                 System.err.println("inference-node: refused rank " + peer + ": " + difference);
-                return;
+                return "refused rank " + peer + ": " + difference;
             }
             output.writeBoolean(true);
             output.writeUTF(mine.text());
@@ -195,8 +197,10 @@ public final class TcpTransport implements Transport {
                 channels[peer].close(); // the peer restarted while this rank was forming
             }
             channels[peer] = channel;
+            return null;
         } catch (IOException | RuntimeException e) {
             channel.close();
+            return null;
         }
     }
 
@@ -387,7 +391,7 @@ public final class TcpTransport implements Transport {
                 }
                 selector.select(Heartbeat.INTERVAL_MILLIS);
                 selector.selectedKeys().clear();
-            } catch (IOException e) {
+            } catch (IOException | java.nio.channels.ClosedSelectorException | java.nio.channels.CancelledKeyException e) {
                 throw failed(peer, "waiting for rank " + peer + " failed: " + e.getMessage());
             }
         }
