@@ -3,6 +3,7 @@ package io.macfleet.node;
 import io.macfleet.node.cluster.ClusterBenchmark;
 import io.macfleet.node.cluster.ClusterFile;
 import io.macfleet.node.cluster.ClusterNode;
+import io.macfleet.node.cluster.DecodeBenchmark;
 import io.macfleet.node.cluster.LaunchLocal;
 import io.macfleet.node.cluster.WorkerServer;
 import io.macfleet.node.gguf.GgufFile;
@@ -90,6 +91,14 @@ final class ClusterCommands {
         }
     }
 
+    private static String loadAverage() {
+        try {
+            return java.nio.file.Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException e) {
+            return String.format("%.2f", java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        }
+    }
+
     static int launchLocal(Map<String, String> options, PrintStream err) throws IOException {
         String parallelism = options.getOrDefault("parallelism", "tensor");
         if (!parallelism.equals("tensor") && !parallelism.equals("pipeline")) {
@@ -106,6 +115,27 @@ final class ClusterCommands {
     }
 
     static int bench(Map<String, String> options, PrintStream out) throws IOException {
+        out.printf("%s, %d processors, load average %s%n", java.time.Instant.now(), Runtime.getRuntime().availableProcessors(),
+                loadAverage());
+        if (options.containsKey("model")) {
+            try {
+                Path model = Path.of(options.get("model"));
+                int layers;
+                int hidden;
+                try (GgufFile file = GgufFile.open(model)) {
+                    LlamaConfig config = LlamaConfig.from(file);
+                    layers = config.layers();
+                    hidden = config.dimension();
+                }
+                double allReduce = ClusterBenchmark.allReduce(new int[] {2}, new int[] {hidden * Float.BYTES / 1024}, 2000, out);
+                DecodeBenchmark.run(model, (int) Main.number(options, "tokens", 32), (int) Main.number(options, "repeats", 3),
+                        layers, allReduce, out);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Main.FAILED;
+            }
+            return Main.OK;
+        }
         int[] ranks = Arrays.stream(options.getOrDefault("ranks", "2,4").split(",")).mapToInt(Integer::parseInt).toArray();
         int[] sizes = Arrays.stream(options.getOrDefault("sizes-kb", "8,32,64").split(",")).mapToInt(Integer::parseInt).toArray();
         ClusterBenchmark.allReduce(ranks, sizes, (int) Main.number(options, "iterations", 2000), out);

@@ -49,7 +49,9 @@ public final class ClusterBenchmark {
         return transports;
     }
 
-    public static void allReduce(int[] rankCounts, int[] sizesKb, int iterations, PrintStream out) throws IOException {
+    /** Prints p50/p99 per rank count and size; returns the last p50 in seconds. */
+    public static double allReduce(int[] rankCounts, int[] sizesKb, int iterations, PrintStream out) throws IOException {
+        double lastMedian = 0;
         out.printf("all-reduce over loopback TCP (ranks as threads, full mesh; %d iterations after 200 warm-up)%n", iterations);
         out.printf("%-6s %-8s %10s %10s %12s%n", "ranks", "size", "p50 us", "p99 us", "algorithm");
         for (int ranks : rankCounts) {
@@ -79,17 +81,19 @@ public final class ClusterBenchmark {
                     }
                     long[] rank0 = times[0].clone();
                     Arrays.sort(rank0);
+                    lastMedian = rank0[iterations / 2] / 1e9;
                     out.printf("%-6d %-8s %10.1f %10.1f %12s%n", ranks, kb + " KB", rank0[iterations / 2] / 1e3,
                             rank0[(int) (iterations * 0.99)] / 1e3,
                             ranks > 2 && kb * 1024 >= Collectives.RING_BYTES ? "ring" : "mesh");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return;
+                return lastMedian;
             } finally {
                 mesh.forEach(Transport::close);
             }
         }
+        return lastMedian;
     }
 
     /** A transport that also closes the listener and heartbeat it was formed with. */

@@ -50,7 +50,11 @@ class ClusterProcessTest {
 
     static void assertSameAsOneNode(Path model, int ranks, ClusterFile.Parallelism parallelism, List<String> prompts)
             throws Exception {
-        List<String> expected = singleNode(model, prompts, 256);
+        assertSameAsOneNode(model, ranks, parallelism, prompts, singleNode(model, prompts, 256));
+    }
+
+    static void assertSameAsOneNode(Path model, int ranks, ClusterFile.Parallelism parallelism, List<String> prompts,
+                                    List<String> expected) throws Exception {
         try (RankProcesses cluster = new RankProcesses(model, ranks, parallelism, 256)) {
             cluster.awaitHealthy(Duration.ofSeconds(120));
             for (int i = 0; i < prompts.size(); i++) {
