@@ -129,7 +129,7 @@ final class ClusterCommands {
                 }
                 double allReduce = ClusterBenchmark.allReduce(new int[] {2}, new int[] {hidden * Float.BYTES / 1024}, 2000, out);
                 DecodeBenchmark.run(model, (int) Main.number(options, "tokens", 32), (int) Main.number(options, "repeats", 3),
-                        layers, allReduce, out);
+                        layers, hidden, allReduce, out);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return Main.FAILED;

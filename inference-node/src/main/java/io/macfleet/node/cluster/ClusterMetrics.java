@@ -13,6 +13,7 @@ public final class ClusterMetrics {
         metric(out, "inference_node_shard_weight_bytes", "gauge", "Weight bytes this rank reads per token (its shard plus replicated parts).", node.shardBytes());
         metric(out, "inference_node_kv_cache_bytes", "gauge", "This rank's KV cache bytes.", node.kvCacheBytes());
         metric(out, "inference_node_cluster_bytes_sent", "counter", "Bytes this rank sent to peers since the cluster last formed.", node.bytesSent());
+        metric(out, "inference_node_cluster_wait_microseconds", "counter", "Microseconds this rank waited for peers' messages since the cluster last formed.", node.waitNanos() / 1000);
         return out.toString();
     }
 

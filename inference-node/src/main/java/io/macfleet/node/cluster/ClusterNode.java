@@ -99,6 +99,11 @@ public final class ClusterNode implements Placement, AutoCloseable {
         return current == null ? 0 : current.bytesSent();
     }
 
+    public long waitNanos() {
+        TcpTransport current = transport;
+        return current == null ? 0 : current.waitNanos();
+    }
+
     /** Completes exceptionally when a peer refused this rank's handshake (different version, model or plan). */
     public CompletableFuture<Void> refusal() {
         return refused;
@@ -234,7 +239,6 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 }
             } catch (TcpTransport.HandshakeRefusedException e) {
                 problem = e.getMessage();
-                System.err.println("inference-node: rank " + rank + ": " + e.getMessage());
                 refused.completeExceptionally(e);
                 return;
             } catch (IOException | RuntimeException e) {

@@ -32,13 +32,15 @@ public final class DecodeBenchmark {
     public record Figures(String label, double medianTokensPerSecond, double bytesPerTokenPerRank, double concurrentTokensPerSecond) {
     }
 
-    public static List<Figures> run(Path model, int tokens, int repeats, int layers, double allReduceSeconds, PrintStream out)
+    public static List<Figures> run(Path model, int tokens, int repeats, int layers, int hidden, double allReduceSeconds, PrintStream out)
             throws IOException, InterruptedException {
         List<Figures> figures = new ArrayList<>();
         figures.add(measure(model, 1, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
         figures.add(measure(model, 2, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
         figures.add(measure(model, 2, ClusterFile.Parallelism.PIPELINE, tokens, repeats, true, out));
         double single = figures.get(0).medianTokensPerSecond();
+        out.printf("tensor 2: theoretical all-reduce payload per token per rank 2 x %d layers x %d hidden x 4 bytes = %d%n",
+                layers, hidden, 2L * layers * hidden * Float.BYTES);
         out.printf("tensor 2 x 1 thread against 1 process x 1 thread: %.2fx%n", figures.get(1).medianTokensPerSecond() / single);
         out.printf("pipeline 2: hop cost per token %.2f ms (1/pipeline - 1/single)%n",
                 1000 / figures.get(2).medianTokensPerSecond() - 1000 / single);
@@ -66,16 +68,23 @@ public final class DecodeBenchmark {
                         .redirectErrorStream(true).redirectOutput(directory.resolve("rank-" + rank + ".log").toFile()).start());
             }
             awaitHealthy(cluster, processes);
-            complete(cluster, "warm up", 4);
+            // The same prompt every time: after the first request only its last token is computed again (prompt
+            // cache), so each request forwards exactly its completion tokens and bytes per token are exact.
+            String prompt = "the benchmark prompt";
+            complete(cluster, prompt, 4);
             long[] before = bytesSent(cluster);
+            double waitBefore = metric(cluster, 0, "inference_node_cluster_wait_microseconds");
+            long startNanos = System.nanoTime();
             double[] speeds = new double[repeats];
             long forwarded = 0;
             for (int i = 0; i < repeats; i++) {
-                Map<String, Object> usage = complete(cluster, "benchmark prompt number " + i, tokens);
+                Map<String, Object> usage = complete(cluster, prompt, tokens);
                 speeds[i] = metric(cluster, 0, "inference_node_decode_tokens_per_second");
-                forwarded += ((Number) usage.get("prompt_tokens")).longValue() + ((Number) usage.get("completion_tokens")).longValue() - 1;
+                forwarded += ((Number) usage.get("completion_tokens")).longValue();
             }
             long[] after = bytesSent(cluster);
+            double waitMillisPerToken = (metric(cluster, 0, "inference_node_cluster_wait_microseconds") - waitBefore) / 1000.0 / forwarded;
+            double wallMillisPerToken = (System.nanoTime() - startNanos) / 1e6 / forwarded;
             Arrays.sort(speeds);
             double median = speeds[repeats / 2];
             double bytesPerToken = 0;
@@ -104,8 +113,9 @@ public final class DecodeBenchmark {
                 concurrentSpeed = generated / ((System.nanoTime() - start) / 1e9);
             }
             String label = ranks == 1 ? "1 process" : parallelism.label() + " " + ranks;
-            out.printf("%-12s decode %6.2f tokens/s (median of %d x %d tokens; runs %s); bytes sent per token per rank %.0f%s%n",
-                    label, median, repeats, tokens, Arrays.toString(speeds), bytesPerToken,
+            out.printf("%-12s decode %6.2f tokens/s (median of %d x %d tokens; runs %s); bytes sent per token per rank %.0f;"
+                            + " rank 0 waits for peers %.1f of %.1f ms per token%s%n",
+                    label, median, repeats, tokens, Arrays.toString(speeds), bytesPerToken, waitMillisPerToken, wallMillisPerToken,
                     concurrent ? String.format("; 4 concurrent requests: %.2f tokens/s in total", concurrentSpeed) : "");
             return new Figures(label, median, bytesPerToken, concurrentSpeed);
         } finally {

@@ -29,8 +29,11 @@ import java.util.function.Consumer;
 public final class TcpTransport implements Transport {
     private static final int HEADER = 8;
     private static final int INITIAL_BUFFER = 256 * 1024;
-    /** Spin on a non-blocking read this long before parking in select: a loopback reply often arrives sooner. */
-    private static final long SPIN_NANOS = 20_000;
+    /**
+     * Spin on a non-blocking read this long before parking in select: a reply often arrives sooner, and parking
+     * costs a wake-up (on a loaded machine, a wait in the run queue). {@code -Dmacfleet.node.spin-micros} changes it.
+     */
+    private static final long SPIN_NANOS = Long.getLong("macfleet.node.spin-micros", 50) * 1000;
 
     private final int rank;
     private final int size;
@@ -43,6 +46,7 @@ public final class TcpTransport implements Transport {
     private final MemorySegment[] outMemory, inMemory;
     private final Heartbeat heartbeat;
     private long bytesSent;
+    private volatile long waitNanos;
     private volatile boolean closed;
 
     private TcpTransport(int rank, SocketChannel[] channels, Heartbeat heartbeat) throws IOException {
@@ -245,6 +249,11 @@ public final class TcpTransport implements Transport {
         return bytesSent;
     }
 
+    /** Nanoseconds spent waiting in receives since the transport formed (communication plus imbalance). */
+    public long waitNanos() {
+        return waitNanos;
+    }
+
     @Override
     public void send(int peer, int tag, float[] values, int offset, int length) {
         ByteBuffer buffer = frame(peer, tag, length * Float.BYTES);
@@ -343,6 +352,7 @@ public final class TcpTransport implements Transport {
                             + tag + " (protocol mismatch)");
                 }
                 if (buffer.position() >= HEADER + bytes) {
+                    waitNanos += System.nanoTime() - start;
                     return bytes;
                 }
                 if (buffer.capacity() < HEADER + bytes) {
