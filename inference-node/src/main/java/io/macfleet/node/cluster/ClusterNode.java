@@ -268,8 +268,9 @@ public final class ClusterNode implements Placement, AutoCloseable {
     /** Rank 0: one forward pass over the whole cluster. */
     float[] forward(int[] tokens, int from, int count, int position) {
         lock.lock();
-        TcpTransport current = require();
+        TcpTransport current = null;
         try {
+            current = require();
             if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
                 ensureCommand(count);
                 command[0] = OP_FORWARD;
@@ -300,6 +301,12 @@ public final class ClusterNode implements Placement, AutoCloseable {
         } catch (Transport.PeerFailedException e) {
             fail(current, e);
             throw new Placement.UnavailableException("rank " + e.peer() + " failed during the request: " + e.getMessage());
+        } catch (RuntimeException e) {
+            if (current != null) {
+                // the other ranks may be half way through this step: start them afresh rather than leave them waiting
+                fail(current, new Transport.PeerFailedException(rank, "rank 0 failed a forward pass: " + e));
+            }
+            throw e;
         } finally {
             lock.unlock();
         }
@@ -346,6 +353,9 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 }
             } catch (Transport.PeerFailedException e) {
                 fail(current, e);
+            } catch (RuntimeException e) {
+                // a step this rank cannot run: break the cluster so rank 0 answers 503 at once instead of waiting
+                fail(current, new Transport.PeerFailedException(rank, "rank " + rank + " failed a forward pass: " + e));
             }
         }
     }

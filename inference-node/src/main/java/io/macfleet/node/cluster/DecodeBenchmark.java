@@ -51,6 +51,7 @@ public final class DecodeBenchmark {
                     predicted, layers, allReduceSeconds * 1e6, figures.get(1).medianTokensPerSecond(),
                     100 * (figures.get(1).medianTokensPerSecond() / predicted - 1));
         }
+        PerformanceModel.printExoCheck(out);
         PerformanceModel.printM3UltraTable(out);
         return figures;
     }
