@@ -14,6 +14,9 @@ public final class ClusterMetrics {
         metric(out, "inference_node_kv_cache_bytes", "gauge", "This rank's KV cache bytes.", node.kvCacheBytes());
         metric(out, "inference_node_cluster_bytes_sent", "counter", "Bytes this rank sent to peers since the cluster last formed.", node.bytesSent());
         metric(out, "inference_node_cluster_wait_microseconds", "counter", "Microseconds this rank waited for peers' messages since the cluster last formed.", node.waitNanos() / 1000);
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            metric(out, "inference_node_process_cpu_microseconds", "counter", "CPU time this rank's process used.", os.getProcessCpuTime() / 1000);
+        }
         return out.toString();
     }
 

@@ -145,8 +145,35 @@ public final class ClusterNode implements Placement, AutoCloseable {
         }
         int outputBlock = file.tensor("blk.0.attn_output.weight").type().blockSize();
         int downBlock = file.tensor("blk.0.ffn_down.weight").type().blockSize();
-        return ShardPlan.tensor(config, cluster.weights(), outputBlock,
+        return ShardPlan.tensor(config, rootRelieved(file, config, cluster.weights()), outputBlock,
                 ShardPlan.FeedForwardSharding.dense(config, downBlock));
+    }
+
+    /**
+     * Rank 0 alone reads the output matrix (logits) every token, so in tensor parallelism it gets that much less of
+     * the layers: each rank's share of (layers + output matrix) follows its weight, and rank 0's output matrix
+     * counts against its share. Every rank computes this from the file alone, so the plans still agree.
+     */
+    static double[] rootRelieved(GgufFile file, LlamaConfig config, double[] weights) {
+        if (weights.length == 1) {
+            return weights;
+        }
+        String outputName = file.optionalTensor("output.weight") != null ? "output.weight" : "token_embd.weight";
+        double output = file.tensor(outputName).type().bytesFor((long) config.dimension() * config.vocabulary());
+        double layers = 0;
+        for (String suffix : new String[] {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"}) {
+            io.macfleet.node.gguf.TensorInfo tensor = file.tensor("blk.0." + suffix + ".weight");
+            layers += tensor.type().bytesFor(tensor.elementCount());
+        }
+        layers *= config.layers();
+        double sum = 0;
+        for (double weight : weights) {
+            sum += weight;
+        }
+        double[] relieved = weights.clone();
+        double total = layers + output;
+        relieved[0] = Math.max(total * weights[0] / sum - output, 0.05 * total * weights[0] / sum) / total * sum;
+        return relieved;
     }
 
     /** Loads this rank's part of the model and starts forming the mesh. */

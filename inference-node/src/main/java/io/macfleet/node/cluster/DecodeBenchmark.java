@@ -29,7 +29,8 @@ public final class DecodeBenchmark {
     }
 
     /** Measured figures of one configuration. */
-    public record Figures(String label, double medianTokensPerSecond, double bytesPerTokenPerRank, double concurrentTokensPerSecond) {
+    public record Figures(String label, double medianTokensPerSecond, double bytesPerTokenPerRank, double concurrentTokensPerSecond,
+                          double busiestRankCpuMillisPerToken) {
     }
 
     public static List<Figures> run(Path model, int tokens, int repeats, int layers, int hidden, double allReduceSeconds, PrintStream out)
@@ -41,7 +42,9 @@ public final class DecodeBenchmark {
         double single = figures.get(0).medianTokensPerSecond();
         out.printf("tensor 2: theoretical all-reduce payload per token per rank 2 x %d layers x %d hidden x 4 bytes = %d%n",
                 layers, hidden, 2L * layers * hidden * Float.BYTES);
-        out.printf("tensor 2 x 1 thread against 1 process x 1 thread: %.2fx%n", figures.get(1).medianTokensPerSecond() / single);
+        out.printf("tensor 2 x 1 thread against 1 process x 1 thread: %.2fx (by the busiest rank's CPU time per token: %.2fx)%n",
+                figures.get(1).medianTokensPerSecond() / single,
+                figures.get(0).busiestRankCpuMillisPerToken() / figures.get(1).busiestRankCpuMillisPerToken());
         out.printf("pipeline 2: hop cost per token %.2f ms (1/pipeline - 1/single)%n",
                 1000 / figures.get(2).medianTokensPerSecond() - 1000 / single);
         if (allReduceSeconds > 0) {
@@ -75,6 +78,10 @@ public final class DecodeBenchmark {
             complete(cluster, prompt, 4);
             long[] before = bytesSent(cluster);
             double waitBefore = metric(cluster, 0, "inference_node_cluster_wait_microseconds");
+            double[] cpuBefore = new double[ranks];
+            for (int r = 0; r < ranks; r++) {
+                cpuBefore[r] = metric(cluster, r, "inference_node_process_cpu_microseconds");
+            }
             long startNanos = System.nanoTime();
             double[] speeds = new double[repeats];
             long forwarded = 0;
@@ -86,6 +93,12 @@ public final class DecodeBenchmark {
             long[] after = bytesSent(cluster);
             double waitMillisPerToken = (metric(cluster, 0, "inference_node_cluster_wait_microseconds") - waitBefore) / 1000.0 / forwarded;
             double wallMillisPerToken = (System.nanoTime() - startNanos) / 1e6 / forwarded;
+            // CPU time per token of the busiest rank: what decoding would cost with a core per rank and no one else
+            double cpuMillisPerToken = 0;
+            for (int r = 0; r < ranks; r++) {
+                cpuMillisPerToken = Math.max(cpuMillisPerToken,
+                        (metric(cluster, r, "inference_node_process_cpu_microseconds") - cpuBefore[r]) / 1000.0 / forwarded);
+            }
             Arrays.sort(speeds);
             double median = speeds[repeats / 2];
             double bytesPerToken = 0;
@@ -115,10 +128,11 @@ public final class DecodeBenchmark {
             }
             String label = ranks == 1 ? "1 process" : parallelism.label() + " " + ranks;
             out.printf("%-12s decode %6.2f tokens/s (median of %d x %d tokens; runs %s); bytes sent per token per rank %.0f;"
-                            + " rank 0 waits for peers %.1f of %.1f ms per token%s%n",
+                            + " rank 0 waits for peers %.1f of %.1f ms per token; busiest rank's CPU %.1f ms per token%s%n",
                     label, median, repeats, tokens, Arrays.toString(speeds), bytesPerToken, waitMillisPerToken, wallMillisPerToken,
+                    cpuMillisPerToken,
                     concurrent ? String.format("; 4 concurrent requests: %.2f tokens/s in total", concurrentSpeed) : "");
-            return new Figures(label, median, bytesPerToken, concurrentSpeed);
+            return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken);
         } finally {
             processes.forEach(Process::destroyForcibly);
             for (Process process : processes) {

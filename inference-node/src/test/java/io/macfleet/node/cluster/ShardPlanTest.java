@@ -61,6 +61,17 @@ class ShardPlanTest {
     }
 
     @Test
+    void rankZeroHoldsLessOfTheLayersForTheOutputMatrixItAloneReads() throws IOException {
+        try (GgufFile file = GgufFile.open(TestModels.tiny(GgmlType.Q8_0))) {
+            LlamaConfig config = LlamaConfig.from(file);
+            ShardPlan plan = ClusterNode.plan(file, config, ClusterFile.parse(
+                    ClusterFile.loopback(2, ClusterFile.Parallelism.TENSOR, new int[2], new int[2]), "test"));
+            assertThat(plan.tensor().get(0).unitCount()).isLessThan(plan.tensor().get(1).unitCount());
+            assertThat(plan.tensor().get(0).unitCount() + plan.tensor().get(1).unitCount()).isEqualTo(config.feedForward());
+        }
+    }
+
+    @Test
     void pipelineStagesAreContiguousByWeight() {
         ShardPlan plan = ShardPlan.pipeline(oneB(), new double[] {2, 1, 1});
         assertThat(plan.stages()).extracting(r -> r.first() + ".." + r.end()).containsExactly("0..8", "8..12", "12..16");
