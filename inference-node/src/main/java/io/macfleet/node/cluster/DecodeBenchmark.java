@@ -75,7 +75,7 @@ public final class DecodeBenchmark {
             // The same prompt every time: after the first request only its last token is computed again (prompt
             // cache), so each request forwards exactly its completion tokens and bytes per token are exact.
             String prompt = "the benchmark prompt";
-            complete(cluster, prompt, 4);
+            complete(cluster, prompt, tokens); // warm-up: the JIT compiles the kernels in every process first
             long[] before = bytesSent(cluster);
             double waitBefore = metric(cluster, 0, "inference_node_cluster_wait_microseconds");
             double[] cpuBefore = new double[ranks];
