@@ -29,6 +29,11 @@ public final class Main {
     private static final String USAGE_TEXT = """
             usage: inference-node <command> [options]
               serve      --model FILE [--port N] [--host ADDR] [--config FILE] [--context N] [--threads N] [--max-queued N]
+                         [--cluster FILE --rank N] (one rank of a cluster; rank 0 serves the API)
+              launch-local --model FILE --ranks N --parallelism tensor|pipeline [--port P] [--threads-per-rank T]
+                         [--context N] (N ranks as processes on loopback; Ctrl-C stops them all)
+              cluster-bench [--ranks 2,4] [--sizes-kb 8,32,64] [--iterations N] (all-reduce over loopback TCP)
+                         | --model FILE [--tokens 32] [--repeats 3] (decode: 1 process, tensor 2, pipeline 2)
               generate   --model FILE --prompt TEXT [--chat] [--max-tokens N] [--temperature T] [--top-k N]
                          [--top-p P] [--min-p P] [--seed N] [--context N] [--threads N]
               bench      --model FILE [--prompt-tokens 512] [--decode-tokens 32] [--threads N]
@@ -62,7 +67,9 @@ public final class Main {
                 }
             }
             return switch (args[0]) {
-                case "serve" -> serve(options, err);
+                case "serve" -> options.containsKey("cluster") ? ClusterCommands.serve(options, err) : serve(options, err);
+                case "launch-local" -> ClusterCommands.launchLocal(options, err);
+                case "cluster-bench" -> ClusterCommands.bench(options, out);
                 case "generate" -> generate(options, out, err);
                 case "bench" -> bench(options, out);
                 case "make-model" -> makeModel(options, out);
@@ -91,7 +98,9 @@ public final class Main {
 
     /** The options each command takes (as in the usage text). */
     private static final Map<String, Set<String>> OPTIONS = Map.of(
-            "serve", Set.of("model", "port", "host", "config", "context", "threads", "max-queued"),
+            "serve", Set.of("model", "port", "host", "config", "context", "threads", "max-queued", "cluster", "rank", "exit-with-stdin"),
+            "launch-local", Set.of("model", "ranks", "parallelism", "port", "threads-per-rank", "context"),
+            "cluster-bench", Set.of("ranks", "sizes-kb", "iterations", "model", "tokens", "repeats"),
             "generate", Set.of("model", "prompt", "chat", "max-tokens", "temperature", "top-k", "top-p", "min-p", "seed", "context", "threads"),
             "bench", Set.of("model", "prompt-tokens", "decode-tokens", "threads", "bandwidth-mb"),
             "make-model", Set.of("preset", "type", "arch", "seed", "out"));
@@ -115,7 +124,7 @@ public final class Main {
         return options;
     }
 
-    private static String required(Map<String, String> options, String name) {
+    static String required(Map<String, String> options, String name) {
         String value = options.get(name);
         if (value == null) {
             throw new IllegalArgumentException("missing --" + name);
@@ -123,7 +132,7 @@ public final class Main {
         return value;
     }
 
-    private static long number(Map<String, String> options, String name, long fallback) {
+    static long number(Map<String, String> options, String name, long fallback) {
         String value = options.get(name);
         try {
             return value == null ? fallback : Long.parseLong(value);
@@ -141,7 +150,7 @@ public final class Main {
         }
     }
 
-    private static int serve(Map<String, String> options, PrintStream err) throws IOException {
+    static NodeConfig serveConfig(Map<String, String> options) throws IOException {
         NodeConfig config = options.containsKey("config") ? NodeConfig.read(Path.of(options.get("config"))) : NodeConfig.defaults();
         if (options.containsKey("model")) {
             config = config.withModel(Path.of(options.get("model")));
@@ -154,7 +163,11 @@ public final class Main {
                 .withContextLength((int) number(options, "context", config.contextLength()))
                 .withThreads((int) number(options, "threads", config.threads()))
                 .withMaxQueuedRequests((int) number(options, "max-queued", config.maxQueuedRequests()));
-        NodeServer server = new NodeServer(config);
+        return config;
+    }
+
+    private static int serve(Map<String, String> options, PrintStream err) throws IOException {
+        NodeServer server = new NodeServer(serveConfig(options));
         server.start();
         err.println("inference-node: serving on http://" + server.address().getHostString() + ":"
                 + server.address().getPort() + " (health is 503 until the model is loaded)");

@@ -38,18 +38,20 @@ public final class InferenceEngine implements AutoCloseable {
     private final Tokenizer tokenizer;
     private final ChatTemplate template;
     private final KvCache cache;
+    private final Placement.ForwardPass forward;
     private final WorkerPool pool;
     private final Set<Integer> stopTokens = new HashSet<>();
     private final List<Integer> cached = new ArrayList<>();
     private final String modelId;
 
-    private InferenceEngine(GgufFile file, LlamaModel model, Tokenizer tokenizer, ChatTemplate template, KvCache cache,
+    private InferenceEngine(GgufFile file, Placement.Placed placed, Tokenizer tokenizer, ChatTemplate template,
                             WorkerPool pool, String modelId) {
         this.file = file;
-        this.model = model;
+        this.model = placed.model();
+        this.cache = placed.cache();
+        this.forward = placed.forward();
         this.tokenizer = tokenizer;
         this.template = template;
-        this.cache = cache;
         this.pool = pool;
         this.modelId = modelId;
         if (tokenizer.eos() >= 0) {
@@ -71,6 +73,11 @@ public final class InferenceEngine implements AutoCloseable {
      * The chat template is optional here (completions work without one); chat requests fail clearly without it.
      */
     public static InferenceEngine load(Path path, int contextLength, int threads) throws IOException {
+        return load(path, contextLength, threads, Placement.LOCAL);
+    }
+
+    /** Loads a GGUF model whose weights and forward pass the placement decides (this node, or a cluster). */
+    public static InferenceEngine load(Path path, int contextLength, int threads, Placement placement) throws IOException {
         GgufFile file = GgufFile.open(path);
         WorkerPool pool = null;
         try {
@@ -80,7 +87,6 @@ public final class InferenceEngine implements AutoCloseable {
                 throw file.error("the tokenizer has " + tokenizer.size() + " tokens but the model's vocabulary is "
                         + config.vocabulary());
             }
-            LlamaWeights weights = LlamaWeights.load(file, config);
             ChatTemplate template;
             try {
                 template = ChatTemplate.detect(file);
@@ -88,10 +94,9 @@ public final class InferenceEngine implements AutoCloseable {
                 template = null;
             }
             int context = contextLength > 0 ? contextLength : Math.min(config.contextLength(), 4096);
-            KvCache cache = KvCache.allocate(config, context);
             pool = new WorkerPool(threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
             String id = path.getFileName().toString().replaceFirst("\\.gguf$", "");
-            return new InferenceEngine(file, new LlamaModel(weights, pool), tokenizer, template, cache, pool, id);
+            return new InferenceEngine(file, placement.place(file, config, context, pool), tokenizer, template, pool, id);
         } catch (RuntimeException e) {
             if (pool != null) {
                 pool.close();
@@ -156,13 +161,16 @@ public final class InferenceEngine implements AutoCloseable {
                     + cache.capacity());
         }
         long start = System.nanoTime();
+        if (!forward.prefixValid()) {
+            cached.clear();
+        }
         int reuse = 0;
         while (reuse < cached.size() && reuse < prompt.size() - 1 && cached.get(reuse).equals(prompt.get(reuse))) {
             reuse++;
         }
         cached.subList(reuse, cached.size()).clear();
         int[] tokens = prompt.stream().mapToInt(Integer::intValue).toArray();
-        float[] logits = model.forward(tokens, reuse, tokens.length - reuse, reuse, cache);
+        float[] logits = forward(tokens, reuse, tokens.length - reuse, reuse);
         cached.addAll(prompt.subList(reuse, prompt.size()));
         long prefillDone = System.nanoTime();
         Sampler sampler = new Sampler(parameters);
@@ -204,7 +212,7 @@ public final class InferenceEngine implements AutoCloseable {
             if (generated >= parameters.maxTokens() || cached.size() >= cache.capacity()) {
                 break;
             }
-            logits = model.forward(new int[]{token}, 0, 1, cached.size(), cache);
+            logits = forward(new int[]{token}, 0, 1, cached.size());
             cached.add(token);
         }
         if (pendingBytes.size() > 0 && !finish.equals("stop")) {
@@ -216,6 +224,15 @@ public final class InferenceEngine implements AutoCloseable {
         long end = System.nanoTime();
         return new Generation(text.toString(), prompt.size(), generated, finish,
                 firstToken == 0 ? end - start : firstToken - start, end - start, prefillDone - start);
+    }
+
+    private float[] forward(int[] tokens, int from, int count, int position) {
+        try {
+            return forward.forward(tokens, from, count, position);
+        } catch (RuntimeException e) {
+            cached.clear(); // a failed step leaves the KV cache (here or on other ranks) in an unknown state
+            throw e;
+        }
     }
 
     private static int findStop(CharSequence text, List<String> stops, int from) {

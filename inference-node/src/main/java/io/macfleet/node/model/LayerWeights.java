@@ -11,16 +11,17 @@ public record LayerWeights(int index, float[] attentionNorm, WeightMatrix query,
                            WeightMatrix down) {
 
     /**
-     * The part of this layer that a tensor-parallel rank computes: query heads [firstKvHead * group,
-     * (firstKvHead + kvHeadCount) * group) with their KV heads, and FFN units [firstUnit, firstUnit + unitCount).
-     * Q/K/V/gate/up are row slices; the output and down projections are the matching column slices, whose
-     * partial results the ranks sum (all-reduce).
+     * The part of this layer that a tensor-parallel rank computes: query heads [firstHead, firstHead + headCount)
+     * with KV heads [firstKvHead, firstKvHead + kvHeadCount) (whole KV groups, or one KV head replicated on the
+     * ranks that share its query heads), and FFN units [firstUnit, firstUnit + unitCount). Q/K/V/gate/up are row
+     * slices; the output and down projections are the matching column slices, whose partial results the ranks sum
+     * (all-reduce).
      */
-    public LayerWeights shard(LlamaConfig config, int firstKvHead, int kvHeadCount, int firstUnit, int unitCount) {
-        int group = config.heads() / config.kvHeads();
+    public LayerWeights shard(LlamaConfig config, int firstHead, int headCount, int firstKvHead, int kvHeadCount,
+                              int firstUnit, int unitCount) {
         int headDim = config.headDimension();
-        int queryRow = firstKvHead * group * headDim;
-        int queryRows = kvHeadCount * group * headDim;
+        int queryRow = firstHead * headDim;
+        int queryRows = headCount * headDim;
         int kvRow = firstKvHead * headDim;
         int kvRows = kvHeadCount * headDim;
         return new LayerWeights(index, attentionNorm, query.rowSlice(queryRow, queryRows), key.rowSlice(kvRow, kvRows),

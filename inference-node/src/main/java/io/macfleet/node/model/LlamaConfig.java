@@ -69,6 +69,24 @@ public record LlamaConfig(String architecture, String name, int dimension, int l
         return kvHeads * headDimension;
     }
 
+    /**
+     * The configuration a tensor-parallel rank computes with: its own query heads, KV heads and FFN units; the
+     * forward pass then runs unchanged on the shard (group = heads / kvHeads stays right: a rank holds whole KV
+     * groups, or one replicated KV head with some of its query heads).
+     */
+    public LlamaConfig shard(int shardHeads, int shardKvHeads, int shardFeedForward) {
+        return new LlamaConfig(architecture, name, dimension, layers, shardHeads, shardKvHeads, headDimension,
+                shardFeedForward, vocabulary, contextLength, rmsEpsilon, ropeTheta, ropeDimensions, ropeHalves,
+                ropeScalingType, ropeScalingFactor, ropeOriginalContext, ropeLowFrequencyFactor, ropeHighFrequencyFactor);
+    }
+
+    /** The configuration of a pipeline stage's KV cache: {@code stageLayers} layers. */
+    public LlamaConfig stage(int stageLayers) {
+        return new LlamaConfig(architecture, name, dimension, stageLayers, heads, kvHeads, headDimension, feedForward,
+                vocabulary, contextLength, rmsEpsilon, ropeTheta, ropeDimensions, ropeHalves, ropeScalingType,
+                ropeScalingFactor, ropeOriginalContext, ropeLowFrequencyFactor, ropeHighFrequencyFactor);
+    }
+
     /** Bytes of key and value cache for the given number of positions. */
     public long kvCacheBytes(int positions) {
         return 2L * layers * positions * kvDimension() * Float.BYTES;

@@ -17,6 +17,8 @@ public final class LlamaModel {
     private final LlamaWeights weights;
     private final WorkerPool pool;
     private final float[] inverseFrequencies;
+    /** Sums the partial attention and FFN outputs of tensor-parallel ranks; identity on one node. */
+    private Collective collective = Collective.NONE;
     /** Activation buffers, reused across calls (one forward pass at a time) so prefill makes no garbage. */
     private float[] x, normed, q, k, v, attention, projected, gate, up;
     private int scratchTokens;
@@ -87,6 +89,22 @@ public final class LlamaModel {
         return config;
     }
 
+    /**
+     * Tensor parallelism: each rank computes a column slice of the attention output and down projections, so
+     * their outputs are partial sums that the ranks add up before the residual.
+     */
+    @FunctionalInterface
+    public interface Collective {
+        Collective NONE = (values, length) -> { };
+
+        /** Replaces {@code values[0, length)} with the sum of every rank's values, identical on all ranks. */
+        void allReduce(float[] values, int length);
+    }
+
+    public void collective(Collective collective) {
+        this.collective = collective == null ? Collective.NONE : collective;
+    }
+
     public LlamaWeights weights() {
         return weights;
     }
@@ -122,6 +140,11 @@ public final class LlamaModel {
      * Runs {@code count} tokens starting at cache position {@code position} and returns the logits of the last one.
      */
     public float[] forward(int[] tokens, int from, int count, int position, KvCache cache) {
+        return forward(tokens, from, count, position, cache, true);
+    }
+
+    /** As {@link #forward(int[], int, int, int, KvCache)}; without logits (null) when {@code logits} is false. */
+    public float[] forward(int[] tokens, int from, int count, int position, KvCache cache, boolean logits) {
         if (position + count > cache.capacity()) {
             throw new IllegalArgumentException("positions " + position + ".." + (position + count)
                     + " exceed the context of " + cache.capacity() + " tokens");
@@ -129,12 +152,39 @@ public final class LlamaModel {
         float[] last = null;
         for (int done = 0; done < count; done += MAX_BATCH) {
             int batch = Math.min(MAX_BATCH, count - done);
-            last = forwardBatch(tokens, from + done, batch, position + done, cache, done + batch == count);
+            last = forwardBatch(tokens, from + done, null, batch, position + done, cache, logits && done + batch == count);
         }
         return last;
     }
 
-    private float[] forwardBatch(int[] tokens, int from, int batch, int position, KvCache cache, boolean logits) {
+    /**
+     * One pipeline stage over at most {@link #MAX_BATCH} positions: this stage's layers run on {@code hidden}
+     * ({@code count} hidden states of {@code dimension} floats), or on the embeddings of {@code tokens[from..]} when
+     * hidden is null (the first stage). Returns the resulting hidden states: scratch of this model, valid until
+     * the next call.
+     */
+    public float[] forwardStage(int[] tokens, int from, float[] hidden, int count, int position, KvCache cache) {
+        if (count > MAX_BATCH || position + count > cache.capacity()) {
+            throw new IllegalArgumentException("stage batch of " + count + " at position " + position
+                    + " exceeds the batch limit " + MAX_BATCH + " or the context of " + cache.capacity());
+        }
+        forwardBatch(tokens, from, hidden, count, position, cache, false);
+        return x;
+    }
+
+    /** Logits of the hidden state at {@code hidden[offset, offset + dimension)}: output RMSNorm and output matrix. */
+    public float[] logits(float[] hidden, int offset) {
+        int dim = config.dimension();
+        float[] lastToken = new float[dim];
+        float[] lastHidden = java.util.Arrays.copyOfRange(hidden, offset, offset + dim);
+        rmsNorm(lastHidden, weights.outputNorm(), lastToken, 1, dim);
+        float[] result = new float[config.vocabulary()];
+        Kernels.matvec(pool, weights.output(), lastToken, result);
+        return result;
+    }
+
+    private float[] forwardBatch(int[] tokens, int from, float[] hidden, int batch, int position, KvCache cache,
+                                 boolean logits) {
         int dim = config.dimension();
         int qDim = config.queryDimension();
         int kvDim = config.kvDimension();
@@ -143,7 +193,10 @@ public final class LlamaModel {
         float[] x = this.x, normed = this.normed, q = this.q, k = this.k, v = this.v, attention = this.attention,
                 projected = this.projected, gate = this.gate, up = this.up;
         long time = now();
-        for (int t = 0; t < batch; t++) {
+        if (hidden != null) {
+            System.arraycopy(hidden, 0, x, 0, batch * dim);
+        }
+        for (int t = 0; hidden == null && t < batch; t++) {
             int token = tokens[from + t];
             if (token < 0 || token >= config.vocabulary()) {
                 throw new IllegalArgumentException("token id " + token + " outside the vocabulary of " + config.vocabulary());
@@ -182,6 +235,7 @@ public final class LlamaModel {
             attend(q, attention, cache, layerIndex, batch, position);
             time = mark(Phase.ATTENTION, time);
             Kernels.matmul(pool, layer.output(), attention, batch, projected);
+            collective.allReduce(projected, batch * dim);
             time = mark(Phase.ATTENTION_OUTPUT, time);
             add(x, projected, batch * dim);
             time = mark(Phase.RESIDUAL, time);
@@ -197,6 +251,7 @@ public final class LlamaModel {
             Kernels.swiglu(gate, up, batch * ffn);
             time = mark(Phase.SWIGLU, time);
             Kernels.matmul(pool, layer.down(), gate, batch, projected);
+            collective.allReduce(projected, batch * dim);
             time = mark(Phase.DOWN, time);
             add(x, projected, batch * dim);
             time = mark(Phase.RESIDUAL, time);

@@ -2,7 +2,10 @@ package io.macfleet.node.server;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.macfleet.node.cluster.ClusterMetrics;
+import io.macfleet.node.cluster.ClusterNode;
 import io.macfleet.node.engine.InferenceEngine;
+import io.macfleet.node.engine.Placement;
 import io.macfleet.node.engine.SamplingParameters;
 import io.macfleet.node.json.Json;
 import io.macfleet.node.tokenizer.ChatTemplate;
@@ -32,9 +35,16 @@ public final class NodeServer implements AutoCloseable {
     private final Metrics metrics = new Metrics();
     private volatile InferenceEngine engine;
     private volatile String loadError;
+    /** Set when this node is rank 0 of a cluster: the engine runs on it and health includes its completeness. */
+    private final ClusterNode cluster;
 
     public NodeServer(NodeConfig config) throws IOException {
+        this(config, null);
+    }
+
+    public NodeServer(NodeConfig config, ClusterNode cluster) throws IOException {
         this.config = config;
+        this.cluster = cluster;
         this.queue = new FairQueue(config.maxQueuedRequests());
         http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 64);
         http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
@@ -46,8 +56,10 @@ public final class NodeServer implements AutoCloseable {
         http.start();
         Thread.ofPlatform().name("model-loader").daemon().start(() -> {
             try {
-                InferenceEngine loaded = InferenceEngine.load(config.model(), config.contextLength(), config.threads());
-                metrics.modelMemoryBytes.set(Files.size(config.model()) + loaded.kvCacheBytes());
+                InferenceEngine loaded = InferenceEngine.load(config.model(), config.contextLength(), config.threads(),
+                        cluster == null ? Placement.LOCAL : cluster);
+                metrics.modelMemoryBytes.set((cluster == null ? Files.size(config.model()) : cluster.shardBytes())
+                        + loaded.kvCacheBytes());
                 engine = loaded;
                 System.err.println("inference-node: model " + loaded.modelId() + " loaded, context "
                         + loaded.contextLength() + " tokens, listening on " + address());
@@ -101,7 +113,10 @@ public final class NodeServer implements AutoCloseable {
         switch (path) {
             case "/health" -> {
                 requireMethod(method, "GET");
-                if (engine != null) {
+                String missing = cluster == null ? null : cluster.problem();
+                if (engine != null && missing != null) {
+                    sendJson(exchange, 503, Map.of("status", "degraded", "error", missing));
+                } else if (engine != null) {
                     sendJson(exchange, 200, Map.of("status", "ok"));
                 } else {
                     Map<String, Object> body = new LinkedHashMap<>();
@@ -114,7 +129,8 @@ public final class NodeServer implements AutoCloseable {
             }
             case "/metrics" -> {
                 requireMethod(method, "GET");
-                send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.render(queue.inFlight(), engine != null));
+                send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.render(queue.inFlight(), engine != null)
+                        + (cluster == null ? "" : ClusterMetrics.render(cluster)));
             }
             case "/v1/models" -> {
                 requireMethod(method, "GET");
@@ -151,6 +167,10 @@ public final class NodeServer implements AutoCloseable {
         if (current == null) {
             throw new ApiException(503, "server_error", loadError == null ? "the model is still loading"
                     : "the model failed to load: " + loadError, null, "model_not_ready");
+        }
+        String missing = cluster == null ? null : cluster.problem();
+        if (missing != null) {
+            throw new ApiException(503, "server_error", "the cluster is not complete: " + missing, null, "cluster_incomplete");
         }
         return current;
     }
@@ -226,7 +246,13 @@ public final class NodeServer implements AutoCloseable {
                 }
                 Consumer<String> onText = text -> event(out, chunk(id, created, model, chat,
                         chat ? Map.of("content", text) : text, null, null));
-                result = current.generate(prompt, parameters, onText);
+                try {
+                    result = current.generate(prompt, parameters, onText);
+                } catch (Placement.UnavailableException e) {
+                    event(out, Map.of("error", Map.of("message", e.getMessage(), "type", "server_error",
+                            "code", "cluster_incomplete")));
+                    return;
+                }
                 record(result);
                 event(out, chunk(id, created, model, chat, chat ? Map.of() : "", result.finishReason(), usage(result)));
                 if (includeUsage) {
@@ -242,8 +268,12 @@ public final class NodeServer implements AutoCloseable {
                 out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
                 out.flush();
             } else {
-                result = current.generate(prompt, parameters, text -> {
-                });
+                try {
+                    result = current.generate(prompt, parameters, text -> {
+                    });
+                } catch (Placement.UnavailableException e) {
+                    throw new ApiException(503, "server_error", e.getMessage(), null, "cluster_incomplete");
+                }
                 record(result);
                 Map<String, Object> choice = new LinkedHashMap<>();
                 choice.put("index", 0);

@@ -116,7 +116,7 @@ class ForwardPassTest {
             LlamaWeights stage = LlamaWeights.load(file, config, new LayerRange(1, 2));
             assertThat(stage.blocks()).hasSize(1);
             assertThat(stage.block(1).index()).isEqualTo(1);
-            LayerWeights shard = stage.block(1).shard(config, 1, 1, 96, 96);
+            LayerWeights shard = stage.block(1).shard(config, 2, 2, 1, 1, 96, 96);
             assertThat(shard.query().rows()).isEqualTo(2 * config.headDimension());
             assertThat(shard.key().rows()).isEqualTo(config.headDimension());
             assertThat(shard.output().columns()).isEqualTo(2 * config.headDimension());

@@ -1,0 +1,412 @@
+package io.macfleet.node.cluster;
+
+import io.macfleet.node.engine.Placement;
+import io.macfleet.node.gguf.GgufFile;
+import io.macfleet.node.kernel.WorkerPool;
+import io.macfleet.node.model.KvCache;
+import io.macfleet.node.model.LayerRange;
+import io.macfleet.node.model.LayerWeights;
+import io.macfleet.node.model.LlamaConfig;
+import io.macfleet.node.model.LlamaModel;
+import io.macfleet.node.model.LlamaWeights;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One rank of a cluster: its shard of the model, its KV cache, and the mesh to the other ranks, which it forms,
+ * watches (heartbeats, closed connections) and forms again after a failure, without a restart.
+ * <p>
+ * Rank 0 drives: its {@link #forward} sends each forward pass's command to the other ranks (tensor: to all, which
+ * then compute in lockstep with two all-reduces per layer; pipeline: to the next stage with the hidden states,
+ * the last stage returning the final hidden state for rank 0 to turn into logits). The other ranks run
+ * {@link #serveWorker()}.
+ */
+public final class ClusterNode implements Placement, AutoCloseable {
+    static final int TAG_COMMAND = 1, TAG_HIDDEN = 2, TAG_RESULT = 3;
+    static final int OP_FORWARD = 1;
+    /** Backstop wait for a message inside a forward pass; heartbeats catch a stopped peer much sooner. */
+    static final long STEP_TIMEOUT_NANOS = 60_000_000_000L;
+
+    private final ClusterFile cluster;
+    private final int rank;
+    private final ServerSocketChannel listener;
+    private final Heartbeat heartbeat;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final CompletableFuture<Void> refused = new CompletableFuture<>();
+    private volatile TcpTransport transport;
+    private volatile String problem = "the model is loading";
+    private volatile int epoch;
+    private volatile boolean closed;
+    private int prefixEpoch = -1;
+    private ShardPlan plan;
+    private LlamaModel model;
+    private KvCache cache;
+    private Collectives collectives;
+    private long shardBytes;
+    private int[] command = new int[0];
+    private float[] hidden = new float[0];
+
+    public ClusterNode(ClusterFile cluster, int rank) throws IOException {
+        this.cluster = cluster;
+        this.rank = rank;
+        ClusterFile.Rank me = cluster.rank(rank);
+        listener = ServerSocketChannel.open();
+        try {
+            listener.bind(new InetSocketAddress(me.clusterPort()));
+            heartbeat = new Heartbeat(cluster, rank);
+        } catch (IOException e) {
+            listener.close();
+            throw new IOException("rank " + rank + " cannot listen on cluster port " + me.clusterPort() + ": " + e.getMessage(), e);
+        }
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public ClusterFile cluster() {
+        return cluster;
+    }
+
+    /** Null while every rank is connected; otherwise what is missing (for /health). */
+    public String problem() {
+        return transport != null ? null : problem;
+    }
+
+    public ShardPlan plan() {
+        return plan;
+    }
+
+    /** Bytes of weights this rank reads per token (its shard plus replicated parts). */
+    public long shardBytes() {
+        return shardBytes;
+    }
+
+    public long kvCacheBytes() {
+        return cache == null ? 0 : cache.byteSize();
+    }
+
+    public long bytesSent() {
+        TcpTransport current = transport;
+        return current == null ? 0 : current.bytesSent();
+    }
+
+    public long waitNanos() {
+        TcpTransport current = transport;
+        return current == null ? 0 : current.waitNanos();
+    }
+
+    /** Completes exceptionally when a peer refused this rank's handshake (different version, model or plan). */
+    public CompletableFuture<Void> refusal() {
+        return refused;
+    }
+
+    /** The node version ranks must share: the jar's, unless {@code -Dmacfleet.node.version} says otherwise (tests). */
+    static String nodeVersion() {
+        String version = System.getProperty("macfleet.node.version");
+        if (version == null) {
+            version = ClusterNode.class.getPackage().getImplementationVersion();
+        }
+        return version == null ? "0.1.0-SNAPSHOT" : version;
+    }
+
+    /** Model identity: file size and SHA-256 of everything before the tensor data (header, metadata, tensor table). */
+    static String modelIdentity(GgufFile file) {
+        try (RandomAccessFile raf = new RandomAccessFile(file.path().toFile(), "r")) {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            byte[] buffer = new byte[65536];
+            long remaining = file.dataOffset();
+            while (remaining > 0) {
+                int read = raf.read(buffer, 0, (int) Math.min(buffer.length, remaining));
+                if (read < 0) {
+                    break;
+                }
+                digest.update(buffer, 0, read);
+                remaining -= read;
+            }
+            return file.fileSize() + " bytes, header sha256 " + HexFormat.of().formatHex(digest.digest()).substring(0, 16);
+        } catch (IOException | NoSuchAlgorithmException e) {
+            throw new IllegalStateException("cannot hash the model header: " + e.getMessage(), e);
+        }
+    }
+
+    /** The plan every rank computes from the model and the cluster file. */
+    public static ShardPlan plan(GgufFile file, LlamaConfig config, ClusterFile cluster) {
+        if (cluster.parallelism() == ClusterFile.Parallelism.PIPELINE) {
+            return ShardPlan.pipeline(config, cluster.weights());
+        }
+        int outputBlock = file.tensor("blk.0.attn_output.weight").type().blockSize();
+        int downBlock = file.tensor("blk.0.ffn_down.weight").type().blockSize();
+        return ShardPlan.tensor(config, rootRelieved(file, config, cluster.weights()), outputBlock,
+                ShardPlan.FeedForwardSharding.dense(config, downBlock));
+    }
+
+    /**
+     * Rank 0 alone reads the output matrix (logits) every token, so in tensor parallelism it gets that much less of
+     * the layers: each rank's share of (layers + output matrix) follows its weight, and rank 0's output matrix
+     * counts against its share. Every rank computes this from the file alone, so the plans still agree.
+     */
+    static double[] rootRelieved(GgufFile file, LlamaConfig config, double[] weights) {
+        if (weights.length == 1) {
+            return weights;
+        }
+        String outputName = file.optionalTensor("output.weight") != null ? "output.weight" : "token_embd.weight";
+        double output = file.tensor(outputName).type().bytesFor((long) config.dimension() * config.vocabulary());
+        double layers = 0;
+        for (String suffix : new String[] {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"}) {
+            io.macfleet.node.gguf.TensorInfo tensor = file.tensor("blk.0." + suffix + ".weight");
+            layers += tensor.type().bytesFor(tensor.elementCount());
+        }
+        layers *= config.layers();
+        double sum = 0;
+        for (double weight : weights) {
+            sum += weight;
+        }
+        double[] relieved = weights.clone();
+        double total = layers + output;
+        relieved[0] = Math.max(total * weights[0] / sum - output, 0.05 * total * weights[0] / sum) / total * sum;
+        return relieved;
+    }
+
+    /** Loads this rank's part of the model and starts forming the mesh. */
+    @Override
+    public Placed place(GgufFile file, LlamaConfig config, int contextLength, WorkerPool pool) {
+        plan = plan(file, config, cluster);
+        LlamaWeights weights;
+        LlamaConfig local;
+        if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
+            ShardPlan.TensorShard shard = plan.tensor().get(rank);
+            local = config.shard(shard.headCount(), shard.kvHeadCount(), shard.unitCount());
+            LlamaWeights full = LlamaWeights.load(file, config);
+            LayerWeights[] blocks = new LayerWeights[full.blocks().length];
+            for (int i = 0; i < blocks.length; i++) {
+                blocks[i] = full.blocks()[i].shard(config, shard.firstHead(), shard.headCount(), shard.firstKvHead(),
+                        shard.kvHeadCount(), shard.firstUnit(), shard.unitCount());
+            }
+            // Embedding and output matrix replicated: only rank 0 reads the output matrix (logits), every rank
+            // reads one embedding row per token; mapped pages nobody reads cost no memory.
+            weights = new LlamaWeights(local, full.layers(), full.tokenEmbedding(), blocks, full.outputNorm(),
+                    full.output(), full.ropeFrequencyFactors());
+            cache = KvCache.allocate(local, contextLength);
+        } else {
+            LayerRange stage = plan.stages().get(rank);
+            weights = LlamaWeights.load(file, config, stage);
+            local = config;
+            cache = KvCache.allocate(config.stage(stage.count()), contextLength);
+        }
+        model = new LlamaModel(weights, pool);
+        shardBytes = 0;
+        for (LayerWeights block : weights.blocks()) {
+            shardBytes += block.matrixBytes();
+        }
+        shardBytes += weights.tokenEmbedding().byteSize() / weights.tokenEmbedding().rows();
+        if (rank == 0) {
+            shardBytes += weights.output().byteSize();
+        }
+        command = new int[contextLength + 8];
+        hidden = new float[LlamaModel.MAX_BATCH * config.dimension()];
+        Handshake mine = Handshake.of(nodeVersion(), modelIdentity(file), plan.parallelism().label(), cluster.size(),
+                contextLength, plan.describe());
+        System.err.printf("inference-node: rank %d of %d (%s): %s; weights read per token %d MB, KV cache %d MB%n",
+                rank, cluster.size(), plan.parallelism().label(), plan.describe(), shardBytes >> 20, cache.byteSize() >> 20);
+        Thread.ofPlatform().daemon().name("cluster-former").start(() -> formLoop(mine));
+        return new Placed(model, cache, new ForwardPass() {
+            @Override
+            public float[] forward(int[] tokens, int from, int count, int position) {
+                return ClusterNode.this.forward(tokens, from, count, position);
+            }
+
+            @Override
+            public boolean prefixValid() {
+                boolean valid = prefixEpoch == epoch;
+                prefixEpoch = epoch;
+                return valid;
+            }
+        });
+    }
+
+    private void formLoop(Handshake mine) {
+        problem = "forming the cluster";
+        while (!closed) {
+            TcpTransport current = transport;
+            if (current != null) {
+                sleep(Heartbeat.INTERVAL_MILLIS);
+                if (rank == 0 && lock.tryLock()) {
+                    try {
+                        if (transport == current) {
+                            current.probe();
+                        }
+                    } catch (Transport.PeerFailedException e) {
+                        fail(current, e);
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+                continue;
+            }
+            try {
+                TcpTransport formed = TcpTransport.form(cluster, rank, listener, mine, heartbeat, () -> closed,
+                        status -> problem = status);
+                if (formed != null) {
+                    collectives = new Collectives(formed, STEP_TIMEOUT_NANOS);
+                    if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
+                        model.collective(collectives);
+                    }
+                    epoch++;
+                    transport = formed;
+                    System.err.println("inference-node: rank " + rank + ": cluster of " + cluster.size() + " formed");
+                }
+            } catch (TcpTransport.HandshakeRefusedException e) {
+                problem = e.getMessage();
+                refused.completeExceptionally(e);
+                return;
+            } catch (IOException | RuntimeException e) {
+                problem = "forming the cluster failed: " + e.getMessage();
+                sleep(500);
+            }
+        }
+    }
+
+    private void fail(TcpTransport failed, Transport.PeerFailedException e) {
+        if (transport == failed) {
+            transport = null;
+            problem = "rank " + e.peer() + " is missing: " + e.getMessage();
+            failed.close();
+            System.err.println("inference-node: rank " + rank + ": " + problem + "; forming the cluster again");
+        }
+    }
+
+    private TcpTransport require() {
+        TcpTransport current = transport;
+        if (current == null) {
+            throw new Placement.UnavailableException("the cluster is not complete: " + problem);
+        }
+        return current;
+    }
+
+    /** Rank 0: one forward pass over the whole cluster. */
+    float[] forward(int[] tokens, int from, int count, int position) {
+        lock.lock();
+        TcpTransport current = null;
+        try {
+            current = require();
+            if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
+                ensureCommand(count);
+                command[0] = OP_FORWARD;
+                command[1] = position;
+                command[2] = count;
+                System.arraycopy(tokens, from, command, 3, count);
+                for (int peer = 1; peer < current.size(); peer++) {
+                    current.send(peer, TAG_COMMAND, command, 0, 3 + count);
+                }
+                return model.forward(tokens, from, count, position, cache);
+            }
+            int dim = model.config().dimension();
+            if (current.size() == 1) {
+                return model.forward(tokens, from, count, position, cache);
+            }
+            for (int done = 0; done < count; done += LlamaModel.MAX_BATCH) {
+                int batch = Math.min(LlamaModel.MAX_BATCH, count - done);
+                float[] states = model.forwardStage(tokens, from + done, null, batch, position + done, cache);
+                command[0] = OP_FORWARD;
+                command[1] = position + done;
+                command[2] = batch;
+                command[3] = done + batch == count ? 1 : 0;
+                current.send(1, TAG_COMMAND, command, 0, 4);
+                current.send(1, TAG_HIDDEN, states, 0, batch * dim);
+            }
+            current.receive(current.size() - 1, TAG_RESULT, hidden, 0, STEP_TIMEOUT_NANOS);
+            return model.logits(hidden, 0);
+        } catch (Transport.PeerFailedException e) {
+            fail(current, e);
+            throw new Placement.UnavailableException("rank " + e.peer() + " failed during the request: " + e.getMessage());
+        } catch (RuntimeException e) {
+            if (current != null) {
+                // the other ranks may be half way through this step: start them afresh rather than leave them waiting
+                fail(current, new Transport.PeerFailedException(rank, "rank 0 failed a forward pass: " + e));
+            }
+            throw e;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void ensureCommand(int count) {
+        if (command.length < count + 8) {
+            command = new int[count + 8];
+        }
+    }
+
+    /** Ranks other than 0: runs the forward passes rank 0 asks for, forever (forming the mesh again after failures). */
+    public void serveWorker() {
+        while (!closed) {
+            TcpTransport current = transport;
+            if (current == null) {
+                if (refused.isCompletedExceptionally()) {
+                    return;
+                }
+                sleep(50);
+                continue;
+            }
+            try {
+                if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
+                    int got = current.receive(0, TAG_COMMAND, command, 0, 0);
+                    if (got < 3 || command[0] != OP_FORWARD) {
+                        throw new Transport.PeerFailedException(0, "rank 0 sent an unknown command");
+                    }
+                    model.forward(command, 3, command[2], command[1], cache, false);
+                } else {
+                    int previous = rank - 1;
+                    current.receive(previous, TAG_COMMAND, command, 0, 0);
+                    int position = command[1], batch = command[2];
+                    boolean last = command[3] == 1;
+                    current.receive(previous, TAG_HIDDEN, hidden, 0, STEP_TIMEOUT_NANOS);
+                    float[] states = model.forwardStage(null, 0, hidden, batch, position, cache);
+                    int dim = model.config().dimension();
+                    if (rank + 1 < current.size()) {
+                        current.send(rank + 1, TAG_COMMAND, command, 0, 4);
+                        current.send(rank + 1, TAG_HIDDEN, states, 0, batch * dim);
+                    } else if (last) {
+                        current.send(0, TAG_RESULT, states, (batch - 1) * dim, dim);
+                    }
+                }
+            } catch (Transport.PeerFailedException e) {
+                fail(current, e);
+            } catch (RuntimeException e) {
+                // a step this rank cannot run: break the cluster so rank 0 answers 503 at once instead of waiting
+                fail(current, new Transport.PeerFailedException(rank, "rank " + rank + " failed a forward pass: " + e));
+            }
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        TcpTransport current = transport;
+        if (current != null) {
+            current.close();
+        }
+        heartbeat.close();
+        try {
+            listener.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+}

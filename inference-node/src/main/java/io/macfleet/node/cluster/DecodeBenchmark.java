@@ -1,0 +1,198 @@
+package io.macfleet.node.cluster;
+
+import io.macfleet.node.json.Json;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Decode speed of a model on loopback clusters of separate processes (one thread each): one process, tensor
+ * parallelism over 2, pipeline over 2 (one request, then several at once), with the bytes each rank sends per
+ * token against the 2 all-reduces x layers x hidden size that tensor parallelism needs per peer.
+ */
+public final class DecodeBenchmark {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private DecodeBenchmark() {
+    }
+
+    /** Measured figures of one configuration. */
+    public record Figures(String label, double medianTokensPerSecond, double bytesPerTokenPerRank, double concurrentTokensPerSecond,
+                          double busiestRankCpuMillisPerToken) {
+    }
+
+    public static List<Figures> run(Path model, int tokens, int repeats, int layers, int hidden, double allReduceSeconds, PrintStream out)
+            throws IOException, InterruptedException {
+        List<Figures> figures = new ArrayList<>();
+        figures.add(measure(model, 1, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
+        figures.add(measure(model, 2, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
+        figures.add(measure(model, 2, ClusterFile.Parallelism.PIPELINE, tokens, repeats, true, out));
+        double single = figures.get(0).medianTokensPerSecond();
+        out.printf("tensor 2: theoretical all-reduce payload per token per rank 2 x %d layers x %d hidden x 4 bytes = %d%n",
+                layers, hidden, 2L * layers * hidden * Float.BYTES);
+        out.printf("tensor 2 x 1 thread against 1 process x 1 thread: %.2fx (by the busiest rank's CPU time per token: %.2fx)%n",
+                figures.get(1).medianTokensPerSecond() / single,
+                figures.get(0).busiestRankCpuMillisPerToken() / figures.get(1).busiestRankCpuMillisPerToken());
+        out.printf("pipeline 2: hop cost per token %.2f ms (1/pipeline - 1/single)%n",
+                1000 / figures.get(2).medianTokensPerSecond() - 1000 / single);
+        if (allReduceSeconds > 0) {
+            // The model on this machine: compute from the one-process run, split over the ranks; the measured all-reduce.
+            double predicted = 1 / (1 / single / 2 + 2 * layers * allReduceSeconds);
+            out.printf("performance model, tensor 2 here: predicted %.2f tokens/s (1/(t1/2 + 2 x %d layers x %.1f us)), measured %.2f (%+.0f%%)%n",
+                    predicted, layers, allReduceSeconds * 1e6, figures.get(1).medianTokensPerSecond(),
+                    100 * (figures.get(1).medianTokensPerSecond() / predicted - 1));
+        }
+        PerformanceModel.printExoCheck(out);
+        PerformanceModel.printM3UltraTable(out);
+        return figures;
+    }
+
+    @SuppressWarnings("unchecked")
+    static Figures measure(Path model, int ranks, ClusterFile.Parallelism parallelism, int tokens, int repeats,
+                           boolean concurrent, PrintStream out) throws IOException, InterruptedException {
+        Path directory = Files.createTempDirectory("decode-bench");
+        Path clusterFile = LaunchLocal.writeClusterFile(ranks, parallelism, 0, directory);
+        ClusterFile cluster = ClusterFile.read(clusterFile);
+        List<Process> processes = new ArrayList<>();
+        try {
+            for (int rank = 0; rank < ranks; rank++) {
+                processes.add(new ProcessBuilder(LaunchLocal.rankCommand(model, clusterFile, rank, 1, 512, List.of()))
+                        .redirectErrorStream(true).redirectOutput(directory.resolve("rank-" + rank + ".log").toFile()).start());
+            }
+            awaitHealthy(cluster, processes);
+            // The same prompt every time: after the first request only its last token is computed again (prompt
+            // cache), so each request forwards exactly its completion tokens and bytes per token are exact.
+            String prompt = "the benchmark prompt";
+            complete(cluster, prompt, tokens); // warm-up: the JIT compiles the kernels in every process first
+            long[] before = bytesSent(cluster);
+            double waitBefore = metric(cluster, 0, "inference_node_cluster_wait_microseconds");
+            double[] cpuBefore = new double[ranks];
+            for (int r = 0; r < ranks; r++) {
+                cpuBefore[r] = metric(cluster, r, "inference_node_process_cpu_microseconds");
+            }
+            long startNanos = System.nanoTime();
+            double[] speeds = new double[repeats];
+            long forwarded = 0;
+            for (int i = 0; i < repeats; i++) {
+                Map<String, Object> usage = complete(cluster, prompt, tokens);
+                speeds[i] = metric(cluster, 0, "inference_node_decode_tokens_per_second");
+                forwarded += ((Number) usage.get("completion_tokens")).longValue();
+            }
+            long[] after = bytesSent(cluster);
+            double waitMillisPerToken = (metric(cluster, 0, "inference_node_cluster_wait_microseconds") - waitBefore) / 1000.0 / forwarded;
+            double wallMillisPerToken = (System.nanoTime() - startNanos) / 1e6 / forwarded;
+            // CPU time per token of the busiest rank: what decoding would cost with a core per rank and no one else
+            double cpuMillisPerToken = 0;
+            for (int r = 0; r < ranks; r++) {
+                cpuMillisPerToken = Math.max(cpuMillisPerToken,
+                        (metric(cluster, r, "inference_node_process_cpu_microseconds") - cpuBefore[r]) / 1000.0 / forwarded);
+            }
+            Arrays.sort(speeds);
+            double median = speeds[repeats / 2];
+            double bytesPerToken = 0;
+            for (int r = 0; r < ranks; r++) {
+                bytesPerToken = Math.max(bytesPerToken, (after[r] - before[r]) / (double) forwarded);
+            }
+            double concurrentSpeed = 0;
+            if (concurrent) {
+                int requests = 4;
+                long start = System.nanoTime();
+                List<CompletableFuture<Map<String, Object>>> futures = new ArrayList<>();
+                for (int i = 0; i < requests; i++) {
+                    int n = i;
+                    futures.add(CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return complete(cluster, "concurrent request " + n, tokens);
+                        } catch (IOException | InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }));
+                }
+                long generated = 0;
+                for (CompletableFuture<Map<String, Object>> future : futures) {
+                    generated += ((Number) future.join().get("completion_tokens")).longValue();
+                }
+                concurrentSpeed = generated / ((System.nanoTime() - start) / 1e9);
+            }
+            String label = ranks == 1 ? "1 process" : parallelism.label() + " " + ranks;
+            out.printf("%-12s decode %6.2f tokens/s (median of %d x %d tokens; runs %s); bytes sent per token per rank %.0f;"
+                            + " rank 0 waits for peers %.1f of %.1f ms per token; busiest rank's CPU %.1f ms per token%s%n",
+                    label, median, repeats, tokens, Arrays.toString(speeds), bytesPerToken, waitMillisPerToken, wallMillisPerToken,
+                    cpuMillisPerToken,
+                    concurrent ? String.format("; 4 concurrent requests: %.2f tokens/s in total", concurrentSpeed) : "");
+            return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken);
+        } finally {
+            processes.forEach(Process::destroyForcibly);
+            for (Process process : processes) {
+                process.waitFor();
+            }
+        }
+    }
+
+    private static void awaitHealthy(ClusterFile cluster, List<Process> processes) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + 300_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (get(cluster, 0, "/health").statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            for (Process process : processes) {
+                if (!process.isAlive()) {
+                    throw new IOException("a rank ended with status " + process.exitValue());
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new IOException("the cluster did not become healthy in 300 s");
+    }
+
+    private static HttpResponse<String> get(ClusterFile cluster, int rank, String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cluster.rank(rank).httpPort() + path))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> complete(ClusterFile cluster, String prompt, int tokens) throws IOException, InterruptedException {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + cluster.rank(0).httpPort() + "/v1/completions")).timeout(Duration.ofSeconds(900))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Json.write(Map.of("prompt", prompt, "max_tokens", tokens,
+                        "temperature", 0, "stop", List.of())))).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException("completion failed: " + response.statusCode() + " " + response.body());
+        }
+        return (Map<String, Object>) ((Map<String, Object>) Json.parse(response.body())).get("usage");
+    }
+
+    private static long[] bytesSent(ClusterFile cluster) throws IOException, InterruptedException {
+        long[] bytes = new long[cluster.size()];
+        for (int r = 0; r < cluster.size(); r++) {
+            bytes[r] = (long) metric(cluster, r, "inference_node_cluster_bytes_sent");
+        }
+        return bytes;
+    }
+
+    private static double metric(ClusterFile cluster, int rank, String name) throws IOException, InterruptedException {
+        for (String line : get(cluster, rank, "/metrics").body().split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return Double.parseDouble(line.substring(name.length() + 1));
+            }
+        }
+        throw new IOException("rank " + rank + " /metrics has no " + name);
+    }
+}

@@ -1,0 +1,117 @@
+package io.macfleet.node.cluster;
+
+import io.macfleet.node.TestModels;
+import io.macfleet.node.engine.Placement;
+import io.macfleet.node.generator.ModelGenerator;
+import io.macfleet.node.gguf.GgmlType;
+import io.macfleet.node.gguf.GgufFile;
+import io.macfleet.node.kernel.WorkerPool;
+import io.macfleet.node.model.LlamaConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tensor and pipeline parallelism give the logits of one node (within 1e-3 of their scale) and the same greedy
+ * tokens, with ranks as threads over loopback TCP. The four-layer model lets pipeline use three stages, and its
+ * two KV heads make three and four tensor ranks replicate KV heads (3 ranks: uneven, 2/1/1 query heads).
+ */
+class ShardedForwardTest {
+    static final ModelGenerator.Shape FOUR_LAYERS = new ModelGenerator.Shape("macfleet-test-4l", 128, 4, 8, 2, 384, 512, 512);
+    static Path fourLayers;
+
+    @BeforeAll
+    static void writeModel() throws IOException {
+        fourLayers = Files.createTempFile("four-layers", ".gguf");
+        ModelGenerator.write(FOUR_LAYERS, GgmlType.F32, 7, fourLayers);
+    }
+
+    @AfterAll
+    static void deleteModel() throws IOException {
+        Files.deleteIfExists(fourLayers);
+    }
+
+    static final int[][] PROMPTS = {{1, 17, 300, 42, 9, 88, 250, 3}, {1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 400, 401}};
+    static final int GENERATED = 32;
+
+    /** Greedy tokens and per-step logits of prompt + GENERATED tokens. */
+    record Run(List<Integer> tokens, List<float[]> logits) {
+    }
+
+    static Run greedy(Placement.ForwardPass forward, int[] prompt) {
+        List<Integer> tokens = new ArrayList<>();
+        List<float[]> logits = new ArrayList<>();
+        float[] current = forward.forward(prompt, 0, prompt.length, 0);
+        int position = prompt.length;
+        for (int i = 0; i < GENERATED; i++) {
+            logits.add(current);
+            int best = 0;
+            for (int t = 1; t < current.length; t++) {
+                if (current[t] > current[best]) {
+                    best = t;
+                }
+            }
+            tokens.add(best);
+            current = forward.forward(new int[] {best}, 0, 1, position++);
+        }
+        return new Run(tokens, logits);
+    }
+
+    static Run single(Path model, int[] prompt) throws IOException {
+        try (GgufFile file = GgufFile.open(model); WorkerPool pool = new WorkerPool(1)) {
+            return greedy(Placement.LOCAL.place(file, LlamaConfig.from(file), 128, pool).forward(), prompt);
+        }
+    }
+
+    static void assertSame(Path model, int ranks, ClusterFile.Parallelism parallelism, double[] weights) throws IOException {
+        try (InProcessCluster cluster = new InProcessCluster(model, ranks, parallelism, weights, 128)) {
+            for (int[] prompt : PROMPTS) {
+                Run expected = single(model, prompt);
+                Run actual = greedy(cluster.root.forward(), prompt);
+                assertThat(actual.tokens()).as("%s %d ranks", parallelism, ranks).isEqualTo(expected.tokens());
+                for (int step = 0; step < GENERATED; step++) {
+                    float[] want = expected.logits().get(step), got = actual.logits().get(step);
+                    float scale = 0;
+                    for (float v : want) {
+                        scale = Math.max(scale, Math.abs(v));
+                    }
+                    for (int t = 0; t < want.length; t++) {
+                        assertThat(Math.abs(got[t] - want[t])).as("%s %d ranks step %d token %d", parallelism, ranks, step, t)
+                                .isLessThanOrEqualTo(1e-3f * scale);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void tensorTwoRanksQuantized() throws IOException {
+        assertSame(TestModels.tiny(GgmlType.Q8_0), 2, ClusterFile.Parallelism.TENSOR, null);
+    }
+
+    @Test
+    void tensorTwoThreeFourRanksWithReplicatedKvHeads() throws IOException {
+        for (int ranks = 2; ranks <= 4; ranks++) {
+            assertSame(fourLayers, ranks, ClusterFile.Parallelism.TENSOR, null);
+        }
+    }
+
+    @Test
+    void tensorUnevenWeights() throws IOException {
+        assertSame(fourLayers, 2, ClusterFile.Parallelism.TENSOR, new double[] {3, 1});
+    }
+
+    @Test
+    void pipelineTwoAndThreeStages() throws IOException {
+        assertSame(fourLayers, 2, ClusterFile.Parallelism.PIPELINE, null);
+        assertSame(fourLayers, 3, ClusterFile.Parallelism.PIPELINE, new double[] {1, 1, 2});
+    }
+}
