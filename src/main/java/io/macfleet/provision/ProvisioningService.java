@@ -75,14 +75,24 @@ public class ProvisioningService {
     }
 
     /** Bad input: an unknown machine, cluster, playbook or step (400 in the API, exit 2 in the CLI). */
-    public static final class InvalidRequestException extends RuntimeException {
+    public static final class InvalidRequestException extends RuntimeException implements io.macfleet.command.CommandFailure {
+        @Override
+        public Kind failureKind() {
+            return Kind.USAGE;
+        }
+
         public InvalidRequestException(String message) {
             super(message);
         }
     }
 
     /** The run is being worked on by another live process (409 in the API, exit 1 in the CLI). */
-    public static final class RunBusyException extends RuntimeException {
+    public static final class RunBusyException extends RuntimeException implements io.macfleet.command.CommandFailure {
+        @Override
+        public Kind failureKind() {
+            return Kind.CHECK_FAILED;
+        }
+
         public RunBusyException(String message) {
             super(message);
         }
