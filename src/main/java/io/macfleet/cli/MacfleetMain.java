@@ -1,5 +1,6 @@
 package io.macfleet.cli;
 
+import io.quarkus.runtime.ApplicationLifecycleManager;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
@@ -24,6 +25,12 @@ public class MacfleetMain implements QuarkusApplication {
         if (answered.isPresent()) {
             System.out.flush();
             System.err.flush();
+            // Under @QuarkusMainTest the test framework installs a handler that records the exit code; otherwise exit.
+            var testHandler = ApplicationLifecycleManager.getDefaultExitCodeHandler();
+            if (testHandler != null) {
+                testHandler.accept(answered.getAsInt(), null);
+                return;
+            }
             System.exit(answered.getAsInt());
         }
         if (!isServe(args)) {
