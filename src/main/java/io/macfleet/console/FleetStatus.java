@@ -28,7 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import io.macfleet.config.MacfleetConfig;
 
 /**
  * The state of the whole fleet as the console shows it: the applied inventory, the latest facts of every machine,
@@ -83,8 +83,8 @@ public class FleetStatus {
 
     @Inject
     public FleetStatus(DataSource dataSource, DesiredStateStore desiredState, ProvisioningService provisioning,
-                       @ConfigProperty(name = "macfleet.console.facts-stale-after", defaultValue = "PT1H") Duration staleAfter) {
-        this(new FactsStore(dataSource), desiredState, provisioning::latestPerMachine, Clock.systemUTC(), staleAfter);
+                       MacfleetConfig config) {
+        this(new FactsStore(dataSource), desiredState, provisioning::latestPerMachine, Clock.systemUTC(), config.console().factsStaleAfter());
     }
 
     /**

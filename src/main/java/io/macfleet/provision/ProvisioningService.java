@@ -29,7 +29,7 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import io.macfleet.config.MacfleetConfig;
 
 /**
  * Provisioning: plans (dry runs), runs and resumes playbooks on machines of the applied inventory, keeps their state
@@ -124,8 +124,8 @@ public class ProvisioningService {
 
     @Inject
     public ProvisioningService(DataSource dataSource, FactsService facts, ClusterCabling cabling,
-                               @ConfigProperty(name = "macfleet.playbooks.directory") Optional<String> playbooksDirectory) {
-        this(dataSource, facts, cabling, playbooksDirectory.map(Path::of).orElse(null), Clock.systemUTC());
+                               MacfleetConfig config) {
+        this(dataSource, facts, cabling, config.playbooks().directory().map(Path::of).orElse(null), Clock.systemUTC());
     }
 
     public ProvisioningService(DataSource dataSource, FactsService facts, ClusterCabling cabling, Path playbooksDirectory, Clock clock) {
