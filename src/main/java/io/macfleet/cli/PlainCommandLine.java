@@ -47,7 +47,7 @@ public final class PlainCommandLine {
     }
 
     /** The settings both command lines (this one and the one Quarkus runs) share. */
-    static CommandLine configure(CommandLine commandLine) {
+    public static CommandLine configure(CommandLine commandLine) {
         return commandLine.setCaseInsensitiveEnumValuesAllowed(true).setExecutionExceptionHandler(new FailureExitCodes());
     }
 }
