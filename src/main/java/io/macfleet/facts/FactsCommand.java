@@ -1,8 +1,8 @@
 package io.macfleet.facts;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import io.macfleet.command.ExitCodes;
 import io.macfleet.command.Actors;
+import io.macfleet.command.ExitCodes;
 import io.macfleet.ssh.MachineResult;
 import io.macfleet.ssh.SshOptions;
 import io.macfleet.ssh.SshSettings;
