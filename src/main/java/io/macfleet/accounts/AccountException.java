@@ -1,7 +1,7 @@
 package io.macfleet.accounts;
 
 /** A refused account operation (bad name, weak password, unknown user, last admin); the message says what and why. */
-public class AccountException extends RuntimeException {
+public class AccountException extends RuntimeException implements io.macfleet.command.CommandFailure {
 
     private final boolean invalidInput;
 
@@ -22,5 +22,10 @@ public class AccountException extends RuntimeException {
 
     public boolean invalidInput() {
         return invalidInput;
+    }
+
+    @Override
+    public Kind failureKind() {
+        return invalidInput ? Kind.USAGE : Kind.CHECK_FAILED;
     }
 }

@@ -15,7 +15,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import io.macfleet.config.MacfleetConfig;
 
 /**
  * Accounts, sessions, API tokens and login throttling. Every change is audited with the acting user.
@@ -34,24 +34,26 @@ public class AccountService {
 
     private final AccountStore store;
 
-    @ConfigProperty(name = "macfleet.accounts.session-idle-timeout", defaultValue = "8H")
+    // From MacfleetConfig.Accounts (set by the constructor the container uses; tests set them directly).
     Duration sessionIdleTimeout;
-
-    @ConfigProperty(name = "macfleet.accounts.session-lifetime", defaultValue = "24H")
     Duration sessionLifetime;
-
-    @ConfigProperty(name = "macfleet.accounts.login-throttle.failures", defaultValue = "5")
     int throttleFailures;
-
-    @ConfigProperty(name = "macfleet.accounts.login-throttle.window", defaultValue = "15M")
     Duration throttleWindow;
-
-    @ConfigProperty(name = "macfleet.accounts.login-throttle.delay", defaultValue = "30S")
     Duration throttleDelay;
 
-    @Inject
     AccountService(AccountStore store) {
         this.store = store;
+    }
+
+    @Inject
+    AccountService(AccountStore store, MacfleetConfig config) {
+        this(store);
+        MacfleetConfig.Accounts accounts = config.accounts();
+        sessionIdleTimeout = accounts.sessionIdleTimeout();
+        sessionLifetime = accounts.sessionLifetime();
+        throttleFailures = accounts.loginThrottle().failures();
+        throttleWindow = accounts.loginThrottle().window();
+        throttleDelay = accounts.loginThrottle().delay();
     }
 
     /** Once true, stays true: accounts are created by the CLI in another process, and rarely all removed. */

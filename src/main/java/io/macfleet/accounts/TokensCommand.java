@@ -1,6 +1,7 @@
 package io.macfleet.accounts;
 
-import io.macfleet.cli.ExitCodes;
+import io.macfleet.command.Actors;
+import io.macfleet.command.ExitCodes;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
@@ -71,7 +72,7 @@ public class TokensCommand implements Callable<Integer> {
         public Integer call() {
             return UsersCommand.run(spec, out -> {
                 Duration lifetime = expires == null ? null : parseLifetime(expires);
-                AccountService.IssuedToken issued = parent.accounts.createToken(user, name, lifetime, CliActor.name());
+                AccountService.IssuedToken issued = parent.accounts.createToken(user, name, lifetime, Actors.commandLine());
                 out.println(issued.token());
                 out.flush();
                 spec.commandLine().getErr().println("Token " + issued.id() + " '" + issued.name() + "' for user " + issued.user()
@@ -125,7 +126,7 @@ public class TokensCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             return UsersCommand.run(spec, out -> {
-                ApiToken revoked = parent.accounts.revokeToken(id, CliActor.name());
+                ApiToken revoked = parent.accounts.revokeToken(id, Actors.commandLine());
                 out.println("Revoked token " + revoked.id() + " '" + revoked.name() + "' of user " + revoked.user() + ".");
             });
         }

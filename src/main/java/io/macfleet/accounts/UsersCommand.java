@@ -1,6 +1,7 @@
 package io.macfleet.accounts;
 
-import io.macfleet.cli.ExitCodes;
+import io.macfleet.command.Actors;
+import io.macfleet.command.ExitCodes;
 import io.macfleet.database.DatabaseException;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -39,16 +40,16 @@ public class UsersCommand implements Callable<Integer> {
         return ExitCodes.USAGE;
     }
 
-    /** Runs one account change, turning refusals into a message and an exit code. */
+    /**
+     * Runs one account change. Refusals (AccountException, a CommandFailure) are reported by the CLI's one failure
+     * handler; a database failure keeps its message without the command's name.
+     */
     static int run(CommandSpec spec, Change change) {
         PrintWriter err = spec.commandLine().getErr();
         try {
             change.run(spec.commandLine().getOut());
             spec.commandLine().getOut().flush();
             return ExitCodes.OK;
-        } catch (AccountException e) {
-            err.println("macfleet " + spec.qualifiedName().replace("macfleet ", "") + ": " + e.getMessage());
-            return e.invalidInput() ? ExitCodes.USAGE : ExitCodes.CHECK_FAILED;
         } catch (IllegalArgumentException e) {
             err.println("macfleet " + spec.qualifiedName().replace("macfleet ", "") + ": " + e.getMessage());
             return ExitCodes.USAGE;
@@ -86,7 +87,7 @@ public class UsersCommand implements Callable<Integer> {
                     throw AccountException.refused("user '" + name + "' already exists (change it with `macfleet users set-role` or `users password`)");
                 });
                 String password = PasswordInput.read("Password for " + name);
-                parent.accounts.addUser(name, parsed, password, CliActor.name());
+                parent.accounts.addUser(name, parsed, password, Actors.commandLine());
                 out.println("Added user " + name + " with role " + parsed.id() + ".");
             });
         }
@@ -128,7 +129,7 @@ public class UsersCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             return run(spec, out -> {
-                parent.accounts.removeUser(name, CliActor.name());
+                parent.accounts.removeUser(name, Actors.commandLine());
                 out.println("Removed user " + name + " and its sessions and API tokens.");
             });
         }
@@ -149,7 +150,7 @@ public class UsersCommand implements Callable<Integer> {
         public Integer call() {
             return run(spec, out -> {
                 Role parsed = Role.parse(role);
-                parent.accounts.setRole(name, parsed, CliActor.name());
+                parent.accounts.setRole(name, parsed, Actors.commandLine());
                 out.println("User " + name + " now has role " + parsed.id() + ".");
             });
         }
@@ -170,7 +171,7 @@ public class UsersCommand implements Callable<Integer> {
                 if (parent.accounts.user(name).isEmpty()) {
                     throw AccountException.refused("no user named '" + name + "' (see `macfleet users list`)");
                 }
-                parent.accounts.setPassword(name, PasswordInput.read("New password for " + name), CliActor.name());
+                parent.accounts.setPassword(name, PasswordInput.read("New password for " + name), Actors.commandLine());
                 out.println("Password of " + name + " changed; its sessions were ended.");
             });
         }
@@ -188,7 +189,7 @@ public class UsersCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             return run(spec, out -> {
-                parent.accounts.setDisabled(name, true, CliActor.name());
+                parent.accounts.setDisabled(name, true, Actors.commandLine());
                 out.println("User " + name + " is disabled.");
             });
         }
@@ -206,7 +207,7 @@ public class UsersCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             return run(spec, out -> {
-                parent.accounts.setDisabled(name, false, CliActor.name());
+                parent.accounts.setDisabled(name, false, Actors.commandLine());
                 out.println("User " + name + " is enabled.");
             });
         }

@@ -1,6 +1,7 @@
 package io.macfleet.cabling;
 
-import io.macfleet.cli.ExitCodes;
+import io.macfleet.command.Actors;
+import io.macfleet.command.ExitCodes;
 import io.macfleet.inventory.Topology;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -62,19 +63,31 @@ public class CablingCommand {
         }
     }
 
-    /** Options of the live mode. */
-    static class LiveOptions {
+    /**
+     * Options of the live mode: --refresh, and the SSH options of every command that reaches machines (inherited:
+     * picocli allows no mixin inside an argument group), used with --refresh.
+     */
+    static class LiveOptions extends io.macfleet.ssh.SshOptions {
         @Option(names = "--refresh", description = "Gather fresh facts of the cluster's machines over SSH first.")
         boolean refresh;
-
-        @Option(names = "--parallel", paramLabel = "N", defaultValue = "32", description = "With --refresh: machines gathered at the same time.")
-        int parallel = 32;
-
-        @Option(names = "--accept-new-host-keys", description = "With --refresh: record host keys of machines seen for the first time.")
-        boolean acceptNewHostKeys;
     }
 
-    /** The facts and the report, from captures (offline) or from the inventory and stored facts (live). */
+    /** Where check and config take the cluster from: captured output (offline) or a cluster of the applied inventory (live). */
+    static class ClusterSource {
+        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Offline mode:%n")
+        CaptureOptions capture;
+
+        @Parameters(arity = "0..1", paramLabel = "CLUSTER", description = "Live mode: a cluster of the applied inventory, checked from the stored facts of its machines.")
+        String inventoryCluster;
+
+        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Live mode:%n")
+        LiveOptions liveOptions;
+    }
+
+    /**
+     * The facts and the report, from captures (offline) or from the inventory and stored facts (live). Unreadable
+     * captures, unknown clusters and a refused configuration are CommandFailures, reported by the CLI's one handler.
+     */
     record Source(List<MachineCablingFacts> facts, CablingReport report) {
     }
 
@@ -87,7 +100,7 @@ public class CablingCommand {
             return new Source(facts, capture.check(facts));
         }
         Optional<io.macfleet.ssh.SshSettings> refresh = liveOptions != null && liveOptions.refresh
-                ? Optional.of(io.macfleet.facts.FactsCommand.settings(liveOptions.parallel, liveOptions.acceptNewHostKeys, 60))
+                ? Optional.of(liveOptions.settings(Actors.commandLine()))
                 : Optional.empty();
         ClusterCabling.Cluster cluster = live.cluster(inventoryCluster, refresh);
         return new Source(cluster.facts(), cluster.check());
@@ -135,7 +148,7 @@ public class CablingCommand {
                     machines = live.plan(inventoryCluster).machines();
                 }
                 plan = PortPlan.fullMesh(cluster, machines);
-            } catch (IllegalArgumentException | io.macfleet.facts.FactsService.UnknownNameException e) {
+            } catch (IllegalArgumentException e) {
                 err.println("macfleet cabling plan: " + e.getMessage());
                 return ExitCodes.USAGE;
             }
@@ -166,14 +179,8 @@ public class CablingCommand {
         @Spec
         CommandSpec spec;
 
-        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Offline mode:%n")
-        CaptureOptions capture;
-
-        @Parameters(arity = "0..1", paramLabel = "CLUSTER", description = "Live mode: a cluster of the applied inventory, checked from the stored facts of its machines.")
-        String inventoryCluster;
-
-        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Live mode:%n")
-        LiveOptions liveOptions;
+        @picocli.CommandLine.Mixin
+        ClusterSource cluster;
 
         @Inject
         ClusterCabling live;
@@ -189,11 +196,11 @@ public class CablingCommand {
             PrintWriter err = spec.commandLine().getErr();
             CablingReport report;
             try {
-                report = source(inventoryCluster, capture, liveOptions, live).report();
+                report = source(cluster.inventoryCluster, cluster.capture, cluster.liveOptions, live).report();
                 if (svg != null) {
                     write(svg, CablingSvg.render(report));
                 }
-            } catch (CaptureDirectory.CaptureException | IllegalArgumentException | io.macfleet.facts.FactsService.UnknownNameException e) {
+            } catch (IllegalArgumentException e) {
                 err.println("macfleet cabling check: " + e.getMessage());
                 return ExitCodes.USAGE;
             }
@@ -210,14 +217,8 @@ public class CablingCommand {
         @Spec
         CommandSpec spec;
 
-        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Offline mode:%n")
-        CaptureOptions capture;
-
-        @Parameters(arity = "0..1", paramLabel = "CLUSTER", description = "Live mode: a cluster of the applied inventory, checked from the stored facts of its machines.")
-        String inventoryCluster;
-
-        @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Live mode:%n")
-        LiveOptions liveOptions;
+        @picocli.CommandLine.Mixin
+        ClusterSource cluster;
 
         @Inject
         ClusterCabling live;
@@ -252,7 +253,7 @@ public class CablingCommand {
                 }
             }
             try {
-                Source source = source(inventoryCluster, capture, liveOptions, live);
+                Source source = source(cluster.inventoryCluster, cluster.capture, cluster.liveOptions, live);
                 String document = EngineConfigurations.render(chosen, source.report(), source.facts(), envs, force);
                 if (output != null) {
                     write(output, document);
@@ -261,10 +262,7 @@ public class CablingCommand {
                     spec.commandLine().getOut().flush();
                 }
                 return ExitCodes.OK;
-            } catch (EngineConfigurations.RefusedException e) {
-                err.println("macfleet cabling config: " + e.getMessage());
-                return ExitCodes.CHECK_FAILED;
-            } catch (CaptureDirectory.CaptureException | IllegalArgumentException | io.macfleet.facts.FactsService.UnknownNameException e) {
+            } catch (IllegalArgumentException e) {
                 err.println("macfleet cabling config: " + e.getMessage());
                 return ExitCodes.USAGE;
             }

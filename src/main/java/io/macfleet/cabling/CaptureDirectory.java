@@ -38,7 +38,12 @@ public final class CaptureDirectory {
     }
 
     /** A capture that cannot be used; the message names the file and what is wrong. */
-    public static final class CaptureException extends RuntimeException {
+    public static final class CaptureException extends RuntimeException implements io.macfleet.command.CommandFailure {
+        @Override
+        public Kind failureKind() {
+            return Kind.USAGE;
+        }
+
         public CaptureException(String message) {
             super(message);
         }

@@ -29,7 +29,12 @@ public final class EngineConfigurations {
     }
 
     /** Thrown when a configuration is asked for a cluster that cannot run it. */
-    public static final class RefusedException extends RuntimeException {
+    public static final class RefusedException extends RuntimeException implements io.macfleet.command.CommandFailure {
+        @Override
+        public Kind failureKind() {
+            return Kind.CHECK_FAILED;
+        }
+
         public RefusedException(String message) {
             super(message);
         }

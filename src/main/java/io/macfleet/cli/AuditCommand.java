@@ -1,5 +1,6 @@
 package io.macfleet.cli;
 
+import io.macfleet.command.ExitCodes;
 import io.macfleet.audit.AuditEntry;
 import io.macfleet.audit.AuditQuery;
 import io.macfleet.audit.JdbcAuditLog;
@@ -68,7 +69,7 @@ public class AuditCommand implements Callable<Integer> {
             return ExitCodes.CHECK_FAILED;
         }
         if (json) {
-            out.println(InventoryCommand.JSON.writeValueAsString(entries.stream().map(entry -> new java.util.LinkedHashMap<String, Object>() {{
+            out.println(InventoryCommand.Json.MAPPER.writeValueAsString(entries.stream().map(entry -> new java.util.LinkedHashMap<String, Object>() {{
                 put("id", entry.id());
                 put("at", entry.event().at().toString());
                 put("actor", entry.event().actor());

@@ -1,5 +1,7 @@
 package io.macfleet.cli;
 
+import io.macfleet.command.Actors;
+import io.macfleet.command.ExitCodes;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.LoadResult;
@@ -98,7 +100,8 @@ public class DemoCommand implements Callable<Integer> {
             System.out.println("Inventory applied to the demo database: " + applied.appliedSummary());
             // The demo inventory pins every host key, so nothing is trusted on first use here.
             io.macfleet.cabling.ClusterCabling.Cluster cluster = clusterCabling.cluster(DemoEnvironment.CLUSTER,
-                    java.util.Optional.of(io.macfleet.facts.FactsCommand.settings(io.macfleet.ssh.SshSettings.DEFAULT_PARALLELISM, false, 30)));
+                    java.util.Optional.of(io.macfleet.ssh.SshSettings.defaults(Actors.commandLine())
+                            .withLimits(io.macfleet.ssh.ExecutionLimits.DEFAULTS.withCommandTimeout(Duration.ofSeconds(30)))));
             System.out.println("Facts gathered over SSH from " + cluster.facts().size() + " machines. Cabling check of cluster "
                     + DemoEnvironment.CLUSTER + ":");
             System.out.println();

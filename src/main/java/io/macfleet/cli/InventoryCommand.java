@@ -1,5 +1,7 @@
 package io.macfleet.cli;
 
+import io.macfleet.command.ActorOption;
+import io.macfleet.command.ExitCodes;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.macfleet.database.DatabaseException;
@@ -17,6 +19,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -29,7 +32,7 @@ import picocli.CommandLine.Spec;
         description = "Validate, plan and apply the YAML inventory (the desired state of the fleet).",
         subcommands = {InventoryCommand.Validate.class, InventoryCommand.PlanCommand.class, InventoryCommand.Apply.class,
                 InventoryCommand.Example.class, InventoryCommand.Schema.class})
-public class InventoryCommand implements Callable<Integer> {
+public class InventoryCommand implements Callable<Integer>, PlainCommandLine.NeedsNoContainer {
 
     @Spec
     CommandSpec spec;
@@ -40,7 +43,10 @@ public class InventoryCommand implements Callable<Integer> {
         return ExitCodes.USAGE;
     }
 
-    static final ObjectMapper JSON = new ObjectMapper().findAndRegisterModules().enable(SerializationFeature.INDENT_OUTPUT);
+    /** Made on first use: `inventory validate` runs without Quarkus and should not pay for Jackson's set-up. */
+    static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper().findAndRegisterModules().enable(SerializationFeature.INDENT_OUTPUT);
+    }
 
     /** Loads and prints the errors; null when the inventory is invalid. */
     static LoadResult load(Path directory, PrintWriter err) {
@@ -88,7 +94,7 @@ public class InventoryCommand implements Callable<Integer> {
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {"0:the inventory is valid", "1:the inventory has errors (all listed as FILE:LINE:COLUMN: message)",
                     "2:the directory cannot be read"})
-    static class Validate implements Callable<Integer> {
+    static class Validate implements Callable<Integer>, PlainCommandLine.NeedsNoContainer {
         @Parameters(paramLabel = "DIR", description = "the inventory directory")
         Path directory;
 
@@ -146,7 +152,7 @@ public class InventoryCommand implements Callable<Integer> {
                     document.put("change", plan.count(Plan.Action.CHANGE));
                     document.put("remove", plan.count(Plan.Action.REMOVE));
                     document.put("changes", plan.changes());
-                    out.println(JSON.writeValueAsString(document));
+                    out.println(Json.MAPPER.writeValueAsString(document));
                 } else {
                     printPlan(plan, out);
                 }
@@ -171,8 +177,8 @@ public class InventoryCommand implements Callable<Integer> {
         @Parameters(paramLabel = "DIR", description = "the inventory directory")
         Path directory;
 
-        @Option(names = "--actor", paramLabel = "NAME", description = "who applies, for the audit log (default: the OS user)")
-        String actor;
+        @Mixin
+        ActorOption actor;
 
         @Spec
         CommandSpec spec;
@@ -190,7 +196,7 @@ public class InventoryCommand implements Callable<Integer> {
                     err.println("Nothing was applied.");
                     return ExitCodes.CHECK_FAILED;
                 }
-                Plan plan = store.apply(result.inventory(), Actors.resolve(actor), directory.toAbsolutePath().normalize() + Actors.osUserNote(actor));
+                Plan plan = store.apply(result.inventory(), actor.name(), directory.toAbsolutePath().normalize() + actor.osUserNote());
                 printPlan(plan, out);
                 out.println(plan.isEmpty() ? "Apply complete: nothing to do." : "Apply complete: " + plan.appliedSummary() + ".");
                 out.flush();
@@ -207,7 +213,7 @@ public class InventoryCommand implements Callable<Integer> {
 
     @Command(name = "example", mixinStandardHelpOptions = true,
             description = "Write the example inventory (4 Mac Studio M3 Ultra, one cluster) into DIR.")
-    static class Example implements Callable<Integer> {
+    static class Example implements Callable<Integer>, PlainCommandLine.NeedsNoContainer {
         @Parameters(paramLabel = "DIR", description = "the directory to write (created if missing)")
         Path directory;
 
@@ -232,7 +238,7 @@ public class InventoryCommand implements Callable<Integer> {
     }
 
     @Command(name = "schema", mixinStandardHelpOptions = true, description = "Print the inventory JSON Schema.")
-    static class Schema implements Callable<Integer> {
+    static class Schema implements Callable<Integer>, PlainCommandLine.NeedsNoContainer {
         @Spec
         CommandSpec spec;
 

@@ -1,5 +1,6 @@
 package io.macfleet.cli;
 
+import io.quarkus.runtime.ApplicationLifecycleManager;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
@@ -9,7 +10,8 @@ import picocli.CommandLine;
 /**
  * One program that is both the CLI and the service. The command line is looked at before Quarkus boots:
  * only `macfleet serve` may open the HTTP listener and run the scheduler, every other command is one-shot
- * (the pattern Keycloak uses for its `kc.sh` commands).
+ * (the pattern Keycloak uses for its `kc.sh` commands). Help, version, usage errors and the commands that need no
+ * container do not boot Quarkus at all ({@link PlainCommandLine}).
  */
 @QuarkusMain
 public class MacfleetMain implements QuarkusApplication {
@@ -18,6 +20,19 @@ public class MacfleetMain implements QuarkusApplication {
     CommandLine.IFactory factory;
 
     public static void main(String... args) {
+        // Help, version, usage errors and container-free commands (inventory validate, ...) never boot Quarkus.
+        var answered = PlainCommandLine.run(args);
+        if (answered.isPresent()) {
+            System.out.flush();
+            System.err.flush();
+            // Under @QuarkusMainTest the test framework installs a handler that records the exit code; otherwise exit.
+            var testHandler = ApplicationLifecycleManager.getDefaultExitCodeHandler();
+            if (testHandler != null) {
+                testHandler.accept(answered.getAsInt(), null);
+                return;
+            }
+            System.exit(answered.getAsInt());
+        }
         if (!isServe(args)) {
             System.setProperty("quarkus.http.host-enabled", "false");
             System.setProperty("quarkus.scheduler.enabled", "false");
@@ -67,8 +82,6 @@ public class MacfleetMain implements QuarkusApplication {
 
     @Override
     public int run(String... args) {
-        return new CommandLine(MacfleetCommand.class, factory)
-                .setCaseInsensitiveEnumValuesAllowed(true)
-                .execute(args);
+        return PlainCommandLine.configure(new CommandLine(MacfleetCommand.class, factory)).execute(args);
     }
 }

@@ -1,5 +1,6 @@
 package io.macfleet.cli;
 
+import io.macfleet.command.ExitCodes;
 import io.macfleet.database.DatabaseException;
 import io.quarkus.runtime.Quarkus;
 import jakarta.inject.Inject;

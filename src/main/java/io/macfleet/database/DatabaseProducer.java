@@ -1,13 +1,13 @@
 package io.macfleet.database;
 
 import io.agroal.api.AgroalDataSource;
+import io.macfleet.config.MacfleetConfig;
 import io.macfleet.secrets.SecretReference;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
-import java.util.Optional;
+import jakarta.inject.Inject;
 import javax.sql.DataSource;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The application's DataSource. Application scoped, so a client proxy: the pool is opened and the schema
@@ -16,14 +16,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class DatabaseProducer {
 
-    @ConfigProperty(name = "macfleet.database.url")
-    String url;
-
-    @ConfigProperty(name = "macfleet.database.user", defaultValue = "")
-    String user;
-
-    @ConfigProperty(name = "macfleet.database.password")
-    Optional<String> password;
+    @Inject
+    MacfleetConfig config;
 
     @Produces
     @ApplicationScoped
@@ -37,11 +31,11 @@ public class DatabaseProducer {
     }
 
     private DataSource open() {
-        SecretReference reference = password.filter(text -> !text.isBlank()).map(text -> SecretReference.parse(text)
+        SecretReference reference = config.database().password().filter(text -> !text.isBlank()).map(text -> SecretReference.parse(text)
                 .orElseThrow(() -> new IllegalArgumentException(
                         "macfleet.database.password: expected a secret reference env:NAME or file:PATH, never the password itself")))
                 .orElse(null);
-        return Database.open(new DatabaseSettings(url, user, reference));
+        return Database.open(new DatabaseSettings(config.database().url(), config.database().user().orElse(""), reference));
     }
 
     void close(@Disposes DataSource dataSource) {

@@ -1,7 +1,7 @@
 package io.macfleet.facts;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import io.macfleet.cli.ExitCodes;
+import io.macfleet.command.ExitCodes;
 import jakarta.inject.Inject;
 import java.io.PrintWriter;
 import java.util.List;
@@ -35,13 +35,8 @@ public class DriftCommand implements Callable<Integer> {
     public Integer call() throws JsonProcessingException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        List<Drift.Report> reports;
-        try {
-            reports = facts.drift(facts.select(cluster, List.of()));
-        } catch (FactsService.UnknownNameException e) {
-            err.println("macfleet drift: " + e.getMessage());
-            return ExitCodes.USAGE;
-        }
+        // An unknown cluster (FactsService.UnknownNameException) is reported by the CLI's one failure handler.
+        List<Drift.Report> reports = facts.drift(facts.select(cluster, List.of()));
         long drifted = reports.stream().filter(Drift.Report::drifted).count();
         if (json) {
             out.println(FactsStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(Map.of("machines", reports, "drifted", drifted)));

@@ -1,10 +1,12 @@
 package io.macfleet.facts;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import io.macfleet.cli.ExitCodes;
+import io.macfleet.command.Actors;
+import io.macfleet.command.ExitCodes;
 import io.macfleet.database.DatabaseException;
 import io.macfleet.inventory.Machine;
 import io.macfleet.ssh.MachineResult;
+import io.macfleet.ssh.SshOptions;
 import io.macfleet.ssh.SshSettings;
 import jakarta.inject.Inject;
 import java.io.PrintWriter;
@@ -15,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -39,14 +42,8 @@ public class FactsCommand implements Callable<Integer> {
     @Option(names = "--cluster", paramLabel = "CLUSTER", description = "Gather the machines of this cluster.")
     String cluster;
 
-    @Option(names = "--parallel", paramLabel = "N", defaultValue = "32", description = "Machines worked on at the same time (default ${DEFAULT-VALUE}).")
-    int parallel;
-
-    @Option(names = "--accept-new-host-keys", description = "Record the host key of a machine seen for the first time (trust on first use).")
-    boolean acceptNewHostKeys;
-
-    @Option(names = "--command-timeout", paramLabel = "SECONDS", defaultValue = "60", description = "Time limit of each command (default ${DEFAULT-VALUE}).")
-    int commandTimeout;
+    @Mixin
+    SshOptions ssh;
 
     @Option(names = "--json", description = "Print the results as JSON.")
     boolean json;
@@ -58,8 +55,11 @@ public class FactsCommand implements Callable<Integer> {
     public Integer call() throws JsonProcessingException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (parallel < 1 || commandTimeout < 1) {
-            err.println("macfleet facts: --parallel and --command-timeout must be at least 1");
+        SshSettings settings;
+        try {
+            settings = ssh.settings(Actors.commandLine());
+        } catch (IllegalArgumentException e) {
+            err.println("macfleet facts: " + e.getMessage());
             return ExitCodes.USAGE;
         }
         FactsService.Gathering gathering;
@@ -69,13 +69,11 @@ public class FactsCommand implements Callable<Integer> {
                 err.println("macfleet facts: no machines to gather (apply an inventory with `macfleet inventory apply DIR`)");
                 return ExitCodes.USAGE;
             }
-            gathering = facts.gather(selected, settings(parallel, acceptNewHostKeys, commandTimeout));
-        } catch (FactsService.UnknownNameException | IllegalArgumentException e) {
+            gathering = facts.gather(selected, settings);
+        } catch (IllegalArgumentException e) {
+            // Unknown names and database failures are reported by the CLI's one failure handler (CommandFailure).
             err.println("macfleet facts: " + e.getMessage());
             return ExitCodes.USAGE;
-        } catch (DatabaseException e) {
-            err.println("macfleet facts: " + e.getMessage());
-            return ExitCodes.CHECK_FAILED;
         }
         if (json) {
             List<Map<String, Object>> results = new ArrayList<>();
@@ -89,7 +87,7 @@ public class FactsCommand implements Callable<Integer> {
             }
             out.println(FactsStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(Map.of("results", results,
                     "gathered", gathering.results().size() - gathering.failed(), "failed", gathering.failed(),
-                    "parallel", parallel, "elapsedMs", gathering.elapsed().toMillis())));
+                    "parallel", settings.parallelism(), "elapsedMs", gathering.elapsed().toMillis())));
         } else {
             for (MachineResult<MachineFacts> result : gathering.results()) {
                 out.println(result.succeeded()
@@ -99,16 +97,10 @@ public class FactsCommand implements Callable<Integer> {
             }
             out.printf(Locale.ROOT, "facts: %d of %d machine(s) gathered and stored in %.1f s (%d in parallel)%s%n",
                     gathering.results().size() - gathering.failed(), gathering.results().size(), gathering.elapsed().toMillis() / 1000.0,
-                    parallel, gathering.failed() == 0 ? "" : "; " + gathering.failed() + " failed, nothing stored for them");
+                    settings.parallelism(), gathering.failed() == 0 ? "" : "; " + gathering.failed() + " failed, nothing stored for them");
         }
         out.flush();
         return gathering.failed() == 0 ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
-    }
-
-    public static SshSettings settings(int parallel, boolean acceptNewHostKeys, int commandTimeoutSeconds) {
-        SshSettings defaults = SshSettings.defaults("cli:" + System.getProperty("user.name", "unknown"));
-        return defaults.withParallelism(parallel).withAcceptNewHostKeys(acceptNewHostKeys)
-                .withLimits(defaults.limits().withCommandTimeout(java.time.Duration.ofSeconds(commandTimeoutSeconds)));
     }
 
     static String message(MachineResult<?> result) {

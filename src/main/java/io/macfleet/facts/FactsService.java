@@ -32,7 +32,12 @@ import javax.sql.DataSource;
 public class FactsService {
 
     /** A name given on the command line or in a URL that the applied inventory does not know. */
-    public static final class UnknownNameException extends RuntimeException {
+    public static final class UnknownNameException extends RuntimeException implements io.macfleet.command.CommandFailure {
+        @Override
+        public Kind failureKind() {
+            return Kind.USAGE;
+        }
+
         public UnknownNameException(String message) {
             super(message);
         }

@@ -2,22 +2,24 @@ package io.macfleet.provision;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.macfleet.cli.Actors;
-import io.macfleet.cli.ExitCodes;
-import io.macfleet.database.DatabaseException;
+import io.macfleet.command.ActorOption;
+import io.macfleet.command.Actors;
+import io.macfleet.command.ExitCodes;
+import io.macfleet.ssh.SshOptions;
+import io.macfleet.ssh.SshSettings;
 import jakarta.inject.Inject;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -35,8 +37,11 @@ import picocli.CommandLine.Spec;
                 "3:stopped at a step that needs a person (--non-interactive, or answered 'later')"})
 public class ProvisionCommand implements Callable<Integer> {
 
-    static final ObjectMapper JSON = new ObjectMapper().findAndRegisterModules().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-            .enable(SerializationFeature.INDENT_OUTPUT);
+    // Made on first use, not when picocli instantiates the command to print help or run another command.
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper().findAndRegisterModules().disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .enable(SerializationFeature.INDENT_OUTPUT);
+    }
 
     @Spec
     CommandSpec spec;
@@ -65,17 +70,11 @@ public class ProvisionCommand implements Callable<Integer> {
     @Option(names = "--new-run", description = "Start a new run even if an unfinished run of the same target exists.")
     boolean newRun;
 
-    @Option(names = "--actor", paramLabel = "NAME", description = "Who runs this, for the audit log (default: the OS user).")
-    String actor;
+    @Mixin
+    ActorOption actor;
 
-    @Option(names = "--parallel", paramLabel = "N", defaultValue = "32", description = "Machines worked on at the same time (default ${DEFAULT-VALUE}).")
-    int parallel;
-
-    @Option(names = "--accept-new-host-keys", description = "Record the host key of a machine seen for the first time (trust on first use).")
-    boolean acceptNewHostKeys;
-
-    @Option(names = "--command-timeout", paramLabel = "SECONDS", defaultValue = "60", description = "Time limit of each command (default ${DEFAULT-VALUE}).")
-    int commandTimeout;
+    @Mixin
+    SshOptions ssh;
 
     @Option(names = "--json", description = "With --dry-run: the plan as JSON.")
     boolean json;
@@ -87,19 +86,22 @@ public class ProvisionCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (parallel < 1 || commandTimeout < 1) {
-            err.println("macfleet provision: --parallel and --command-timeout must be at least 1");
+        SshSettings settings;
+        try {
+            settings = ssh.settings(Actors.commandLine());
+        } catch (IllegalArgumentException e) {
+            err.println("macfleet provision: " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        ProvisioningService.Options options = new ProvisioningService.Options(parallel, acceptNewHostKeys, Duration.ofSeconds(10),
-                Duration.ofSeconds(commandTimeout), ProvisioningService.Options.DEFAULTS.leaseTimeout());
+        ProvisioningService.Options options = new ProvisioningService.Options(settings.parallelism(), settings.acceptNewHostKeys(),
+                settings.limits().connectTimeout(), settings.limits().commandTimeout(), ProvisioningService.Options.DEFAULTS.leaseTimeout());
         ProvisioningService.Request request = new ProvisioningService.Request(cluster, machines, playbook, only, from, newRun, options);
-        String who = Actors.resolve(actor);
+        String who = actor.name();
         try {
             if (dryRun) {
                 ProvisioningService.Plan plan = service.plan(request);
                 if (json) {
-                    out.println(JSON.writeValueAsString(plan));
+                    out.println(Json.MAPPER.writeValueAsString(plan));
                 } else {
                     printPlan(out, plan);
                 }
@@ -121,12 +123,10 @@ public class ProvisionCommand implements Callable<Integer> {
         } catch (PlaybookLoader.InvalidPlaybookException e) {
             err.println("macfleet provision: invalid playbook:\n" + e.getMessage());
             return ExitCodes.USAGE;
-        } catch (ProvisioningService.InvalidRequestException | IllegalArgumentException e) {
+        } catch (IllegalArgumentException e) {
+            // Invalid requests, a busy run and database failures are reported by the CLI's one failure handler.
             err.println("macfleet provision: " + e.getMessage());
             return ExitCodes.USAGE;
-        } catch (ProvisioningService.RunBusyException | DatabaseException e) {
-            err.println("macfleet provision: " + e.getMessage());
-            return ExitCodes.CHECK_FAILED;
         }
     }
 
@@ -193,23 +193,18 @@ public class ProvisionCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
-            try {
-                List<RunView.Run> runs = service.runs(limit);
-                if (json) {
-                    out.println(JSON.writeValueAsString(runs));
-                } else {
-                    out.printf(Locale.ROOT, "%-5s %-16s %-12s %-21s %-20s %-12s %s%n", "run", "playbook", "cluster", "status", "started", "by", "steps");
-                    for (RunView.Run run : runs) {
-                        out.printf(Locale.ROOT, "%-5d %-16s %-12s %-21s %-20s %-12s %s%n", run.id(), run.playbook(), run.cluster() == null ? "-" : run.cluster(),
-                                run.status(), run.createdAt().toString().substring(0, 19), run.startedBy(), run.counts());
-                    }
+            List<RunView.Run> runs = service.runs(limit);
+            if (json) {
+                out.println(Json.MAPPER.writeValueAsString(runs));
+            } else {
+                out.printf(Locale.ROOT, "%-5s %-16s %-12s %-21s %-20s %-12s %s%n", "run", "playbook", "cluster", "status", "started", "by", "steps");
+                for (RunView.Run run : runs) {
+                    out.printf(Locale.ROOT, "%-5d %-16s %-12s %-21s %-20s %-12s %s%n", run.id(), run.playbook(), run.cluster() == null ? "-" : run.cluster(),
+                            run.status(), run.createdAt().toString().substring(0, 19), run.startedBy(), run.counts());
                 }
-                out.flush();
-                return ExitCodes.OK;
-            } catch (ProvisioningService.InvalidRequestException e) {
-                spec.commandLine().getErr().println("macfleet provision runs: " + e.getMessage());
-                return ExitCodes.USAGE;
             }
+            out.flush();
+            return ExitCodes.OK;
         }
     }
 
@@ -236,7 +231,7 @@ public class ProvisionCommand implements Callable<Integer> {
                 return ExitCodes.USAGE;
             }
             if (json) {
-                out.println(JSON.writeValueAsString(detail.get()));
+                out.println(Json.MAPPER.writeValueAsString(detail.get()));
                 out.flush();
                 return ExitCodes.OK;
             }

@@ -31,7 +31,7 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import io.macfleet.config.MacfleetConfig;
 
 /**
  * Provisioning: plans (dry runs), runs and resumes playbooks on machines of the applied inventory, keeps their state
@@ -77,14 +77,24 @@ public class ProvisioningService {
     }
 
     /** Bad input: an unknown machine, cluster, playbook or step (400 in the API, exit 2 in the CLI). */
-    public static final class InvalidRequestException extends RuntimeException {
+    public static final class InvalidRequestException extends RuntimeException implements io.macfleet.command.CommandFailure {
+        @Override
+        public Kind failureKind() {
+            return Kind.USAGE;
+        }
+
         public InvalidRequestException(String message) {
             super(message);
         }
     }
 
     /** The run is being worked on by another live process (409 in the API, exit 1 in the CLI). */
-    public static final class RunBusyException extends RuntimeException {
+    public static final class RunBusyException extends RuntimeException implements io.macfleet.command.CommandFailure {
+        @Override
+        public Kind failureKind() {
+            return Kind.CHECK_FAILED;
+        }
+
         public RunBusyException(String message) {
             super(message);
         }
@@ -117,8 +127,8 @@ public class ProvisioningService {
 
     @Inject
     public ProvisioningService(DataSource dataSource, FactsService facts, ClusterCabling cabling, StepTypes stepTypes,
-                               @ConfigProperty(name = "macfleet.playbooks.directory") Optional<String> playbooksDirectory) {
-        this(dataSource, facts, cabling, stepTypes, playbooksDirectory.map(Path::of).orElse(null), Clock.systemUTC());
+                               MacfleetConfig config) {
+        this(dataSource, facts, cabling, stepTypes, config.playbooks().directory().map(Path::of).orElse(null), Clock.systemUTC());
     }
 
     /** Wired by hand (tests): the built-in step types. */

@@ -1,6 +1,6 @@
 package io.macfleet.ssh;
 
-import io.macfleet.cli.ExitCodes;
+import io.macfleet.command.ExitCodes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import picocli.CommandLine.Command;

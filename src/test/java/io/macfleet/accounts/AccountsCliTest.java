@@ -2,7 +2,7 @@ package io.macfleet.accounts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.macfleet.cli.ExitCodes;
+import io.macfleet.command.ExitCodes;
 import io.quarkus.dev.console.QuarkusConsole;
 import io.quarkus.test.junit.main.LaunchResult;
 import io.quarkus.test.junit.main.QuarkusMainLauncher;

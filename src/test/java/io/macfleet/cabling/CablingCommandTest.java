@@ -2,6 +2,7 @@ package io.macfleet.cabling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.macfleet.cli.PlainCommandLine;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -18,7 +19,8 @@ class CablingCommandTest {
     private static Run run(String... arguments) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine commandLine = new CommandLine(new CablingCommand());
+        // Configured as the macfleet command line is: failures (CommandFailure) are reported by its one handler.
+        CommandLine commandLine = PlainCommandLine.configure(new CommandLine(new CablingCommand()));
         commandLine.setOut(new PrintWriter(out));
         commandLine.setErr(new PrintWriter(err));
         int exitCode = commandLine.execute(arguments);

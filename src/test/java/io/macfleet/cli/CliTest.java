@@ -1,5 +1,6 @@
 package io.macfleet.cli;
 
+import io.macfleet.command.ExitCodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -2,7 +2,7 @@ package io.macfleet.provision;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.macfleet.cli.ExitCodes;
+import io.macfleet.command.ExitCodes;
 import io.macfleet.database.Jdbc;
 import io.macfleet.simulator.SimulatedMac;
 import java.nio.file.Files;

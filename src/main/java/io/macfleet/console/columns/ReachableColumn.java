@@ -1,5 +1,6 @@
 package io.macfleet.console.columns;
 
+import io.macfleet.config.MacfleetConfig;
 import io.macfleet.console.Ages;
 import io.macfleet.console.MachineState;
 import io.macfleet.console.Status;
@@ -9,7 +10,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Whether the machine answered over SSH, and how long ago: facts older than the configured age are a warning. */
 @ApplicationScoped
@@ -18,7 +18,11 @@ public class ReachableColumn implements StatusColumn {
     private final Duration staleAfter;
 
     @Inject
-    public ReachableColumn(@ConfigProperty(name = "macfleet.console.facts-stale-after", defaultValue = "PT1H") Duration staleAfter) {
+    public ReachableColumn(MacfleetConfig config) {
+        this(config.console().factsStaleAfter());
+    }
+
+    public ReachableColumn(Duration staleAfter) {
         this.staleAfter = staleAfter;
     }
 

@@ -1,7 +1,8 @@
-package io.macfleet.cli;
+package io.macfleet.command;
 
 /**
- * Exit codes of every `macfleet` command, as documented in README.md and in `macfleet --help`.
+ * Exit codes of every `macfleet` command, as documented in `macfleet --help`. Kept outside the `cli` package so
+ * that feature commands can return them without depending on the CLI's entry point.
  */
 public final class ExitCodes {
     public static final int OK = 0;

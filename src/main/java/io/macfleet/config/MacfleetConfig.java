@@ -1,0 +1,77 @@
+package io.macfleet.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Every {@code macfleet.*} setting of the service and the CLI, in one typed tree (application.properties, system
+ * properties {@code -Dmacfleet...}, environment variables {@code MACFLEET_...}). Inject it; the names are derived from
+ * the methods in kebab case ({@code accounts().loginThrottle().failures()} is
+ * {@code macfleet.accounts.login-throttle.failures}). A new setting is a method here, with its default.
+ */
+@ConfigMapping(prefix = "macfleet")
+public interface MacfleetConfig {
+
+    /** Where macfleet keeps its state (default ~/.macfleet); the default H2 database is a file under it. */
+    String home();
+
+    Database database();
+
+    Accounts accounts();
+
+    Playbooks playbooks();
+
+    Console console();
+
+    /** The database, chosen at run time by its URL (H2 or PostgreSQL). */
+    interface Database {
+        String url();
+
+        /** Empty for none. */
+        Optional<String> user();
+
+        /** A secret reference (env:NAME or file:PATH), never the password itself; empty for none. */
+        Optional<String> password();
+    }
+
+    /** Sessions and login throttling of the console and the API. */
+    interface Accounts {
+        /** A session ends after this long without a request. */
+        @WithDefault("8H")
+        Duration sessionIdleTimeout();
+
+        /** A session ends this long after login at the latest. */
+        @WithDefault("24H")
+        Duration sessionLifetime();
+
+        LoginThrottle loginThrottle();
+
+        /**
+         * After {@link #failures()} failed logins within {@link #window()} (per user name and per client address),
+         * attempts wait {@link #delay()} after the last failure, doubling with every further failure, at most the window.
+         */
+        interface LoginThrottle {
+            @WithDefault("5")
+            int failures();
+
+            @WithDefault("15M")
+            Duration window();
+
+            @WithDefault("30S")
+            Duration delay();
+        }
+    }
+
+    /** Where `macfleet provision --playbook NAME` looks for playbooks besides the shipped ones. */
+    interface Playbooks {
+        Optional<String> directory();
+    }
+
+    interface Console {
+        /** Facts older than this are shown as stale in the fleet overview. */
+        @WithDefault("PT1H")
+        Duration factsStaleAfter();
+    }
+}
