@@ -34,7 +34,7 @@ public final class Main {
               bench      --model FILE [--prompt-tokens 512] [--decode-tokens 32] [--threads N]
                          [--bandwidth-mb N] (default: 4x the last-level cache, at least 512)
               make-model --preset tiny|small|1b-shaped [--type q8_0|q4_0|q4_k_m|q5_k_m|q6_k|f32|f16|bf16]
-                         [--arch llama|qwen2|qwen3]
+                         [--arch llama|qwen2|qwen3|qwen3moe]
                          [--seed N] --out FILE
             """;
 

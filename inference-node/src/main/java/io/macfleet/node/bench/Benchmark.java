@@ -221,8 +221,13 @@ public final class Benchmark {
     private static List<MemorySegment> decodeWeights(LlamaWeights weights) {
         List<MemorySegment> segments = new ArrayList<>();
         for (var block : weights.blocks()) {
-            for (WeightMatrix m : List.of(block.query(), block.key(), block.value(), block.output(), block.gate(),
-                    block.up(), block.down())) {
+            for (WeightMatrix m : List.of(block.query(), block.key(), block.value(), block.output())) {
+                segments.add(m.data().asSlice(0, m.byteSize()));
+            }
+            if (block.experts() != null) {
+                continue; // which experts a token reads depends on the token; the bandwidth stream reads the dense parts
+            }
+            for (WeightMatrix m : List.of(block.gate(), block.up(), block.down())) {
                 segments.add(m.data().asSlice(0, m.byteSize()));
             }
         }

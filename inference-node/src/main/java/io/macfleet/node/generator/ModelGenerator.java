@@ -23,13 +23,15 @@ public final class ModelGenerator {
      * What sets the architectures apart, as llama.cpp stores them: the metadata key prefix, Llama 3.1-style
      * rope_freqs (llama only), Q/K/V biases (qwen2), per-head Q/K RMSNorm and a head dimension of its own, so that
      * the query width differs from the model width (qwen3), and RoPE on interleaved pairs (llama) or halves (qwen,
-     * implied by the architecture in the engine). Mistral models are stored by llama.cpp as {@code llama}; llama.cpp
+     * implied by the architecture in the engine), and a mixture of experts in place of the dense FFN (qwen3moe: the
+     * shape's expert numbers, a router and three expert tensors per block). Mistral models are stored by llama.cpp as {@code llama}; llama.cpp
      * does not load a file that says {@code mistral}, so none is written.
      */
     public enum Architecture {
         LLAMA("llama", 500000, true, false, false),
         QWEN2("qwen2", 1000000, false, true, false),
-        QWEN3("qwen3", 1000000, false, false, true);
+        QWEN3("qwen3", 1000000, false, false, true),
+        QWEN3MOE("qwen3moe", 1000000, false, false, true);
 
         final String key;
         final double ropeTheta;
@@ -45,27 +47,35 @@ public final class ModelGenerator {
             this.headNorms = headNorms;
         }
 
+        boolean mixtureOfExperts() {
+            return this == QWEN3MOE;
+        }
+
         public static Architecture parse(String name) {
             for (Architecture architecture : values()) {
                 if (architecture.key.equals(name)) {
                     return architecture;
                 }
             }
-            throw new IllegalArgumentException("unknown architecture '" + name + "' (known: llama, qwen2, qwen3)");
+            throw new IllegalArgumentException("unknown architecture '" + name + "' (known: llama, qwen2, qwen3, qwen3moe)");
         }
     }
-    /** Model dimensions of a preset. */
+    /**
+     * Model dimensions of a preset, with the experts a mixture-of-experts architecture gives it: {@code experts} FFNs of
+     * width {@code expertFeedForward} per block, {@code expertsUsed} of them per token (dense architectures ignore these).
+     */
     public record Shape(String name, int dimension, int layers, int heads, int kvHeads, int feedForward,
-                        int vocabulary, int contextLength) {
+                        int vocabulary, int contextLength, int experts, int expertsUsed, int expertFeedForward) {
         public int headDimension() {
             return dimension / heads;
         }
     }
 
-    public static final Shape TINY = new Shape("macfleet-tiny", 64, 2, 4, 2, 192, 512, 2048);
+    public static final Shape TINY = new Shape("macfleet-tiny", 64, 2, 4, 2, 192, 512, 2048, 4, 2, 64);
     /** The smallest shape whose widths are whole K-quant super-blocks (256 values), for K-quant files. */
-    public static final Shape SMALL = new Shape("macfleet-small", 256, 4, 4, 2, 768, 1024, 2048);
-    public static final Shape ONE_B = new Shape("macfleet-1b-shaped", 2048, 16, 32, 8, 8192, 32000, 8192);
+    public static final Shape SMALL = new Shape("macfleet-small", 256, 4, 4, 2, 768, 1024, 2048, 8, 2, 256);
+    /** As a mixture of experts, its active FFN (8 of 16 experts of width 1024) is as wide as the dense one. */
+    public static final Shape ONE_B = new Shape("macfleet-1b-shaped", 2048, 16, 32, 8, 8192, 32000, 8192, 16, 8, 1024);
 
     static final String LLAMA3_TEMPLATE = "{% set loop_messages = messages %}{% for message in loop_messages %}"
             + "{% set content = '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n'+ "
@@ -126,6 +136,11 @@ public final class ModelGenerator {
                 .putUInt32("tokenizer.ggml.eot_token_id", tokens.indexOf("<|eot_id|>"))
                 .putBool("tokenizer.ggml.add_bos_token", true)
                 .putString("tokenizer.chat_template", LLAMA3_TEMPLATE);
+        if (architecture.mixtureOfExperts()) {
+            writer.putUInt32(arch + ".expert_count", shape.experts())
+                    .putUInt32(arch + ".expert_used_count", shape.expertsUsed())
+                    .putUInt32(arch + ".expert_feed_forward_length", shape.expertFeedForward());
+        }
         if (architecture.headNorms) {
             writer.putUInt32(arch + ".attention.key_length", headDimension).putUInt32(arch + ".attention.value_length", headDimension);
         }
@@ -133,7 +148,8 @@ public final class ModelGenerator {
         int queryDim = shape.heads() * headDimension;
         int kvDim = shape.kvHeads() * headDimension;
         int layers = shape.layers();
-        int experts = 0;
+        int experts = architecture.mixtureOfExperts() ? shape.experts() : 0;
+        int ffn = experts > 0 ? shape.expertFeedForward() : shape.feedForward();
         long tensorSeed = seed * 1_000_003L;
         GgmlType type = mix.typeOf(QuantizationMix.Role.TOKEN_EMBEDDING, 0, layers, experts, dim);
         writer.addTensor("token_embd.weight", type, new long[]{dim, shape.vocabulary()},
@@ -150,7 +166,7 @@ public final class ModelGenerator {
             GgmlType outputType = mix.typeOf(QuantizationMix.Role.ATTENTION_OUTPUT, layer, layers, experts, queryDim);
             GgmlType gateType = mix.typeOf(QuantizationMix.Role.FFN_GATE, layer, layers, experts, dim);
             GgmlType upType = mix.typeOf(QuantizationMix.Role.FFN_UP, layer, layers, experts, dim);
-            GgmlType downType = mix.typeOf(QuantizationMix.Role.FFN_DOWN, layer, layers, experts, shape.feedForward());
+            GgmlType downType = mix.typeOf(QuantizationMix.Role.FFN_DOWN, layer, layers, experts, ffn);
             writer.addTensor(p + "attn_norm.weight", GgmlType.F32, new long[]{dim}, norm(dim, tensorSeed++));
             writer.addTensor(p + "attn_q.weight", queryType, new long[]{dim, queryDim}, random(queryType, dim, queryDim, tensorSeed++, scale(dim)));
             writer.addTensor(p + "attn_k.weight", keyType, new long[]{dim, kvDim}, random(keyType, dim, kvDim, tensorSeed++, scale(dim)));
@@ -167,6 +183,18 @@ public final class ModelGenerator {
             }
             writer.addTensor(p + "attn_output.weight", outputType, new long[]{queryDim, dim}, random(outputType, queryDim, dim, tensorSeed++, scale(queryDim)));
             writer.addTensor(p + "ffn_norm.weight", GgmlType.F32, new long[]{dim}, norm(dim, tensorSeed++));
+            if (experts > 0) {
+                // The router is never quantized (llama-quantize skips ffn_gate_inp); each expert is a slice of rows.
+                writer.addTensor(p + "ffn_gate_inp.weight", GgmlType.F32, new long[]{dim, experts},
+                        random(GgmlType.F32, dim, experts, tensorSeed++, scale(dim) * 4));
+                writer.addTensor(p + "ffn_gate_exps.weight", gateType, new long[]{dim, ffn, experts},
+                        random(gateType, dim, ffn * experts, tensorSeed++, scale(dim)));
+                writer.addTensor(p + "ffn_up_exps.weight", upType, new long[]{dim, ffn, experts},
+                        random(upType, dim, ffn * experts, tensorSeed++, scale(dim)));
+                writer.addTensor(p + "ffn_down_exps.weight", downType, new long[]{ffn, dim, experts},
+                        random(downType, ffn, dim * experts, tensorSeed++, scale(ffn)));
+                continue;
+            }
             writer.addTensor(p + "ffn_gate.weight", gateType, new long[]{dim, shape.feedForward()},
                     random(gateType, dim, shape.feedForward(), tensorSeed++, scale(dim)));
             writer.addTensor(p + "ffn_up.weight", upType, new long[]{dim, shape.feedForward()},

@@ -17,6 +17,8 @@ public final class LlamaModel {
     private final LlamaWeights weights;
     private final WorkerPool pool;
     private final float[] inverseFrequencies;
+    /** The mixture-of-experts FFN block, null for a dense model. */
+    private final MixtureOfExperts experts;
     /** Activation buffers, reused across calls (one forward pass at a time) so prefill makes no garbage. */
     private float[] x, normed, q, k, v, attention, projected, gate, up;
     private int scratchTokens;
@@ -31,7 +33,7 @@ public final class LlamaModel {
         ROPE_CACHE("RoPE + KV cache write"), ATTENTION("attention (scores, softmax, values)"),
         ATTENTION_OUTPUT("attention output product"), RESIDUAL("residual adds"), FFN_NORM("FFN RMSNorm"),
         GATE_UP("gate/up products"), SWIGLU("SwiGLU"), DOWN("down product"), OUTPUT_NORM("output RMSNorm"),
-        LOGITS("output (logits) product");
+        LOGITS("output (logits) product"), EXPERTS("expert router and FFNs");
 
         private final String label;
 
@@ -81,6 +83,7 @@ public final class LlamaModel {
         this.weights = weights;
         this.pool = pool;
         this.inverseFrequencies = ropeFrequencies(config, weights.ropeFrequencyFactors());
+        this.experts = config.mixtureOfExperts() ? new MixtureOfExperts(config.dimension(), config.expertFeedForward()) : null;
     }
 
     public LlamaConfig config() {
@@ -187,6 +190,13 @@ public final class LlamaModel {
             time = mark(Phase.RESIDUAL, time);
             rmsNorm(x, layer.ffnNorm(), normed, batch, dim);
             time = mark(Phase.FFN_NORM, time);
+            if (layer.experts() != null) {
+                experts.forward(pool, layer.experts(), normed, batch, projected);
+                time = mark(Phase.EXPERTS, time);
+                add(x, projected, batch * dim);
+                time = mark(Phase.RESIDUAL, time);
+                continue;
+            }
             if (batch == 1) {
                 Kernels.matvec(pool, new WeightMatrix[] {layer.gate(), layer.up()}, normed, new float[][] {gate, up});
             } else {

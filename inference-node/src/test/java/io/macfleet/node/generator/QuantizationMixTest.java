@@ -56,6 +56,22 @@ class QuantizationMixTest {
         }
     }
 
+    /** The small qwen3moe preset has exactly 8 experts, for which llama-quantize gives attention more bits. */
+    @Test
+    void eightExpertsGetEightBitKeysAndValuesAndAnUnquantizedRouter() throws IOException {
+        try (GgufFile file = GgufFile.open(TestModels.small(ModelGenerator.Architecture.QWEN3MOE, QuantizationMix.Q4_K_M))) {
+            assertThat(file.integer("qwen3moe.expert_count")).isEqualTo(8);
+            assertThat(file.tensor("blk.0.attn_v.weight").type()).isEqualTo(GgmlType.Q8_0);
+            assertThat(file.tensor("blk.1.attn_k.weight").type()).isEqualTo(GgmlType.Q8_0);
+            assertThat(file.tensor("blk.1.attn_output.weight").type()).isEqualTo(GgmlType.Q5_K);
+            assertThat(file.tensor("blk.1.ffn_gate_inp.weight").type()).isEqualTo(GgmlType.F32);
+            assertThat(file.tensor("blk.1.ffn_gate_exps.weight").type()).isEqualTo(GgmlType.Q4_K);
+            assertThat(file.tensor("blk.1.ffn_down_exps.weight").type()).isEqualTo(GgmlType.Q4_K);
+            assertThat(file.tensor("blk.2.ffn_down_exps.weight").type()).isEqualTo(GgmlType.Q6_K);
+            assertThat(file.tensor("blk.2.ffn_down_exps.weight").dimensions()).containsExactly(256, 256, 8);
+        }
+    }
+
     @Test
     void llamaCppLayerChoiceForMoreBits() {
         // 16 layers (the 1b-shaped preset): the first and last eighth, and every third layer between.

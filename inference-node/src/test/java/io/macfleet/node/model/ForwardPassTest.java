@@ -45,6 +45,19 @@ class ForwardPassTest {
                 ModelGenerator.Architecture.LLAMA, type);
     }
 
+    /** Qwen3 MoE: router, softmax top-k with renormalization, experts grouped per batch in prefill. */
+    @ParameterizedTest
+    @EnumSource(value = GgmlType.class, names = {"F32", "Q8_0", "Q4_0"})
+    void theMixtureOfExpertsMatchesTheScalarReference(GgmlType type) throws IOException {
+        assertMatchesReference(ModelGenerator.Architecture.QWEN3MOE, type);
+    }
+
+    @Test
+    void aMixtureOfExpertsInAKQuantMixMatchesTheScalarReference() throws IOException {
+        assertMatchesReference(TestModels.small(ModelGenerator.Architecture.QWEN3MOE, QuantizationMix.Q4_K_M),
+                ModelGenerator.Architecture.QWEN3MOE, "q4_k_m");
+    }
+
     @Test
     void aQwen3KQuantFileMatchesTheScalarReference() throws IOException {
         assertMatchesReference(TestModels.small(ModelGenerator.Architecture.QWEN3, QuantizationMix.Q4_K_M),
