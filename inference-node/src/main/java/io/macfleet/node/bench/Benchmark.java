@@ -328,11 +328,12 @@ public final class Benchmark {
                     weights.bytesPerToken() >> 20, weightStream / 1e9);
             bandwidth = Math.max(Math.max(bandwidth, bandwidthAfter), weightStream);
             log.printf("decode: median token %.1f ms = %.2f tokens/s%n", tokenNanos[decodeTokens / 2] / 1e6, medianSpeed);
-            // Each decode step also reads every cached key and value of the positions so far (F32): the mean over the
-            // decode's positions, added to the weights, so that long contexts do not flatter the fraction of the bound.
+            // Each decode step also reads every cached key and value of the positions so far (F32, or F16 with
+            // -Dinference.kvCache=f16): the mean over the decode's positions, added to the weights, so that long
+            // contexts do not flatter the fraction of the bound.
             long kvBytes = 0;
             for (int i = 0; i < decodeTokens; i++) {
-                kvBytes += config.kvCacheBytes(promptTokens + i + 1);
+                kvBytes += config.kvCacheBytes(promptTokens + i + 1) / (cache.half() ? 2 : 1);
             }
             long kvBytesPerToken = kvBytes / decodeTokens;
             long bytesPerToken = weights.bytesPerToken() + kvBytesPerToken;

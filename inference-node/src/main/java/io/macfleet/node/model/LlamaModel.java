@@ -24,6 +24,8 @@ public final class LlamaModel {
     private int scratchTokens;
     /** Attention scores, one row per worker. */
     private float[][] scores;
+    /** With an F16 KV cache, one KV head's keys and values in F32, per worker. */
+    private float[][] keyScratch, valueScratch;
     /** Wall and calling-thread CPU nanoseconds per {@link Phase}, accumulated while not null (the bench's decode breakdown). */
     private long[] profile;
 
@@ -248,17 +250,29 @@ public final class LlamaModel {
         int qDim = config.queryDimension();
         int group = heads / kvHeads;
         float scale = (float) (1.0 / Math.sqrt(headDim));
-        float[] keys = cache.keys[layer], values = cache.values[layer];
+        boolean half = cache.half();
+        float[] keys = half ? null : cache.keys[layer], values = half ? null : cache.values[layer];
         int scoreStride = cache.paddedPositions;
         if (scores == null || scores.length < pool.size() || scores[0].length < group * scoreStride) {
             scores = new float[pool.size()][group * scoreStride];
         }
-        float[][] scores = this.scores;
+        if (half && (keyScratch == null || keyScratch.length < pool.size() || keyScratch[0].length < cache.headEntries())) {
+            keyScratch = new float[pool.size()][cache.headEntries()];
+            valueScratch = new float[pool.size()][cache.headEntries()];
+        }
+        float[][] scores = this.scores, keyScratch = this.keyScratch, valueScratch = this.valueScratch;
         pool.parallelFor(batch * kvHeads, (start, end, worker) -> {
             for (int item = start; item < end; item++) {
                 int t = item / kvHeads;
                 int kvHead = item % kvHeads;
                 int qOffset = t * qDim + kvHead * group * headDim;
+                if (half) {
+                    int length = position + t + 1;
+                    cache.expand(layer, kvHead, length, keyScratch[worker], valueScratch[worker]);
+                    Attention.attendGroup(q, qOffset, group, headDim, scale, keyScratch[worker], 0, valueScratch[worker], 0,
+                            headDim, length, out, qOffset, scores[worker], scoreStride);
+                    continue;
+                }
                 Attention.attendGroup(q, qOffset, group, headDim, scale, keys, cache.keyBase(kvHead), values,
                         cache.valueBase(kvHead), headDim, position + t + 1, out, qOffset, scores[worker], scoreStride);
             }
