@@ -19,6 +19,8 @@ public final class MixtureOfExperts {
     /** Scratch, grown to the largest batch seen (one forward pass at a time, as in {@link LlamaModel}). */
     private float[] logits = new float[0], gathered = new float[0], gate = new float[0], up = new float[0], down = new float[0];
     private int[] selected = new int[0];
+    /** Decode: each selected expert's gate and up outputs (no garbage per token). */
+    private float[][] expertScratch = new float[0][];
     private float[] selectedWeights = new float[0];
 
     public MixtureOfExperts(int dimension, int expertWidth) {
@@ -94,8 +96,8 @@ public final class MixtureOfExperts {
                 scales[i] = selectedWeights[k];
                 matrices[2 * i] = weights.gates()[e];
                 matrices[2 * i + 1] = weights.ups()[e];
-                outs[2 * i] = new float[width];
-                outs[2 * i + 1] = new float[width];
+                outs[2 * i] = expertScratch[2 * i];
+                outs[2 * i + 1] = expertScratch[2 * i + 1];
                 i++;
             }
         }
@@ -153,6 +155,9 @@ public final class MixtureOfExperts {
         if (gathered.length < batch * dimension) {
             gathered = new float[batch * dimension];
             down = new float[batch * dimension];
+        }
+        if (expertScratch.length < 2 * used) {
+            expertScratch = new float[2 * used][width];
         }
         if (gate.length < batch * width) {
             gate = new float[batch * width];
