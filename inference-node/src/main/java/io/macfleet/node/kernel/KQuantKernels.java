@@ -41,15 +41,14 @@ final class KQuantKernels {
 
     /** Unpacks the eight 6-bit scales and eight 6-bit minimums of a Q4_K/Q5_K super-block. */
     static void scalesAndMins(MemorySegment data, long packed, int[] scales, int[] mins) {
-        int[] q = new int[12];
-        for (int i = 0; i < 12; i++) {
-            q[i] = data.get(ValueLayout.JAVA_BYTE, packed + i) & 0xFF;
-        }
         for (int j = 0; j < 4; j++) {
-            scales[j] = q[j] & 63;
-            mins[j] = q[j + 4] & 63;
-            scales[j + 4] = (q[j + 8] & 0x0F) | ((q[j] >> 6) << 4);
-            mins[j + 4] = (q[j + 8] >> 4) | ((q[j + 4] >> 6) << 4);
+            int low = data.get(ValueLayout.JAVA_BYTE, packed + j) & 0xFF;
+            int middle = data.get(ValueLayout.JAVA_BYTE, packed + j + 4) & 0xFF;
+            int high = data.get(ValueLayout.JAVA_BYTE, packed + j + 8) & 0xFF;
+            scales[j] = low & 63;
+            mins[j] = middle & 63;
+            scales[j + 4] = (high & 0x0F) | ((low >> 6) << 4);
+            mins[j + 4] = (high >> 4) | ((middle >> 6) << 4);
         }
     }
 
