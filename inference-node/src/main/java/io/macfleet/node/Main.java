@@ -38,7 +38,8 @@ public final class Main {
                          [--top-p P] [--min-p P] [--seed N] [--context N] [--threads N]
               bench      --model FILE [--prompt-tokens 512] [--decode-tokens 32] [--threads N]
                          [--bandwidth-mb N] (default: 4x the last-level cache, at least 512)
-              make-model --preset tiny|1b-shaped [--type q8_0|q4_0|f32|f16|bf16] [--arch llama|qwen2|qwen3]
+              make-model --preset tiny|small|1b-shaped [--type q8_0|q4_0|q4_k_m|q5_k_m|q6_k|f32|f16|bf16]
+                         [--arch llama|qwen2|qwen3|qwen3moe]
                          [--seed N] --out FILE
             """;
 
@@ -220,7 +221,7 @@ public final class Main {
         Path target = Path.of(required(options, "out"));
         long start = System.nanoTime();
         ModelGenerator.write(shape, ModelGenerator.Architecture.parse(options.getOrDefault("arch", "llama")),
-                ModelGenerator.type(options.getOrDefault("type", "q8_0")), number(options, "seed", 42), target);
+                io.macfleet.node.generator.QuantizationMix.parse(options.getOrDefault("type", "q8_0")), number(options, "seed", 42), target);
         out.printf("wrote %s (%s, %d MB) in %.1f s%n", target, shape.name(), java.nio.file.Files.size(target) >> 20,
                 (System.nanoTime() - start) / 1e9);
         return OK;

@@ -54,8 +54,56 @@ public final class ScalarReference {
                     }
                 }
             }
+            case Q4_K, Q5_K -> {
+                boolean five = type == io.macfleet.node.gguf.GgmlType.Q5_K;
+                long size = type.blockBytes();
+                for (int b = 0; b < count / 256; b++) {
+                    long block = size * b;
+                    float d = Float.float16ToFloat(data.get(SHORT, block));
+                    float dmin = Float.float16ToFloat(data.get(SHORT, block + 2));
+                    for (int i = 0; i < 256; i++) {
+                        int sub = i / 32; // sub-block: scale and minimum index
+                        int chunk = i / 64, l = i % 32;
+                        int packed = unsigned(data, block + (five ? 48 : 16) + 32 * chunk + l);
+                        int q = sub % 2 == 0 ? packed & 0x0F : packed >> 4;
+                        if (five) {
+                            q += ((unsigned(data, block + 16 + l) >> sub) & 1) * 16;
+                        }
+                        int[] scaleAndMin = scaleAndMin(data, block + 4, sub);
+                        out[b * 256 + i] = d * scaleAndMin[0] * q - dmin * scaleAndMin[1];
+                    }
+                }
+            }
+            case Q6_K -> {
+                for (int b = 0; b < count / 256; b++) {
+                    long block = 210L * b;
+                    float d = Float.float16ToFloat(data.get(SHORT, block + 208));
+                    for (int i = 0; i < 256; i++) {
+                        int half = i / 128, quarter = (i % 128) / 32, l = i % 32;
+                        int low = unsigned(data, block + 64 * half + (quarter % 2) * 32 + l);
+                        int nibble = quarter < 2 ? low & 0x0F : low >> 4;
+                        int pair = (unsigned(data, block + 128 + 32 * half + l) >> (2 * quarter)) & 3;
+                        int scale = data.get(ValueLayout.JAVA_BYTE, block + 192 + i / 16);
+                        out[b * 256 + i] = d * scale * ((nibble | (pair << 4)) - 32);
+                    }
+                }
+            }
             default -> throw new IllegalArgumentException(type.toString());
         }
         return out;
+    }
+
+    private static int unsigned(MemorySegment data, long at) {
+        return data.get(ValueLayout.JAVA_BYTE, at) & 0xFF;
+    }
+
+    /** Scale and minimum of sub-block j from the 12 packed bytes (ggml's get_scale_min_k4 layout). */
+    private static int[] scaleAndMin(MemorySegment data, long packed, int j) {
+        if (j < 4) {
+            return new int[] {unsigned(data, packed + j) & 63, unsigned(data, packed + j + 4) & 63};
+        }
+        int scale = (unsigned(data, packed + j + 4) & 0x0F) | ((unsigned(data, packed + j - 4) >> 6) << 4);
+        int min = (unsigned(data, packed + j + 4) >> 4) | ((unsigned(data, packed + j) >> 6) << 4);
+        return new int[] {scale, min};
     }
 }

@@ -1,6 +1,7 @@
 package io.macfleet.node;
 
 import io.macfleet.node.generator.ModelGenerator;
+import io.macfleet.node.generator.QuantizationMix;
 import io.macfleet.node.gguf.GgmlType;
 
 import java.io.IOException;
@@ -9,7 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Tiny generated models, written once per JVM, architecture and type. */
+/** Small generated models, written once per JVM, shape, architecture and type. */
 public final class TestModels {
     private static final ConcurrentHashMap<String, Path> MODELS = new ConcurrentHashMap<>();
 
@@ -21,11 +22,20 @@ public final class TestModels {
     }
 
     public static Path tiny(ModelGenerator.Architecture architecture, GgmlType type) {
-        return MODELS.computeIfAbsent(architecture + "/" + type, key -> {
+        return model(ModelGenerator.TINY, architecture, QuantizationMix.of(type));
+    }
+
+    /** The small preset (widths of whole K-quant super-blocks) with the types of {@code mix}. */
+    public static Path small(ModelGenerator.Architecture architecture, QuantizationMix mix) {
+        return model(ModelGenerator.SMALL, architecture, mix);
+    }
+
+    private static Path model(ModelGenerator.Shape shape, ModelGenerator.Architecture architecture, QuantizationMix mix) {
+        return MODELS.computeIfAbsent(shape.name() + "/" + architecture + "/" + mix.name(), key -> {
             try {
                 Path directory = Files.createTempDirectory("inference-node-test");
-                Path file = directory.resolve("tiny-" + architecture.name().toLowerCase() + "-" + type.name().toLowerCase() + ".gguf");
-                ModelGenerator.write(ModelGenerator.TINY, architecture, type, 1, file);
+                Path file = directory.resolve(shape.name() + "-" + architecture.name().toLowerCase() + "-" + mix.name() + ".gguf");
+                ModelGenerator.write(shape, architecture, mix, 1, file);
                 file.toFile().deleteOnExit();
                 directory.toFile().deleteOnExit();
                 return file;

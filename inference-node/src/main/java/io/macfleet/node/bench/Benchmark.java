@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.DoubleAdder;
 
 /**
  * Measures this machine's memory bandwidth and the engine's prompt processing, time to first token, decode speed
- * (also as a fraction of the bandwidth bound: bytes of weights per token / bandwidth) and peak RSS.
+ * (also as a fraction of the bandwidth bound: bytes of weights and KV cache read per token / bandwidth) and peak RSS.
  */
 public final class Benchmark {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
@@ -221,8 +221,13 @@ public final class Benchmark {
     private static List<MemorySegment> decodeWeights(LlamaWeights weights) {
         List<MemorySegment> segments = new ArrayList<>();
         for (var block : weights.blocks()) {
-            for (WeightMatrix m : List.of(block.query(), block.key(), block.value(), block.output(), block.gate(),
-                    block.up(), block.down())) {
+            for (WeightMatrix m : List.of(block.query(), block.key(), block.value(), block.output())) {
+                segments.add(m.data().asSlice(0, m.byteSize()));
+            }
+            if (block.experts() != null) {
+                continue; // which experts a token reads depends on the token; the bandwidth stream reads the dense parts
+            }
+            for (WeightMatrix m : List.of(block.gate(), block.up(), block.down())) {
                 segments.add(m.data().asSlice(0, m.byteSize()));
             }
         }
@@ -323,12 +328,22 @@ public final class Benchmark {
                     weights.bytesPerToken() >> 20, weightStream / 1e9);
             bandwidth = Math.max(Math.max(bandwidth, bandwidthAfter), weightStream);
             log.printf("decode: median token %.1f ms = %.2f tokens/s%n", tokenNanos[decodeTokens / 2] / 1e6, medianSpeed);
-            long bytesPerToken = weights.bytesPerToken();
+            // Each decode step also reads every cached key and value of the positions so far (F32, or F16 with
+            // -Dinference.kvCache=f16): the mean over the decode's positions, added to the weights, so that long
+            // contexts do not flatter the fraction of the bound.
+            long kvBytes = 0;
+            for (int i = 0; i < decodeTokens; i++) {
+                kvBytes += config.kvCacheBytes(promptTokens + i + 1) / (cache.half() ? 2 : 1);
+            }
+            long kvBytesPerToken = kvBytes / decodeTokens;
+            long bytesPerToken = weights.bytesPerToken() + kvBytesPerToken;
             Result result = new Result(bandwidth, promptSpeed, ttft, decodeSpeed, bytesPerToken, rss,
                     Files.size(modelPath), cache.byteSize());
-            log.printf("decode: %d tokens at %.2f tokens/s (mean); weights read per token %.1f MB; bandwidth bound"
+            log.printf("decode: %d tokens at %.2f tokens/s (mean); read per token %.1f MB (weights %.1f MB, of a mixture"
+                            + " of experts the active ones, + KV cache %.1f MB); bandwidth bound"
                             + " %.2f tokens/s at %.2f GB/s; decode = %.0f%% of the bound (median token: %.0f%%)%n",
-                    decodeTokens, decodeSpeed, bytesPerToken / 1e6, result.boundTokensPerSecond(), bandwidth / 1e9,
+                    decodeTokens, decodeSpeed, bytesPerToken / 1e6, weights.bytesPerToken() / 1e6, kvBytesPerToken / 1e6,
+                    result.boundTokensPerSecond(), bandwidth / 1e9,
                     100 * result.fractionOfBound(), 100 * medianSpeed / result.boundTokensPerSecond());
             long budget = result.modelFileBytes + result.kvCacheBytes + 300L * 1024 * 1024;
             log.printf("peak RSS (VmHWM): %d MB; model file %d MB + KV cache %d MB + 300 MB = %d MB budget (%s)%n",

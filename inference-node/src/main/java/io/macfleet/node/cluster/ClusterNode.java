@@ -143,6 +143,12 @@ public final class ClusterNode implements Placement, AutoCloseable {
         if (cluster.parallelism() == ClusterFile.Parallelism.PIPELINE) {
             return ShardPlan.pipeline(config, cluster.weights());
         }
+        if (config.mixtureOfExperts()) {
+            // The expert FFN has per-expert views (ExpertWeights.localExperts) for expert parallelism, but no shard
+            // plan places them yet; refusing here beats a missing-tensor error about ffn_down.
+            throw new IllegalArgumentException("tensor parallelism of a mixture-of-experts model (" + config.architecture()
+                    + ") is not supported yet; use parallelism pipeline in the cluster file");
+        }
         int outputBlock = file.tensor("blk.0.attn_output.weight").type().blockSize();
         int downBlock = file.tensor("blk.0.ffn_down.weight").type().blockSize();
         return ShardPlan.tensor(config, rootRelieved(file, config, cluster.weights()), outputBlock,

@@ -23,13 +23,15 @@ public final class ModelGenerator {
      * What sets the architectures apart, as llama.cpp stores them: the metadata key prefix, Llama 3.1-style
      * rope_freqs (llama only), Q/K/V biases (qwen2), per-head Q/K RMSNorm and a head dimension of its own, so that
      * the query width differs from the model width (qwen3), and RoPE on interleaved pairs (llama) or halves (qwen,
-     * implied by the architecture in the engine). Mistral models are stored by llama.cpp as {@code llama}; llama.cpp
+     * implied by the architecture in the engine), and a mixture of experts in place of the dense FFN (qwen3moe: the
+     * shape's expert numbers, a router and three expert tensors per block). Mistral models are stored by llama.cpp as {@code llama}; llama.cpp
      * does not load a file that says {@code mistral}, so none is written.
      */
     public enum Architecture {
         LLAMA("llama", 500000, true, false, false),
         QWEN2("qwen2", 1000000, false, true, false),
-        QWEN3("qwen3", 1000000, false, false, true);
+        QWEN3("qwen3", 1000000, false, false, true),
+        QWEN3MOE("qwen3moe", 1000000, false, false, true);
 
         final String key;
         final double ropeTheta;
@@ -45,25 +47,40 @@ public final class ModelGenerator {
             this.headNorms = headNorms;
         }
 
+        boolean mixtureOfExperts() {
+            return this == QWEN3MOE;
+        }
+
         public static Architecture parse(String name) {
             for (Architecture architecture : values()) {
                 if (architecture.key.equals(name)) {
                     return architecture;
                 }
             }
-            throw new IllegalArgumentException("unknown architecture '" + name + "' (known: llama, qwen2, qwen3)");
+            throw new IllegalArgumentException("unknown architecture '" + name + "' (known: llama, qwen2, qwen3, qwen3moe)");
         }
     }
-    /** Model dimensions of a preset. */
+    /**
+     * Model dimensions of a preset, with the experts a mixture-of-experts architecture gives it: {@code experts} FFNs of
+     * width {@code expertFeedForward} per block, {@code expertsUsed} of them per token (dense architectures ignore these).
+     */
     public record Shape(String name, int dimension, int layers, int heads, int kvHeads, int feedForward,
-                        int vocabulary, int contextLength) {
+                        int vocabulary, int contextLength, int experts, int expertsUsed, int expertFeedForward) {
+        /** A shape for dense architectures only (no expert sizes); {@code --arch qwen3moe} needs the full form. */
+        public Shape(String name, int dimension, int layers, int heads, int kvHeads, int feedForward, int vocabulary, int contextLength) {
+            this(name, dimension, layers, heads, kvHeads, feedForward, vocabulary, contextLength, 0, 0, 0);
+        }
+
         public int headDimension() {
             return dimension / heads;
         }
     }
 
-    public static final Shape TINY = new Shape("macfleet-tiny", 64, 2, 4, 2, 192, 512, 2048);
-    public static final Shape ONE_B = new Shape("macfleet-1b-shaped", 2048, 16, 32, 8, 8192, 32000, 8192);
+    public static final Shape TINY = new Shape("macfleet-tiny", 64, 2, 4, 2, 192, 512, 2048, 4, 2, 64);
+    /** The smallest shape whose widths are whole K-quant super-blocks (256 values), for K-quant files. */
+    public static final Shape SMALL = new Shape("macfleet-small", 256, 4, 4, 2, 768, 1024, 2048, 8, 2, 256);
+    /** As a mixture of experts, its active FFN (8 of 16 experts of width 1024) is as wide as the dense one. */
+    public static final Shape ONE_B = new Shape("macfleet-1b-shaped", 2048, 16, 32, 8, 8192, 32000, 8192, 16, 8, 1024);
 
     static final String LLAMA3_TEMPLATE = "{% set loop_messages = messages %}{% for message in loop_messages %}"
             + "{% set content = '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n'+ "
@@ -77,38 +94,22 @@ public final class ModelGenerator {
     public static Shape preset(String name) {
         return switch (name) {
             case "tiny" -> TINY;
+            case "small" -> SMALL;
             case "1b-shaped" -> ONE_B;
-            default -> throw new IllegalArgumentException("unknown preset '" + name + "' (known: tiny, 1b-shaped)");
-        };
-    }
-
-    public static GgmlType type(String name) {
-        return switch (name.toLowerCase()) {
-            case "f32" -> GgmlType.F32;
-            case "f16" -> GgmlType.F16;
-            case "bf16" -> GgmlType.BF16;
-            case "q8_0" -> GgmlType.Q8_0;
-            case "q4_0" -> GgmlType.Q4_0;
-            default -> throw new IllegalArgumentException("unknown type '" + name + "' (known: f32, f16, bf16, q8_0, q4_0)");
-        };
-    }
-
-    private static int fileType(GgmlType type) {
-        return switch (type) {
-            case F32 -> 0;
-            case F16 -> 1;
-            case Q4_0 -> 2;
-            case Q8_0 -> 7;
-            case BF16 -> 32;
-            default -> throw new IllegalArgumentException(type.toString());
+            default -> throw new IllegalArgumentException("unknown preset '" + name + "' (known: tiny, small, 1b-shaped)");
         };
     }
 
     public static void write(Shape shape, GgmlType type, long seed, Path out) throws IOException {
-        write(shape, Architecture.LLAMA, type, seed, out);
+        write(shape, Architecture.LLAMA, QuantizationMix.of(type), seed, out);
     }
 
     public static void write(Shape shape, Architecture architecture, GgmlType type, long seed, Path out) throws IOException {
+        write(shape, architecture, QuantizationMix.of(type), seed, out);
+    }
+
+    /** Writes a file whose weight matrices have the types {@code mix} gives them (llama-quantize's choice for its file type). */
+    public static void write(Shape shape, Architecture architecture, QuantizationMix mix, long seed, Path out) throws IOException {
         VocabularyBuilder.Vocabulary vocabulary = VocabularyBuilder.build(shape.vocabulary(), seed);
         List<String> tokens = vocabulary.tokens();
         String arch = architecture.key;
@@ -117,7 +118,7 @@ public final class ModelGenerator {
         GgufWriter writer = new GgufWriter()
                 .putString("general.architecture", arch)
                 .putString("general.name", shape.name() + (architecture == Architecture.LLAMA ? "" : "-" + arch))
-                .putUInt32("general.file_type", fileType(type))
+                .putUInt32("general.file_type", mix.fileType())
                 .putUInt32("general.quantization_version", 2)
                 .putUInt32("general.alignment", 32)
                 .putUInt32(arch + ".context_length", shape.contextLength())
@@ -140,13 +141,22 @@ public final class ModelGenerator {
                 .putUInt32("tokenizer.ggml.eot_token_id", tokens.indexOf("<|eot_id|>"))
                 .putBool("tokenizer.ggml.add_bos_token", true)
                 .putString("tokenizer.chat_template", LLAMA3_TEMPLATE);
+        if (architecture.mixtureOfExperts()) {
+            writer.putUInt32(arch + ".expert_count", shape.experts())
+                    .putUInt32(arch + ".expert_used_count", shape.expertsUsed())
+                    .putUInt32(arch + ".expert_feed_forward_length", shape.expertFeedForward());
+        }
         if (architecture.headNorms) {
             writer.putUInt32(arch + ".attention.key_length", headDimension).putUInt32(arch + ".attention.value_length", headDimension);
         }
         int dim = shape.dimension();
         int queryDim = shape.heads() * headDimension;
         int kvDim = shape.kvHeads() * headDimension;
+        int layers = shape.layers();
+        int experts = architecture.mixtureOfExperts() ? shape.experts() : 0;
+        int ffn = experts > 0 ? shape.expertFeedForward() : shape.feedForward();
         long tensorSeed = seed * 1_000_003L;
+        GgmlType type = mix.typeOf(QuantizationMix.Role.TOKEN_EMBEDDING, 0, layers, experts, dim);
         writer.addTensor("token_embd.weight", type, new long[]{dim, shape.vocabulary()},
                 random(type, dim, shape.vocabulary(), tensorSeed++, 1.0f));
         if (architecture.ropeFrequencies) {
@@ -155,10 +165,17 @@ public final class ModelGenerator {
         }
         for (int layer = 0; layer < shape.layers(); layer++) {
             String p = "blk." + layer + ".";
+            GgmlType queryType = mix.typeOf(QuantizationMix.Role.ATTENTION_Q, layer, layers, experts, dim);
+            GgmlType keyType = mix.typeOf(QuantizationMix.Role.ATTENTION_K, layer, layers, experts, dim);
+            GgmlType valueType = mix.typeOf(QuantizationMix.Role.ATTENTION_V, layer, layers, experts, dim);
+            GgmlType outputType = mix.typeOf(QuantizationMix.Role.ATTENTION_OUTPUT, layer, layers, experts, queryDim);
+            GgmlType gateType = mix.typeOf(QuantizationMix.Role.FFN_GATE, layer, layers, experts, dim);
+            GgmlType upType = mix.typeOf(QuantizationMix.Role.FFN_UP, layer, layers, experts, dim);
+            GgmlType downType = mix.typeOf(QuantizationMix.Role.FFN_DOWN, layer, layers, experts, ffn);
             writer.addTensor(p + "attn_norm.weight", GgmlType.F32, new long[]{dim}, norm(dim, tensorSeed++));
-            writer.addTensor(p + "attn_q.weight", type, new long[]{dim, queryDim}, random(type, dim, queryDim, tensorSeed++, scale(dim)));
-            writer.addTensor(p + "attn_k.weight", type, new long[]{dim, kvDim}, random(type, dim, kvDim, tensorSeed++, scale(dim)));
-            writer.addTensor(p + "attn_v.weight", type, new long[]{dim, kvDim}, random(type, dim, kvDim, tensorSeed++, scale(dim)));
+            writer.addTensor(p + "attn_q.weight", queryType, new long[]{dim, queryDim}, random(queryType, dim, queryDim, tensorSeed++, scale(dim)));
+            writer.addTensor(p + "attn_k.weight", keyType, new long[]{dim, kvDim}, random(keyType, dim, kvDim, tensorSeed++, scale(dim)));
+            writer.addTensor(p + "attn_v.weight", valueType, new long[]{dim, kvDim}, random(valueType, dim, kvDim, tensorSeed++, scale(dim)));
             if (architecture.attentionBiases) {
                 // Biases stay F32 in llama.cpp's conversions whatever the weights' type.
                 writer.addTensor(p + "attn_q.bias", GgmlType.F32, new long[]{queryDim}, bias(queryDim, tensorSeed++));
@@ -169,18 +186,31 @@ public final class ModelGenerator {
                 writer.addTensor(p + "attn_q_norm.weight", GgmlType.F32, new long[]{headDimension}, norm(headDimension, tensorSeed++));
                 writer.addTensor(p + "attn_k_norm.weight", GgmlType.F32, new long[]{headDimension}, norm(headDimension, tensorSeed++));
             }
-            writer.addTensor(p + "attn_output.weight", type, new long[]{queryDim, dim}, random(type, queryDim, dim, tensorSeed++, scale(queryDim)));
+            writer.addTensor(p + "attn_output.weight", outputType, new long[]{queryDim, dim}, random(outputType, queryDim, dim, tensorSeed++, scale(queryDim)));
             writer.addTensor(p + "ffn_norm.weight", GgmlType.F32, new long[]{dim}, norm(dim, tensorSeed++));
-            writer.addTensor(p + "ffn_gate.weight", type, new long[]{dim, shape.feedForward()},
-                    random(type, dim, shape.feedForward(), tensorSeed++, scale(dim)));
-            writer.addTensor(p + "ffn_up.weight", type, new long[]{dim, shape.feedForward()},
-                    random(type, dim, shape.feedForward(), tensorSeed++, scale(dim)));
-            writer.addTensor(p + "ffn_down.weight", type, new long[]{shape.feedForward(), dim},
-                    random(type, shape.feedForward(), dim, tensorSeed++, scale(shape.feedForward())));
+            if (experts > 0) {
+                // The router is never quantized (llama-quantize skips ffn_gate_inp); each expert is a slice of rows.
+                writer.addTensor(p + "ffn_gate_inp.weight", GgmlType.F32, new long[]{dim, experts},
+                        random(GgmlType.F32, dim, experts, tensorSeed++, scale(dim) * 4));
+                writer.addTensor(p + "ffn_gate_exps.weight", gateType, new long[]{dim, ffn, experts},
+                        random(gateType, dim, ffn * experts, tensorSeed++, scale(dim)));
+                writer.addTensor(p + "ffn_up_exps.weight", upType, new long[]{dim, ffn, experts},
+                        random(upType, dim, ffn * experts, tensorSeed++, scale(dim)));
+                writer.addTensor(p + "ffn_down_exps.weight", downType, new long[]{ffn, dim, experts},
+                        random(downType, ffn, dim * experts, tensorSeed++, scale(ffn)));
+                continue;
+            }
+            writer.addTensor(p + "ffn_gate.weight", gateType, new long[]{dim, shape.feedForward()},
+                    random(gateType, dim, shape.feedForward(), tensorSeed++, scale(dim)));
+            writer.addTensor(p + "ffn_up.weight", upType, new long[]{dim, shape.feedForward()},
+                    random(upType, dim, shape.feedForward(), tensorSeed++, scale(dim)));
+            writer.addTensor(p + "ffn_down.weight", downType, new long[]{shape.feedForward(), dim},
+                    random(downType, shape.feedForward(), dim, tensorSeed++, scale(shape.feedForward())));
         }
         writer.addTensor("output_norm.weight", GgmlType.F32, new long[]{dim}, norm(dim, tensorSeed++));
-        writer.addTensor("output.weight", type, new long[]{dim, shape.vocabulary()},
-                random(type, dim, shape.vocabulary(), tensorSeed, scale(dim) * 4));
+        GgmlType outputType = mix.typeOf(QuantizationMix.Role.OUTPUT, 0, layers, experts, dim);
+        writer.addTensor("output.weight", outputType, new long[]{dim, shape.vocabulary()},
+                random(outputType, dim, shape.vocabulary(), tensorSeed, scale(dim) * 4));
         writer.write(out);
     }
 

@@ -2,7 +2,8 @@ package io.macfleet.node.generator;
 
 import io.macfleet.node.gguf.GgmlType;
 
-/** Float rows to ggml encodings, as ggml's reference quantizers do (quantize_row_q8_0_ref, q4_0_ref). */
+/** Float rows to ggml encodings, as ggml's reference quantizers do (quantize_row_q8_0_ref, q4_0_ref);
+ * K-quants in {@link KQuantizer}. */
 public final class Quantizer {
     private Quantizer() {
     }
@@ -63,6 +64,16 @@ public final class Quantizer {
                         int low = Math.min(15, (int) (values[base + j] * id + 8.5f));
                         int high = Math.min(15, (int) (values[base + 16 + j] * id + 8.5f));
                         out[o + 2 + j] = (byte) (low | (high << 4));
+                    }
+                }
+            }
+            case Q4_K, Q5_K, Q6_K -> {
+                for (int b = 0; b < count / 256; b++) {
+                    int o = outOffset + b * type.blockBytes();
+                    if (type == GgmlType.Q6_K) {
+                        KQuantizer.encodeQ6K(values, offset + b * 256, out, o);
+                    } else {
+                        KQuantizer.encodeWithMins(type == GgmlType.Q4_K ? 4 : 5, values, offset + b * 256, out, o);
                     }
                 }
             }

@@ -39,7 +39,8 @@ public enum GgmlType {
 
     /** Whether the engine's kernels can compute with this type. */
     public boolean supportedByEngine() {
-        return this == F32 || this == F16 || this == BF16 || this == Q8_0 || this == Q4_0;
+        return this == F32 || this == F16 || this == BF16 || this == Q8_0 || this == Q4_0 || this == Q4_K || this == Q5_K
+                || this == Q6_K;
     }
 
     public long bytesFor(long elements) {

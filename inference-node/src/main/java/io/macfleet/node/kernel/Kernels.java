@@ -42,6 +42,9 @@ public final class Kernels {
             case BF16 -> dotBF16(data, base, x, offset, n);
             case Q8_0 -> dotQ8(data, base, x, offset, n);
             case Q4_0 -> dotQ4(data, base, x, offset, n);
+            case Q4_K -> KQuantKernels.dotQ4K(data, base, x, offset, n);
+            case Q5_K -> KQuantKernels.dotQ5K(data, base, x, offset, n);
+            case Q6_K -> KQuantKernels.dotQ6K(data, base, x, offset, n);
             default -> throw new IllegalStateException("unsupported type " + matrix.type());
         };
     }
@@ -238,6 +241,9 @@ public final class Kernels {
                     }
                 }
             }
+            case Q4_K -> KQuantKernels.dequantizeQ4K(data, base, n, out, offset);
+            case Q5_K -> KQuantKernels.dequantizeQ5K(data, base, n, out, offset);
+            case Q6_K -> KQuantKernels.dequantizeQ6K(data, base, n, out, offset);
             default -> throw new IllegalStateException("unsupported type " + matrix.type());
         }
     }

@@ -18,7 +18,7 @@ public record WeightMatrix(String name, GgmlType type, MemorySegment data, int r
         if (!tensor.type().supportedByEngine()) {
             throw new GgufFormatException("tensor '" + tensor.name() + "' has type " + tensor.type()
                     + " (ggml type id " + tensor.type().id() + "), which the engine does not support"
-                    + " (supported: F32, F16, BF16, Q8_0, Q4_0)");
+                    + " (supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K)");
         }
         long[] dimensions = tensor.dimensions();
         long rows = 1;

@@ -1,30 +1,73 @@
 package io.macfleet.node.model;
 
 /**
- * Keys and values of every layer for {@code capacity} positions (float32, on the heap). Sized from the context
+ * Keys and values of every layer for {@code capacity} positions (float32 or, as an option, float16, on the heap). Sized from the context
  * length asked for; allocation refuses with a clear message when the heap cannot hold it. Laid out for
  * {@link Attention}: per layer, each KV head's keys are one contiguous run of blocks of 64 positions, transposed
  * within a block ({@link Attention#keyOffset}); each KV head's values are one contiguous run of positions.
  */
 public final class KvCache {
+    /** F32 entries; null in a half-precision cache. */
     final float[][] keys;
     final float[][] values;
+    /**
+     * F16 entries, same layout; null in an F32 cache. Half the memory (and half the bytes a decode step reads); attention
+     * converts one KV head's entries to F32 at a time ({@link #expand}).
+     */
+    final short[][] halfKeys;
+    final short[][] halfValues;
+    /** The system property that selects an F16 cache: {@code -Dinference.kvCache=f16}. */
+    public static final String TYPE_PROPERTY = "inference.kvCache";
     /** Positions per KV head in {@link #keys} (the capacity rounded up to whole blocks). */
     final int paddedPositions;
     private final int capacity;
     private final int kvHeads, headDim;
 
-    private KvCache(LlamaConfig config, int capacity) {
+    private KvCache(LlamaConfig config, int capacity, boolean half) {
         this.capacity = capacity;
         this.paddedPositions = Attention.paddedPositions(capacity);
         this.kvHeads = config.kvHeads();
         this.headDim = config.headDimension();
-        keys = new float[config.layers()][];
-        values = new float[config.layers()][];
+        keys = half ? null : new float[config.layers()][];
+        values = half ? null : new float[config.layers()][];
+        halfKeys = half ? new short[config.layers()][] : null;
+        halfValues = half ? new short[config.layers()][] : null;
         for (int layer = 0; layer < config.layers(); layer++) {
-            keys[layer] = new float[paddedPositions * config.kvDimension()];
-            values[layer] = new float[capacity * config.kvDimension()];
+            if (half) {
+                halfKeys[layer] = new short[paddedPositions * config.kvDimension()];
+                halfValues[layer] = new short[capacity * config.kvDimension()];
+            } else {
+                keys[layer] = new float[paddedPositions * config.kvDimension()];
+                values[layer] = new float[capacity * config.kvDimension()];
+            }
         }
+    }
+
+    /** Whether entries are stored in half precision. */
+    public boolean half() {
+        return halfKeys != null;
+    }
+
+    /**
+     * Converts KV head {@code kvHead}'s keys (positions [0, length) rounded up to whole blocks) and values (positions
+     * [0, length)) of a half-precision cache to F32, into {@code keyScratch[0 ..]} and {@code valueScratch[0 ..]} in the
+     * same layout (keys at {@code keyOffset}, values headDim apart).
+     */
+    void expand(int layer, int kvHead, int length, float[] keyScratch, float[] valueScratch) {
+        short[] k = halfKeys[layer], v = halfValues[layer];
+        int keyCount = Attention.paddedPositions(length) * headDim, keyBase = keyBase(kvHead);
+        for (int i = 0; i < keyCount; i++) {
+            keyScratch[i] = Float.float16ToFloat(k[keyBase + i]);
+        }
+        int valueCount = length * headDim, valueBase = valueBase(kvHead);
+        for (int i = 0; i < valueCount; i++) {
+            valueScratch[i] = Float.float16ToFloat(v[valueBase + i]);
+        }
+    }
+
+    /** Floats of scratch {@link #expand} needs for a KV head's keys and values. */
+    int headEntries() {
+        return paddedPositions * headDim;
     }
 
     /** Offset of KV head {@code kvHead}'s first key in a layer's keys. */
@@ -42,6 +85,10 @@ public final class KvCache {
      * {@code k[t * kvDim ..]} and {@code v[t * kvDim ..]}, KV head h's dimensions at {@code h * headDim ..}.
      */
     void store(int layer, float[] k, float[] v, int position, int count) {
+        if (half()) {
+            storeHalf(layer, k, v, position, count);
+            return;
+        }
         float[] layerKeys = keys[layer], layerValues = values[layer];
         int kvDim = kvHeads * headDim;
         for (int t = 0; t < count; t++) {
@@ -57,12 +104,39 @@ public final class KvCache {
         }
     }
 
+    private void storeHalf(int layer, float[] k, float[] v, int position, int count) {
+        short[] layerKeys = halfKeys[layer], layerValues = halfValues[layer];
+        int kvDim = kvHeads * headDim;
+        for (int t = 0; t < count; t++) {
+            int p = position + t;
+            for (int h = 0; h < kvHeads; h++) {
+                int source = t * kvDim + h * headDim;
+                int keyRow = keyBase(h) + Attention.keyOffset(p, 0, headDim);
+                int valueRow = valueBase(h) + p * headDim;
+                for (int d = 0; d < headDim; d++) {
+                    layerKeys[keyRow + d * Attention.BLOCK] = Float.floatToFloat16(k[source + d]);
+                    layerValues[valueRow + d] = Float.floatToFloat16(v[source + d]);
+                }
+            }
+        }
+    }
+
+    /** An F32 cache, or F16 when the system property {@value #TYPE_PROPERTY} is {@code f16}. */
     public static KvCache allocate(LlamaConfig config, int contextLength) {
+        String type = System.getProperty(TYPE_PROPERTY, "f32");
+        if (!type.equals("f32") && !type.equals("f16")) {
+            throw new IllegalArgumentException("-D" + TYPE_PROPERTY + "=" + type + ": the KV cache type must be f32 or f16");
+        }
+        return allocate(config, contextLength, type.equals("f16"));
+    }
+
+    public static KvCache allocate(LlamaConfig config, int contextLength, boolean half) {
         if (contextLength <= 0) {
             throw new IllegalArgumentException("context length must be positive, got " + contextLength);
         }
-        long needed = config.kvCacheBytes(contextLength)
-                + (long) config.layers() * config.kvDimension() * (Attention.paddedPositions(contextLength) - contextLength) * Float.BYTES;
+        long needed = (config.kvCacheBytes(contextLength)
+                + (long) config.layers() * config.kvDimension() * (Attention.paddedPositions(contextLength) - contextLength) * Float.BYTES)
+                / (half ? 2 : 1);
         Runtime runtime = Runtime.getRuntime();
         long available = runtime.maxMemory() - (runtime.totalMemory() - runtime.freeMemory());
         long perLayer = needed / config.layers() / 2;
@@ -72,7 +146,7 @@ public final class KvCache {
                     + "context (--context / contextLength) or give the JVM more memory (-Xmx)");
         }
         try {
-            return new KvCache(config, contextLength);
+            return new KvCache(config, contextLength, half);
         } catch (OutOfMemoryError e) {
             throw new InsufficientMemoryException("out of memory allocating the KV cache for a context of "
                     + contextLength + " tokens (" + mb(needed) + " MB); ask for a smaller context or raise -Xmx");
@@ -89,8 +163,8 @@ public final class KvCache {
 
     public long byteSize() {
         long bytes = 0;
-        for (int layer = 0; layer < keys.length; layer++) {
-            bytes += 4L * (keys[layer].length + values[layer].length);
+        for (int layer = 0; layer < (half() ? halfKeys.length : keys.length); layer++) {
+            bytes += half() ? 2L * (halfKeys[layer].length + halfValues[layer].length) : 4L * (keys[layer].length + values[layer].length);
         }
         return bytes;
     }

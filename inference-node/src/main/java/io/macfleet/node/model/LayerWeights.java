@@ -3,12 +3,22 @@ package io.macfleet.node.model;
 import io.macfleet.node.kernel.WeightMatrix;
 
 /**
- * Weights of one transformer block. Biases (Qwen2) and per-head Q/K norms (Qwen3) are null when absent.
+ * Weights of one transformer block. Biases (Qwen2) and per-head Q/K norms (Qwen3) are null when absent. A
+ * mixture-of-experts block (Qwen3 MoE) has {@code experts} instead of gate, up and down (then null).
  */
 public record LayerWeights(int index, float[] attentionNorm, WeightMatrix query, WeightMatrix key, WeightMatrix value,
                            WeightMatrix output, float[] queryBias, float[] keyBias, float[] valueBias,
                            float[] queryNorm, float[] keyNorm, float[] ffnNorm, WeightMatrix gate, WeightMatrix up,
-                           WeightMatrix down) {
+                           WeightMatrix down, ExpertWeights experts) {
+
+    /** A dense block. */
+    public LayerWeights(int index, float[] attentionNorm, WeightMatrix query, WeightMatrix key, WeightMatrix value,
+                        WeightMatrix output, float[] queryBias, float[] keyBias, float[] valueBias,
+                        float[] queryNorm, float[] keyNorm, float[] ffnNorm, WeightMatrix gate, WeightMatrix up,
+                        WeightMatrix down) {
+        this(index, attentionNorm, query, key, value, output, queryBias, keyBias, valueBias, queryNorm, keyNorm, ffnNorm,
+                gate, up, down, null);
+    }
 
     /**
      * The part of this layer that a tensor-parallel rank computes: query heads [firstHead, firstHead + headCount)
@@ -35,8 +45,9 @@ public record LayerWeights(int index, float[] attentionNorm, WeightMatrix query,
         return values == null ? null : java.util.Arrays.copyOfRange(values, from, from + count);
     }
 
+    /** Bytes of matrices one token reads: of a mixture of experts, the router and the selected experts only. */
     public long matrixBytes() {
-        return query.byteSize() + key.byteSize() + value.byteSize() + output.byteSize() + gate.byteSize()
-                + up.byteSize() + down.byteSize();
+        long attention = query.byteSize() + key.byteSize() + value.byteSize() + output.byteSize();
+        return attention + (experts != null ? experts.bytesPerToken() : gate.byteSize() + up.byteSize() + down.byteSize());
     }
 }

@@ -19,11 +19,15 @@ public final class LlamaModel {
     private final float[] inverseFrequencies;
     /** Sums the partial attention and FFN outputs of tensor-parallel ranks; identity on one node. */
     private Collective collective = Collective.NONE;
+    /** The mixture-of-experts FFN block, null for a dense model. */
+    private final MixtureOfExperts experts;
     /** Activation buffers, reused across calls (one forward pass at a time) so prefill makes no garbage. */
     private float[] x, normed, q, k, v, attention, projected, gate, up;
     private int scratchTokens;
     /** Attention scores, one row per worker. */
     private float[][] scores;
+    /** With an F16 KV cache, one KV head's keys and values in F32, per worker. */
+    private float[][] keyScratch, valueScratch;
     /** Wall and calling-thread CPU nanoseconds per {@link Phase}, accumulated while not null (the bench's decode breakdown). */
     private long[] profile;
 
@@ -33,7 +37,7 @@ public final class LlamaModel {
         ROPE_CACHE("RoPE + KV cache write"), ATTENTION("attention (scores, softmax, values)"),
         ATTENTION_OUTPUT("attention output product"), RESIDUAL("residual adds"), FFN_NORM("FFN RMSNorm"),
         GATE_UP("gate/up products"), SWIGLU("SwiGLU"), DOWN("down product"), OUTPUT_NORM("output RMSNorm"),
-        LOGITS("output (logits) product");
+        LOGITS("output (logits) product"), EXPERTS("expert router and FFNs");
 
         private final String label;
 
@@ -83,6 +87,7 @@ public final class LlamaModel {
         this.weights = weights;
         this.pool = pool;
         this.inverseFrequencies = ropeFrequencies(config, weights.ropeFrequencyFactors());
+        this.experts = config.mixtureOfExperts() ? new MixtureOfExperts(config.dimension(), config.expertFeedForward()) : null;
     }
 
     public LlamaConfig config() {
@@ -241,6 +246,13 @@ public final class LlamaModel {
             time = mark(Phase.RESIDUAL, time);
             rmsNorm(x, layer.ffnNorm(), normed, batch, dim);
             time = mark(Phase.FFN_NORM, time);
+            if (layer.experts() != null) {
+                experts.forward(pool, layer.experts(), normed, batch, projected);
+                time = mark(Phase.EXPERTS, time);
+                add(x, projected, batch * dim);
+                time = mark(Phase.RESIDUAL, time);
+                continue;
+            }
             if (batch == 1) {
                 Kernels.matvec(pool, new WeightMatrix[] {layer.gate(), layer.up()}, normed, new float[][] {gate, up});
             } else {
@@ -293,17 +305,29 @@ public final class LlamaModel {
         int qDim = config.queryDimension();
         int group = heads / kvHeads;
         float scale = (float) (1.0 / Math.sqrt(headDim));
-        float[] keys = cache.keys[layer], values = cache.values[layer];
+        boolean half = cache.half();
+        float[] keys = half ? null : cache.keys[layer], values = half ? null : cache.values[layer];
         int scoreStride = cache.paddedPositions;
         if (scores == null || scores.length < pool.size() || scores[0].length < group * scoreStride) {
             scores = new float[pool.size()][group * scoreStride];
         }
-        float[][] scores = this.scores;
+        if (half && (keyScratch == null || keyScratch.length < pool.size() || keyScratch[0].length < cache.headEntries())) {
+            keyScratch = new float[pool.size()][cache.headEntries()];
+            valueScratch = new float[pool.size()][cache.headEntries()];
+        }
+        float[][] scores = this.scores, keyScratch = this.keyScratch, valueScratch = this.valueScratch;
         pool.parallelFor(batch * kvHeads, (start, end, worker) -> {
             for (int item = start; item < end; item++) {
                 int t = item / kvHeads;
                 int kvHead = item % kvHeads;
                 int qOffset = t * qDim + kvHead * group * headDim;
+                if (half) {
+                    int length = position + t + 1;
+                    cache.expand(layer, kvHead, length, keyScratch[worker], valueScratch[worker]);
+                    Attention.attendGroup(q, qOffset, group, headDim, scale, keyScratch[worker], 0, valueScratch[worker], 0,
+                            headDim, length, out, qOffset, scores[worker], scoreStride);
+                    continue;
+                }
                 Attention.attendGroup(q, qOffset, group, headDim, scale, keys, cache.keyBase(kvHead), values,
                         cache.valueBase(kvHead), headDim, position + t + 1, out, qOffset, scores[worker], scoreStride);
             }

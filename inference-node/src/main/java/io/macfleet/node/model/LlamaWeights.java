@@ -38,9 +38,10 @@ public record LlamaWeights(LlamaConfig config, LayerRange layers, WeightMatrix t
                     optionalVector(file, p + "attn_q_norm.weight", config.headDimension()),
                     optionalVector(file, p + "attn_k_norm.weight", config.headDimension()),
                     vector(file, p + "ffn_norm.weight", dim),
-                    matrix(file, p + "ffn_gate.weight", dim, config.feedForward()),
-                    matrix(file, p + "ffn_up.weight", dim, config.feedForward()),
-                    matrix(file, p + "ffn_down.weight", config.feedForward(), dim));
+                    config.mixtureOfExperts() ? null : matrix(file, p + "ffn_gate.weight", dim, config.feedForward()),
+                    config.mixtureOfExperts() ? null : matrix(file, p + "ffn_up.weight", dim, config.feedForward()),
+                    config.mixtureOfExperts() ? null : matrix(file, p + "ffn_down.weight", config.feedForward(), dim),
+                    config.mixtureOfExperts() ? experts(file, config, p) : null);
         }
         WeightMatrix output = file.optionalTensor("output.weight") == null
                 ? embedding // tied embeddings
@@ -60,6 +61,29 @@ public record LlamaWeights(LlamaConfig config, LayerRange layers, WeightMatrix t
             bytes += block.matrixBytes();
         }
         return bytes;
+    }
+
+    private static ExpertWeights experts(GgufFile file, LlamaConfig config, String prefix) {
+        int dim = config.dimension(), width = config.expertFeedForward(), experts = config.experts();
+        return ExpertWeights.of(matrix(file, prefix + "ffn_gate_inp.weight", dim, experts),
+                matrix(file, prefix + "ffn_gate_exps.weight", dim, width, experts),
+                matrix(file, prefix + "ffn_up_exps.weight", dim, width, experts),
+                matrix(file, prefix + "ffn_down_exps.weight", width, dim, experts), experts, config.expertsUsed());
+    }
+
+    /** A 3-dimensional tensor [columns, rows, count] as one matrix of count x rows rows. */
+    private static WeightMatrix matrix(GgufFile file, String name, int columns, int rows, int count) {
+        TensorInfo tensor = file.tensor(name);
+        long[] d = tensor.dimensions();
+        if (d.length != 3 || d[0] != columns || d[1] != rows || d[2] != count) {
+            throw file.error("tensor '" + name + "' has shape " + tensor.shape() + " but the metadata implies ["
+                    + columns + ", " + rows + ", " + count + "]");
+        }
+        try {
+            return WeightMatrix.of(tensor);
+        } catch (RuntimeException e) {
+            throw file.error(e.getMessage() + " at data offset " + tensor.offset());
+        }
     }
 
     private static WeightMatrix matrix(GgufFile file, String name, int columns, int rows) {

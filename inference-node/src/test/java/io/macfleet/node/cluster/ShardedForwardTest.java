@@ -114,4 +114,23 @@ class ShardedForwardTest {
         assertSame(fourLayers, 2, ClusterFile.Parallelism.PIPELINE, null);
         assertSame(fourLayers, 3, ClusterFile.Parallelism.PIPELINE, new double[] {1, 1, 2});
     }
+
+    /** A pipeline stage of a mixture-of-experts model keeps its experts (the stage's configuration carries them). */
+    @Test
+    void pipelineOfMixtureOfExperts() throws IOException {
+        assertSame(TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.Q8_0), 2, ClusterFile.Parallelism.PIPELINE, null);
+    }
+
+    /** Tensor parallelism has no plan for expert FFNs yet: refused by name, not with a missing-tensor error. */
+    @Test
+    void tensorOfMixtureOfExpertsIsRefused() throws IOException {
+        Path model = TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.Q8_0);
+        try (GgufFile file = GgufFile.open(model)) {
+            ClusterFile cluster = ClusterFile.parse(ClusterFile.loopback(2, ClusterFile.Parallelism.TENSOR, LaunchLocal.freePorts(2),
+                    LaunchLocal.freePorts(2)), "test");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ClusterNode.plan(file, LlamaConfig.from(file), cluster))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("mixture-of-experts").hasMessageContaining("pipeline");
+        }
+    }
 }

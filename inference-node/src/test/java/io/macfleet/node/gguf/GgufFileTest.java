@@ -91,7 +91,7 @@ class GgufFileTest {
     void unsupportedTensorTypeNamesTensorAndType() throws IOException {
         Path file = directory.resolve("q4k.gguf");
         byte[] bytes = Files.readAllBytes(TestModels.tiny(GgmlType.F32));
-        // Rewrite the type id of blk.0.attn_q.weight (F32 = 0) to Q4_K (12) in the tensor info.
+        // Rewrite the type id of blk.0.attn_q.weight (F32 = 0) to other types in the tensor info.
         byte[] name = "blk.0.attn_q.weight".getBytes();
         int at = indexOf(bytes, name) + name.length + 4 + 2 * 8;
         assertThat(ByteBuffer.wrap(bytes, at, 4).order(ByteOrder.LITTLE_ENDIAN).getInt()).isZero();
@@ -100,10 +100,16 @@ class GgufFileTest {
         assertThatThrownBy(() -> InferenceEngine.load(file, 64, 1)).isInstanceOf(GgufFormatException.class)
                 .hasMessageContaining("q4k.gguf").hasMessageContaining("blk.0.attn_q.weight")
                 .hasMessageContaining("Q4_1").hasMessageContaining("does not support").hasMessageContaining("offset");
+        ByteBuffer.wrap(bytes, at, 4).order(ByteOrder.LITTLE_ENDIAN).putInt(20);
+        Files.write(file, bytes);
+        assertThatThrownBy(() -> InferenceEngine.load(file, 64, 1)).isInstanceOf(GgufFormatException.class)
+                .hasMessageContaining("blk.0.attn_q.weight").hasMessageContaining("IQ4_NL").hasMessageContaining("offset");
+        // A K-quant (256 values per super-block) on 64-value rows is a malformed file, named as such.
         ByteBuffer.wrap(bytes, at, 4).order(ByteOrder.LITTLE_ENDIAN).putInt(12);
         Files.write(file, bytes);
         assertThatThrownBy(() -> InferenceEngine.load(file, 64, 1)).isInstanceOf(GgufFormatException.class)
-                .hasMessageContaining("blk.0.attn_q.weight").hasMessageContaining("Q4_K").hasMessageContaining("offset");
+                .hasMessageContaining("blk.0.attn_q.weight").hasMessageContaining("Q4_K")
+                .hasMessageContaining("not a multiple of the block size 256");
     }
 
     @Test

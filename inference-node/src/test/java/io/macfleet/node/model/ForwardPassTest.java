@@ -4,12 +4,14 @@ import io.macfleet.node.TestModels;
 import io.macfleet.node.engine.InferenceEngine;
 import io.macfleet.node.engine.SamplingParameters;
 import io.macfleet.node.generator.ModelGenerator;
+import io.macfleet.node.generator.QuantizationMix;
 import io.macfleet.node.gguf.GgmlType;
 import io.macfleet.node.gguf.GgufFile;
 import io.macfleet.node.kernel.WorkerPool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.util.List;
@@ -35,8 +37,40 @@ class ForwardPassTest {
         assertMatchesReference(architecture, GgmlType.F32);
     }
 
+    /** K-quant files with llama.cpp's mixes (Q4_K, Q5_K, Q6_K and Q8_0 matrices side by side) on the small preset. */
+    @ParameterizedTest
+    @ValueSource(strings = {"q4_k_m", "q5_k_m", "q6_k"})
+    void kQuantMixesMatchTheScalarReference(String type) throws IOException {
+        assertMatchesReference(TestModels.small(ModelGenerator.Architecture.LLAMA, QuantizationMix.parse(type)),
+                ModelGenerator.Architecture.LLAMA, type);
+    }
+
+    /** Qwen3 MoE: router, softmax top-k with renormalization, experts grouped per batch in prefill. */
+    @ParameterizedTest
+    @EnumSource(value = GgmlType.class, names = {"F32", "Q8_0", "Q4_0"})
+    void theMixtureOfExpertsMatchesTheScalarReference(GgmlType type) throws IOException {
+        assertMatchesReference(ModelGenerator.Architecture.QWEN3MOE, type);
+    }
+
+    @Test
+    void aMixtureOfExpertsInAKQuantMixMatchesTheScalarReference() throws IOException {
+        assertMatchesReference(TestModels.small(ModelGenerator.Architecture.QWEN3MOE, QuantizationMix.Q4_K_M),
+                ModelGenerator.Architecture.QWEN3MOE, "q4_k_m");
+    }
+
+    @Test
+    void aQwen3KQuantFileMatchesTheScalarReference() throws IOException {
+        assertMatchesReference(TestModels.small(ModelGenerator.Architecture.QWEN3, QuantizationMix.Q4_K_M),
+                ModelGenerator.Architecture.QWEN3, "q4_k_m");
+    }
+
     private static void assertMatchesReference(ModelGenerator.Architecture architecture, GgmlType type) throws IOException {
-        try (GgufFile file = GgufFile.open(TestModels.tiny(architecture, type)); WorkerPool pool = new WorkerPool(2)) {
+        assertMatchesReference(TestModels.tiny(architecture, type), architecture, type.name());
+    }
+
+    private static void assertMatchesReference(java.nio.file.Path modelFile, ModelGenerator.Architecture architecture, String type)
+            throws IOException {
+        try (GgufFile file = GgufFile.open(modelFile); WorkerPool pool = new WorkerPool(2)) {
             LlamaConfig config = LlamaConfig.from(file);
             LlamaModel model = new LlamaModel(LlamaWeights.load(file, config), pool);
             KvCache cache = KvCache.allocate(config, 32);

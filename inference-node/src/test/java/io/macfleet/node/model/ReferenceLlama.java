@@ -12,6 +12,8 @@ final class ReferenceLlama {
     private final LlamaConfig c;
     private final float[] embedding, outputNorm, output, ropeFactors;
     private final float[][] attnNorm, wq, wk, wv, wo, ffnNorm, gate, up, down, qBias, kBias, vBias, qNorm, kNorm;
+    /** Mixture of experts (null when dense): router [experts x dim] and all experts' matrices, expert after expert. */
+    private final float[][] router, gateExperts, upExperts, downExperts;
     private final float[][] keyCache, valueCache;
 
     ReferenceLlama(GgufFile file, int context) {
@@ -35,6 +37,10 @@ final class ReferenceLlama {
         vBias = new float[n][];
         qNorm = new float[n][];
         kNorm = new float[n][];
+        router = new float[n][];
+        gateExperts = new float[n][];
+        upExperts = new float[n][];
+        downExperts = new float[n][];
         keyCache = new float[n][context * c.kvDimension()];
         valueCache = new float[n][context * c.kvDimension()];
         for (int l = 0; l < n; l++) {
@@ -45,9 +51,16 @@ final class ReferenceLlama {
             wv[l] = load(file, p + "attn_v.weight");
             wo[l] = load(file, p + "attn_output.weight");
             ffnNorm[l] = load(file, p + "ffn_norm.weight");
-            gate[l] = load(file, p + "ffn_gate.weight");
-            up[l] = load(file, p + "ffn_up.weight");
-            down[l] = load(file, p + "ffn_down.weight");
+            if (c.experts() > 0) {
+                router[l] = load(file, p + "ffn_gate_inp.weight");
+                gateExperts[l] = load(file, p + "ffn_gate_exps.weight");
+                upExperts[l] = load(file, p + "ffn_up_exps.weight");
+                downExperts[l] = load(file, p + "ffn_down_exps.weight");
+            } else {
+                gate[l] = load(file, p + "ffn_gate.weight");
+                up[l] = load(file, p + "ffn_up.weight");
+                down[l] = load(file, p + "ffn_down.weight");
+            }
             qBias[l] = optional(file, p + "attn_q.bias");
             kBias[l] = optional(file, p + "attn_k.bias");
             vBias[l] = optional(file, p + "attn_v.bias");
@@ -133,17 +146,58 @@ final class ReferenceLlama {
                 x[i] += o[i];
             }
             h = rmsNorm(x, ffnNorm[l]);
-            float[] g = matvec(gate[l], h, c.feedForward());
-            float[] u = matvec(up[l], h, c.feedForward());
-            for (int i = 0; i < g.length; i++) {
-                g[i] = (float) (g[i] / (1 + Math.exp(-g[i])) * u[i]);
-            }
-            float[] d = matvec(down[l], g, dim);
+            float[] d = router[l] == null ? ffn(gate[l], up[l], down[l], h, c.feedForward()) : experts(l, h);
             for (int i = 0; i < dim; i++) {
                 x[i] += d[i];
             }
         }
         return matvec(output, rmsNorm(x, outputNorm), c.vocabulary());
+    }
+
+    private float[] ffn(float[] gate, float[] up, float[] down, float[] h, int width) {
+        float[] g = matvec(gate, h, width);
+        float[] u = matvec(up, h, width);
+        for (int i = 0; i < g.length; i++) {
+            g[i] = (float) (g[i] / (1 + Math.exp(-g[i])) * u[i]);
+        }
+        return matvec(down, g, c.dimension());
+    }
+
+    /** Softmax over all experts, the top expertsUsed (lower index first among equals), renormalized, weighted sum. */
+    private float[] experts(int l, float[] h) {
+        int experts = c.experts(), width = c.expertFeedForward(), dim = c.dimension();
+        float[] logits = matvec(router[l], h, experts);
+        double max = Double.NEGATIVE_INFINITY;
+        for (float v : logits) {
+            max = Math.max(max, v);
+        }
+        double[] p = new double[experts];
+        double sum = 0;
+        for (int e = 0; e < experts; e++) {
+            p[e] = Math.exp(logits[e] - max);
+            sum += p[e];
+        }
+        Integer[] order = new Integer[experts];
+        for (int e = 0; e < experts; e++) {
+            order[e] = e;
+        }
+        java.util.Arrays.sort(order, (a, b) -> Double.compare(p[b], p[a])); // stable: equal keep index order
+        double selected = 0;
+        for (int k = 0; k < c.expertsUsed(); k++) {
+            selected += p[order[k]] / sum;
+        }
+        float[] out = new float[dim];
+        for (int k = 0; k < c.expertsUsed(); k++) {
+            int e = order[k];
+            double weight = p[e] / sum / selected;
+            float[] y = ffn(java.util.Arrays.copyOfRange(gateExperts[l], e * width * dim, (e + 1) * width * dim),
+                    java.util.Arrays.copyOfRange(upExperts[l], e * width * dim, (e + 1) * width * dim),
+                    java.util.Arrays.copyOfRange(downExperts[l], e * dim * width, (e + 1) * dim * width), h, width);
+            for (int i = 0; i < dim; i++) {
+                out[i] += (float) (weight * y[i]);
+            }
+        }
+        return out;
     }
 
     private float[] rmsNorm(float[] x, float[] weight) {

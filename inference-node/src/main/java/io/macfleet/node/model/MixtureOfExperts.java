@@ -1,0 +1,167 @@
+package io.macfleet.node.model;
+
+import io.macfleet.node.kernel.Kernels;
+import io.macfleet.node.kernel.WeightMatrix;
+import io.macfleet.node.kernel.WorkerPool;
+
+import java.util.Arrays;
+
+/**
+ * The mixture-of-experts FFN block (Qwen3 MoE): for each token, the router's logits go through a softmax over all
+ * experts, the {@code expertsUsed} most probable are selected (the lower index first among equals) and their
+ * probabilities renormalized to sum to 1; the block's output is the weighted sum of the selected experts' SwiGLU FFNs.
+ * Only the selected experts' matrices are read. A batch (prompt processing) is grouped by expert: each selected expert
+ * multiplies all its tokens at once, so its weights are read once per batch.
+ */
+public final class MixtureOfExperts {
+    private final int dimension;
+    private final int width;
+    /** Scratch, grown to the largest batch seen (one forward pass at a time, as in {@link LlamaModel}). */
+    private float[] logits = new float[0], gathered = new float[0], gate = new float[0], up = new float[0], down = new float[0];
+    private int[] selected = new int[0];
+    /** Decode: each selected expert's gate and up outputs (no garbage per token). */
+    private float[][] expertScratch = new float[0][];
+    private float[] selectedWeights = new float[0];
+
+    public MixtureOfExperts(int dimension, int expertWidth) {
+        this.dimension = dimension;
+        this.width = expertWidth;
+    }
+
+    /**
+     * Routes {@code batch} tokens ({@code normed[t * dimension ..]}) and writes the FFN output of each to
+     * {@code out[t * dimension ..]} (overwritten: the sum over the selected experts this rank holds).
+     */
+    public void forward(WorkerPool pool, ExpertWeights weights, float[] normed, int batch, float[] out) {
+        int experts = weights.experts(), used = weights.expertsUsed();
+        ensure(batch, experts, used);
+        Kernels.matmul(pool, weights.router(), normed, batch, logits);
+        for (int t = 0; t < batch; t++) {
+            select(logits, t * experts, experts, used, weights.normalizeSelected(), selected, selectedWeights, t * used);
+        }
+        Arrays.fill(out, 0, batch * dimension, 0f);
+        if (batch == 1) {
+            decode(pool, weights, normed, out);
+            return;
+        }
+        int[] tokens = new int[batch];
+        float[] tokenWeights = new float[batch];
+        for (int e = 0; e < experts; e++) {
+            if (!weights.holds(e)) {
+                continue;
+            }
+            int count = 0;
+            for (int t = 0; t < batch; t++) {
+                for (int k = 0; k < used; k++) {
+                    if (selected[t * used + k] == e) {
+                        tokens[count] = t;
+                        tokenWeights[count++] = selectedWeights[t * used + k];
+                    }
+                }
+            }
+            if (count == 0) {
+                continue;
+            }
+            for (int i = 0; i < count; i++) {
+                System.arraycopy(normed, tokens[i] * dimension, gathered, i * dimension, dimension);
+            }
+            Kernels.matmul(pool, weights.gates()[e], gathered, count, gate);
+            Kernels.matmul(pool, weights.ups()[e], gathered, count, up);
+            Kernels.swiglu(gate, up, count * width);
+            Kernels.matmul(pool, weights.downs()[e], gate, count, down);
+            for (int i = 0; i < count; i++) {
+                Kernels.axpy(out, tokens[i] * dimension, tokenWeights[i], down, i * dimension, dimension);
+            }
+        }
+    }
+
+    /** One token: the selected experts' gate and up products in one parallel loop, then each down product. */
+    private void decode(WorkerPool pool, ExpertWeights weights, float[] x, float[] out) {
+        int used = weights.expertsUsed();
+        int held = 0;
+        for (int k = 0; k < used; k++) {
+            held += weights.holds(selected[k]) ? 1 : 0;
+        }
+        if (held == 0) {
+            return; // none of this token's experts is on this rank
+        }
+        WeightMatrix[] matrices = new WeightMatrix[2 * held];
+        float[][] outs = new float[2 * held][];
+        int[] experts = new int[held];
+        float[] scales = new float[held];
+        for (int k = 0, i = 0; k < used; k++) {
+            int e = selected[k];
+            if (weights.holds(e)) {
+                experts[i] = e;
+                scales[i] = selectedWeights[k];
+                matrices[2 * i] = weights.gates()[e];
+                matrices[2 * i + 1] = weights.ups()[e];
+                outs[2 * i] = expertScratch[2 * i];
+                outs[2 * i + 1] = expertScratch[2 * i + 1];
+                i++;
+            }
+        }
+        Kernels.matvec(pool, matrices, x, outs);
+        for (int i = 0; i < held; i++) {
+            Kernels.swiglu(outs[2 * i], outs[2 * i + 1], width);
+            Kernels.matvec(pool, weights.downs()[experts[i]], outs[2 * i], down);
+            Kernels.axpy(out, 0, scales[i], down, 0, dimension);
+        }
+    }
+
+    /**
+     * Softmax over {@code logits[offset .. offset + experts)}, then the {@code used} most probable experts into
+     * {@code ids[at ..]} with their probabilities into {@code weights[at ..]}, renormalized to sum to 1 when asked.
+     */
+    static void select(float[] logits, int offset, int experts, int used, boolean normalize, int[] ids, float[] weights, int at) {
+        float max = Float.NEGATIVE_INFINITY;
+        for (int e = 0; e < experts; e++) {
+            max = Math.max(max, logits[offset + e]);
+        }
+        float[] probabilities = new float[experts];
+        float sum = 0;
+        for (int e = 0; e < experts; e++) {
+            probabilities[e] = (float) Math.exp(logits[offset + e] - max);
+            sum += probabilities[e];
+        }
+        float total = 0;
+        for (int k = 0; k < used; k++) {
+            int best = -1;
+            for (int e = 0; e < experts; e++) {
+                if (probabilities[e] >= 0 && (best < 0 || probabilities[e] > probabilities[best])) {
+                    best = e;
+                }
+            }
+            ids[at + k] = best;
+            weights[at + k] = probabilities[best] / sum;
+            total += weights[at + k];
+            probabilities[best] = -1; // taken
+        }
+        if (normalize) {
+            for (int k = 0; k < used; k++) {
+                weights[at + k] /= total;
+            }
+        }
+    }
+
+    private void ensure(int batch, int experts, int used) {
+        if (logits.length < batch * experts) {
+            logits = new float[batch * experts];
+        }
+        if (selected.length < batch * used) {
+            selected = new int[batch * used];
+            selectedWeights = new float[batch * used];
+        }
+        if (gathered.length < batch * dimension) {
+            gathered = new float[batch * dimension];
+            down = new float[batch * dimension];
+        }
+        if (expertScratch.length < 2 * used) {
+            expertScratch = new float[2 * used][width];
+        }
+        if (gate.length < batch * width) {
+            gate = new float[batch * width];
+            up = new float[batch * width];
+        }
+    }
+}
