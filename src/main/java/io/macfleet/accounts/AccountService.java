@@ -109,40 +109,58 @@ public class AccountService {
     }
 
     public void setRole(String name, Role role, String actor) {
-        store.inTransaction(connection -> {
-            Account account = existing(connection, name);
-            if (account.role() == Role.ADMIN && role != Role.ADMIN && !account.disabled() && store.countActiveAdmins(connection) == 1) {
-                throw AccountException.refused("user '" + name + "' is the last admin; add another admin first");
-            }
-            store.updateRole(connection, name, role);
-            AccountStore.audit(connection, actor, "user.set-role", "user " + name + ": " + account.role().id() + " -> " + role.id(), Outcome.SUCCESS);
-            return null;
-        });
+        change(name, new AccountChange(role, null, null), actor);
     }
 
     /** A new password also ends the user's sessions: whoever knew the old one is signed out. */
     public void setPassword(String name, String password, String actor) {
-        Passwords.check(password);
-        String hash = Passwords.hash(password);
-        store.inTransaction(connection -> {
-            existing(connection, name);
-            store.updatePassword(connection, name, hash);
-            int sessions = store.deleteSessionsOf(connection, name);
-            AccountStore.audit(connection, actor, "user.password", "user " + name + " (" + sessions + " session(s) ended)", Outcome.SUCCESS);
-            return null;
-        });
+        change(name, new AccountChange(null, null, password), actor);
     }
 
     public void setDisabled(String name, boolean disabled, String actor) {
+        change(name, new AccountChange(null, disabled, null), actor);
+    }
+
+    /** Any of a new role, enabled/disabled and a new password (null: unchanged). */
+    public record AccountChange(Role role, Boolean disabled, String password) {
+    }
+
+    /**
+     * Applies all parts of a change or none: the password is checked before anything is written, the last-admin
+     * rule is checked against the account as it will be after the whole change, and the parts are written in one
+     * transaction (each audited).
+     */
+    public void change(String name, AccountChange change, String actor) {
+        String hash = null;
+        if (change.password() != null) {
+            Passwords.check(change.password());
+            hash = Passwords.hash(change.password());
+        }
+        String newHash = hash;
         store.inTransaction(connection -> {
             Account account = existing(connection, name);
-            if (disabled && account.role() == Role.ADMIN && !account.disabled() && store.countActiveAdmins(connection) == 1) {
+            Role role = change.role() == null ? account.role() : change.role();
+            boolean disabled = change.disabled() == null ? account.disabled() : change.disabled();
+            boolean activeAdminBefore = account.role() == Role.ADMIN && !account.disabled();
+            boolean activeAdminAfter = role == Role.ADMIN && !disabled;
+            if (activeAdminBefore && !activeAdminAfter && store.countActiveAdmins(connection) == 1) {
                 throw AccountException.refused("user '" + name + "' is the last admin; add another admin first");
             }
-            store.updateDisabled(connection, name, disabled);
-            int sessions = disabled ? store.deleteSessionsOf(connection, name) : 0;
-            AccountStore.audit(connection, actor, disabled ? "user.disable" : "user.enable",
-                    "user " + name + (disabled ? " (" + sessions + " session(s) ended; API tokens refused while disabled)" : ""), Outcome.SUCCESS);
+            if (change.role() != null) {
+                store.updateRole(connection, name, role);
+                AccountStore.audit(connection, actor, "user.set-role", "user " + name + ": " + account.role().id() + " -> " + role.id(), Outcome.SUCCESS);
+            }
+            if (change.disabled() != null) {
+                store.updateDisabled(connection, name, disabled);
+                int sessions = disabled ? store.deleteSessionsOf(connection, name) : 0;
+                AccountStore.audit(connection, actor, disabled ? "user.disable" : "user.enable",
+                        "user " + name + (disabled ? " (" + sessions + " session(s) ended; API tokens refused while disabled)" : ""), Outcome.SUCCESS);
+            }
+            if (newHash != null) {
+                store.updatePassword(connection, name, newHash);
+                int sessions = store.deleteSessionsOf(connection, name);
+                AccountStore.audit(connection, actor, "user.password", "user " + name + " (" + sessions + " session(s) ended)", Outcome.SUCCESS);
+            }
             return null;
         });
     }

@@ -105,17 +105,8 @@ public class UsersResource {
         }
         existing(name);
         Role role = body.role() == null ? null : role(body.role());
-        run(() -> {
-            if (role != null) {
-                accounts.setRole(name, role, currentUser.actor());
-            }
-            if (body.disabled() != null) {
-                accounts.setDisabled(name, body.disabled(), currentUser.actor());
-            }
-            if (body.password() != null) {
-                accounts.setPassword(name, body.password(), currentUser.actor());
-            }
-        });
+        // All or nothing: a refused password must not leave the new role applied (issue 14, item 2).
+        run(() -> accounts.change(name, new AccountService.AccountChange(role, body.disabled(), body.password()), currentUser.actor()));
         return User.of(existing(name));
     }
 
