@@ -50,6 +50,9 @@ public class AccountService {
     Duration throttleDelay;
 
     @Inject
+    LoginBrakeSettings brake;
+
+    @Inject
     AccountService(AccountStore store) {
         this.store = store;
     }
@@ -238,13 +241,16 @@ public class AccountService {
             AccountStore.audit(connection, user, "login", "from " + address, Outcome.SUCCESS);
             return null;
         });
-        store.deleteFailuresOf(user);
+        store.deleteFailuresOf(user, address);
         return new LoginOutcome.SignedIn(account, sessionId, csrfToken, expires);
     }
 
     /**
-     * After {@code failures} failed attempts within the window for a user name or from an address, attempts wait
-     * {@code delay} after the last failure, doubling with every further failure, at most the window.
+     * After {@code failures} failed attempts within the window for this user name from this address, or from this
+     * address for any names, attempts wait {@code delay} after the last failure, doubling with every further
+     * failure, at most the window. The name alone never throttles: the right password from another address
+     * still gets in. Against guessing spread over many addresses, the global brake ({@link LoginBrakeSettings})
+     * slows down every address that has failed recently once failures pile up everywhere.
      */
     Optional<Duration> throttled(String user, String address, Instant now) {
         List<List<Instant>> failures = store.failuresSince(user, address, now.minus(throttleWindow));
@@ -260,6 +266,15 @@ public class AccountService {
                 if (remaining.compareTo(longest) > 0) {
                     longest = remaining;
                 }
+            }
+        }
+        List<Instant> fromAddress = failures.get(1);
+        if (!longest.isPositive() && brake != null && !fromAddress.isEmpty()
+                && fromAddress.getLast().isAfter(now.minus(brake.window()))
+                && store.countFailuresSince(now.minus(brake.window())) > brake.failures()) {
+            Duration remaining = Duration.between(now, fromAddress.getLast().plus(brake.delay()));
+            if (remaining.compareTo(longest) > 0) {
+                longest = remaining;
             }
         }
         return longest.isPositive() ? Optional.of(longest) : Optional.empty();
