@@ -182,7 +182,16 @@ public final class InventoryLoader {
         private void read(Path path) {
             String text;
             try {
-                text = Files.readString(path, StandardCharsets.UTF_8);
+                // Refused before reading: a huge file must not cost the memory and the parsing time (issue 14).
+                if (Files.size(path) > PositionedYaml.MAXIMUM_DOCUMENT_BYTES) {
+                    throw new InventoryDirectoryException(path + ": " + Files.size(path) + " bytes, " + PositionedYaml.LIMIT_EXCEEDED
+                            + " of " + PositionedYaml.MAXIMUM_DOCUMENT_BYTES + " bytes for one YAML file; expected smaller files (split the inventory)");
+                }
+                text = PositionedYaml.decodeUtf8(Files.readAllBytes(path));
+            } catch (PositionedYaml.SyntaxException e) {
+                errors.add(new InventoryError(path, e.position().line(), e.position().column(), e.getMessage()));
+                everyFileRead = false;
+                return;
             } catch (IOException e) {
                 errors.add(new InventoryError(path, 1, 1, "cannot read the file (" + e.getClass().getSimpleName()
                         + "); expected a readable UTF-8 YAML file"));
