@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -132,6 +133,7 @@ public final class InventoryLoader {
 
     private static final class Run {
         private final List<InventoryError> errors = new ArrayList<>();
+        private final io.macfleet.secrets.SecretPolicy secretPolicy = io.macfleet.secrets.SecretPolicy.configured();
         private boolean everyFileRead = true;
         private Located defaults;
         private final Map<String, Located> groups = new LinkedHashMap<>();
@@ -319,7 +321,13 @@ public final class InventoryLoader {
         }
 
         private void checkSecret(Located value, String field) {
-            if (!value.node().isTextual() || SecretReference.isReference(value.node().asText())) {
+            if (!value.node().isTextual()) {
+                return;
+            }
+            Optional<SecretReference> reference = SecretReference.parse(value.node().asText());
+            if (reference.isPresent()) {
+                // Only secret directories and MACFLEET_ variables: the values are sent to the machines (issue 14).
+                secretPolicy.problem(reference.get()).ifPresent(problem -> error(value, field + ": " + problem));
                 return;
             }
             String text = value.node().asText();
