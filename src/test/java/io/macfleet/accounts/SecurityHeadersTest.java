@@ -26,7 +26,10 @@ class SecurityHeadersTest {
         check("/api/v1/machines (no token)", given().get("/api/v1/machines"));
         check("/api/v1/machines", TestAccounts.viewer().get("/api/v1/machines"));
         check("/console/static/console.css", given().get("/console/static/console.css"));
-        check("/console/static/console.js", given().get("/console/static/console.js"));
+        Response script = given().get("/console/static/console.js");
+        assertThat(script.statusCode()).isEqualTo(200);
+        assertThat(script.contentType()).startsWith("text/javascript");
+        check("/console/static/console.js", script);
         check("/q/health", given().get("/q/health"));
         check("/nothing-here", given().get("/nothing-here"));
     }
