@@ -61,6 +61,9 @@ public class UsersResource {
     public record IssuedToken(long id, String user, String name, String token, Instant expires) {
     }
 
+    /** Ten years: longer is a mistake (2147483647 days once stored a date in the year 5881637). */
+    static final int MAXIMUM_TOKEN_DAYS = 3650;
+
     @Inject
     AccountService accounts;
 
@@ -140,8 +143,8 @@ public class UsersResource {
         if (body == null || body.name() == null) {
             throw ProblemException.badRequest("expected a JSON body {\"name\": ..., \"expiresInDays\": N (optional)}");
         }
-        if (body.expiresInDays() != null && body.expiresInDays() < 1) {
-            throw ProblemException.badRequest("'expiresInDays' must be at least 1, was " + body.expiresInDays());
+        if (body.expiresInDays() != null && (body.expiresInDays() < 1 || body.expiresInDays() > MAXIMUM_TOKEN_DAYS)) {
+            throw ProblemException.badRequest("'expiresInDays' must be 1 to " + MAXIMUM_TOKEN_DAYS + " (ten years), was " + body.expiresInDays());
         }
         existing(name);
         Duration lifetime = body.expiresInDays() == null ? null : Duration.ofDays(body.expiresInDays());
