@@ -41,6 +41,9 @@ public class AccountService {
     Duration throttleWindow;
     Duration throttleDelay;
 
+    /** The global brake (MacfleetConfig.Security); null in tests that build the service by hand. */
+    LoginBrakeSettings brake;
+
     AccountService(AccountStore store) {
         this.store = store;
     }
@@ -54,6 +57,7 @@ public class AccountService {
         throttleFailures = accounts.loginThrottle().failures();
         throttleWindow = accounts.loginThrottle().window();
         throttleDelay = accounts.loginThrottle().delay();
+        brake = config.security().loginBrake();
     }
 
     /** Once true, stays true: accounts are created by the CLI in another process, and rarely all removed. */
@@ -111,40 +115,58 @@ public class AccountService {
     }
 
     public void setRole(String name, Role role, String actor) {
-        store.inTransaction(connection -> {
-            Account account = existing(connection, name);
-            if (account.role() == Role.ADMIN && role != Role.ADMIN && !account.disabled() && store.countActiveAdmins(connection) == 1) {
-                throw AccountException.refused("user '" + name + "' is the last admin; add another admin first");
-            }
-            store.updateRole(connection, name, role);
-            AccountStore.audit(connection, actor, "user.set-role", "user " + name + ": " + account.role().id() + " -> " + role.id(), Outcome.SUCCESS);
-            return null;
-        });
+        change(name, new AccountChange(role, null, null), actor);
     }
 
     /** A new password also ends the user's sessions: whoever knew the old one is signed out. */
     public void setPassword(String name, String password, String actor) {
-        Passwords.check(password);
-        String hash = Passwords.hash(password);
-        store.inTransaction(connection -> {
-            existing(connection, name);
-            store.updatePassword(connection, name, hash);
-            int sessions = store.deleteSessionsOf(connection, name);
-            AccountStore.audit(connection, actor, "user.password", "user " + name + " (" + sessions + " session(s) ended)", Outcome.SUCCESS);
-            return null;
-        });
+        change(name, new AccountChange(null, null, password), actor);
     }
 
     public void setDisabled(String name, boolean disabled, String actor) {
+        change(name, new AccountChange(null, disabled, null), actor);
+    }
+
+    /** Any of a new role, enabled/disabled and a new password (null: unchanged). */
+    public record AccountChange(Role role, Boolean disabled, String password) {
+    }
+
+    /**
+     * Applies all parts of a change or none: the password is checked before anything is written, the last-admin
+     * rule is checked against the account as it will be after the whole change, and the parts are written in one
+     * transaction (each audited).
+     */
+    public void change(String name, AccountChange change, String actor) {
+        String hash = null;
+        if (change.password() != null) {
+            Passwords.check(change.password());
+            hash = Passwords.hash(change.password());
+        }
+        String newHash = hash;
         store.inTransaction(connection -> {
             Account account = existing(connection, name);
-            if (disabled && account.role() == Role.ADMIN && !account.disabled() && store.countActiveAdmins(connection) == 1) {
+            Role role = change.role() == null ? account.role() : change.role();
+            boolean disabled = change.disabled() == null ? account.disabled() : change.disabled();
+            boolean activeAdminBefore = account.role() == Role.ADMIN && !account.disabled();
+            boolean activeAdminAfter = role == Role.ADMIN && !disabled;
+            if (activeAdminBefore && !activeAdminAfter && store.countActiveAdmins(connection) == 1) {
                 throw AccountException.refused("user '" + name + "' is the last admin; add another admin first");
             }
-            store.updateDisabled(connection, name, disabled);
-            int sessions = disabled ? store.deleteSessionsOf(connection, name) : 0;
-            AccountStore.audit(connection, actor, disabled ? "user.disable" : "user.enable",
-                    "user " + name + (disabled ? " (" + sessions + " session(s) ended; API tokens refused while disabled)" : ""), Outcome.SUCCESS);
+            if (change.role() != null) {
+                store.updateRole(connection, name, role);
+                AccountStore.audit(connection, actor, "user.set-role", "user " + name + ": " + account.role().id() + " -> " + role.id(), Outcome.SUCCESS);
+            }
+            if (change.disabled() != null) {
+                store.updateDisabled(connection, name, disabled);
+                int sessions = disabled ? store.deleteSessionsOf(connection, name) : 0;
+                AccountStore.audit(connection, actor, disabled ? "user.disable" : "user.enable",
+                        "user " + name + (disabled ? " (" + sessions + " session(s) ended; API tokens refused while disabled)" : ""), Outcome.SUCCESS);
+            }
+            if (newHash != null) {
+                store.updatePassword(connection, name, newHash);
+                int sessions = store.deleteSessionsOf(connection, name);
+                AccountStore.audit(connection, actor, "user.password", "user " + name + " (" + sessions + " session(s) ended)", Outcome.SUCCESS);
+            }
             return null;
         });
     }
@@ -222,13 +244,16 @@ public class AccountService {
             AccountStore.audit(connection, user, "login", "from " + address, Outcome.SUCCESS);
             return null;
         });
-        store.deleteFailuresOf(user);
+        store.deleteFailuresOf(user, address);
         return new LoginOutcome.SignedIn(account, sessionId, csrfToken, expires);
     }
 
     /**
-     * After {@code failures} failed attempts within the window for a user name or from an address, attempts wait
-     * {@code delay} after the last failure, doubling with every further failure, at most the window.
+     * After {@code failures} failed attempts within the window for this user name from this address, or from this
+     * address for any names, attempts wait {@code delay} after the last failure, doubling with every further
+     * failure, at most the window. The name alone never throttles: the right password from another address
+     * still gets in. Against guessing spread over many addresses, the global brake ({@link LoginBrakeSettings})
+     * slows down every address that has failed recently once failures pile up everywhere.
      */
     Optional<Duration> throttled(String user, String address, Instant now) {
         List<List<Instant>> failures = store.failuresSince(user, address, now.minus(throttleWindow));
@@ -244,6 +269,15 @@ public class AccountService {
                 if (remaining.compareTo(longest) > 0) {
                     longest = remaining;
                 }
+            }
+        }
+        List<Instant> fromAddress = failures.get(1);
+        if (!longest.isPositive() && brake != null && !fromAddress.isEmpty()
+                && fromAddress.getLast().isAfter(now.minus(brake.window()))
+                && store.countFailuresSince(now.minus(brake.window())) > brake.failures()) {
+            Duration remaining = Duration.between(now, fromAddress.getLast().plus(brake.delay()));
+            if (remaining.compareTo(longest) > 0) {
+                longest = remaining;
             }
         }
         return longest.isPositive() ? Optional.of(longest) : Optional.empty();

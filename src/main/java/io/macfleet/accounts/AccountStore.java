@@ -184,16 +184,27 @@ class AccountStore {
     }
 
     /** Times of the failed logins since {@code since} for this user name or from this address, oldest first, one list each. */
+    /**
+     * The failure series that throttle a login: of this user name from this address, and from this address for
+     * any name. Never of the name alone: that would let anyone lock anyone out (issue 14).
+     */
     List<List<Instant>> failuresSince(String user, String address, Instant since) {
         return Jdbc.withConnection(dataSource, connection -> List.of(
-                Jdbc.query(connection, "select attempted_at from login_failure where user_name = ? and attempted_at > ? order by attempted_at",
-                        row -> instant(row, "attempted_at"), user, time(since)),
+                Jdbc.query(connection, "select attempted_at from login_failure where user_name = ? and client_address = ? and attempted_at > ? order by attempted_at",
+                        row -> instant(row, "attempted_at"), user, address, time(since)),
                 Jdbc.query(connection, "select attempted_at from login_failure where client_address = ? and attempted_at > ? order by attempted_at",
                         row -> instant(row, "attempted_at"), address, time(since))));
     }
 
-    void deleteFailuresOf(String user) {
-        Jdbc.withConnection(dataSource, connection -> Jdbc.update(connection, "delete from login_failure where user_name = ?", user));
+    /** How many logins failed anywhere since then (the global brake). */
+    int countFailuresSince(Instant since) {
+        return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection,
+                "select count(*) as failures from login_failure where attempted_at > ?", row -> row.getInt("failures"), time(since)).getFirst());
+    }
+
+    /** After a successful login: the failures of this name from this address are forgotten, not those from elsewhere. */
+    void deleteFailuresOf(String user, String address) {
+        Jdbc.withConnection(dataSource, connection -> Jdbc.update(connection, "delete from login_failure where user_name = ? and client_address = ?", user, address));
     }
 
     void deleteFailuresBefore(Instant before) {

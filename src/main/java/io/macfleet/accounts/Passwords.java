@@ -38,6 +38,9 @@ final class Passwords {
         if (password.strip().length() != password.length()) {
             throw AccountException.invalid("the password starts or ends with white space (a pasted line end?)");
         }
+        CommonPasswords.weakness(password).ifPresent(reason -> {
+            throw AccountException.invalid("the password is too easy to guess: " + reason);
+        });
     }
 
     static String hash(String password) {

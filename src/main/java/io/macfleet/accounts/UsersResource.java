@@ -61,6 +61,9 @@ public class UsersResource {
     public record IssuedToken(long id, String user, String name, String token, Instant expires) {
     }
 
+    /** Ten years: longer is a mistake (2147483647 days once stored a date in the year 5881637). */
+    static final int MAXIMUM_TOKEN_DAYS = 3650;
+
     @Inject
     AccountService accounts;
 
@@ -105,17 +108,8 @@ public class UsersResource {
         }
         existing(name);
         Role role = body.role() == null ? null : role(body.role());
-        run(() -> {
-            if (role != null) {
-                accounts.setRole(name, role, currentUser.actor());
-            }
-            if (body.disabled() != null) {
-                accounts.setDisabled(name, body.disabled(), currentUser.actor());
-            }
-            if (body.password() != null) {
-                accounts.setPassword(name, body.password(), currentUser.actor());
-            }
-        });
+        // All or nothing: a refused password must not leave the new role applied (issue 14, item 2).
+        run(() -> accounts.change(name, new AccountService.AccountChange(role, body.disabled(), body.password()), currentUser.actor()));
         return User.of(existing(name));
     }
 
@@ -149,8 +143,8 @@ public class UsersResource {
         if (body == null || body.name() == null) {
             throw ProblemException.badRequest("expected a JSON body {\"name\": ..., \"expiresInDays\": N (optional)}");
         }
-        if (body.expiresInDays() != null && body.expiresInDays() < 1) {
-            throw ProblemException.badRequest("'expiresInDays' must be at least 1, was " + body.expiresInDays());
+        if (body.expiresInDays() != null && (body.expiresInDays() < 1 || body.expiresInDays() > MAXIMUM_TOKEN_DAYS)) {
+            throw ProblemException.badRequest("'expiresInDays' must be 1 to " + MAXIMUM_TOKEN_DAYS + " (ten years), was " + body.expiresInDays());
         }
         existing(name);
         Duration lifetime = body.expiresInDays() == null ? null : Duration.ofDays(body.expiresInDays());

@@ -11,6 +11,7 @@ import io.macfleet.inventory.InventoryError;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.LoadResult;
 import io.macfleet.inventory.Machine;
+import io.macfleet.inventory.PositionedYaml;
 import io.macfleet.inventory.Plan;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -50,7 +51,8 @@ public class InventoryResource {
     @RolesAllowed(Roles.ADMIN)
     @Operation(summary = "What applying this inventory (one YAML document) would change; changes nothing")
     @APIResponse(responseCode = "400", description = "the inventory is invalid: every error as inventory.yaml:LINE:COLUMN (problem JSON)")
-    public Plan plan(String yaml) {
+    @APIResponse(responseCode = "413", description = "the document is over a size, value-count or nesting limit, named in the answer (problem JSON)")
+    public Plan plan(byte[] yaml) {
         return store.plan(load(yaml).inventory());
     }
 
@@ -60,16 +62,32 @@ public class InventoryResource {
     @RolesAllowed(Roles.ADMIN)
     @Operation(summary = "Apply this inventory (one YAML document) in one transaction; answers what changed")
     @APIResponse(responseCode = "400", description = "the inventory is invalid: nothing is changed (problem JSON)")
-    public Plan apply(String yaml) {
+    @APIResponse(responseCode = "413", description = "the document is over a size, value-count or nesting limit, named in the answer (problem JSON)")
+    public Plan apply(byte[] yaml) {
         return store.apply(load(yaml).inventory(), currentUser.actor(), "an inventory posted to the API by " + currentUser.actor());
     }
 
     /** Secrets stay references (env:/file:), resolved on this server when used, exactly as from a directory. */
-    static LoadResult load(String yaml) {
-        if (yaml == null || yaml.isBlank()) {
+    static LoadResult load(byte[] body) {
+        if (body != null && body.length > PositionedYaml.MAXIMUM_DOCUMENT_BYTES) {
+            throw new ProblemException(413, "Content Too Large", "the document is " + body.length + " bytes, " + PositionedYaml.LIMIT_EXCEEDED
+                    + " of " + PositionedYaml.MAXIMUM_DOCUMENT_BYTES + " bytes for one YAML document; expected a smaller document");
+        }
+        String yaml;
+        try {
+            // Bytes, decoded here: the framework would replace invalid UTF-8 silently.
+            yaml = body == null ? "" : PositionedYaml.decodeUtf8(body);
+        } catch (PositionedYaml.SyntaxException e) {
+            throw ProblemException.badRequest(InventoryLoader.DOCUMENT_NAME + ":" + e.position().line() + ":" + e.position().column() + ": " + e.getMessage());
+        }
+        if (yaml.isBlank()) {
             throw ProblemException.badRequest("expected an inventory YAML document in the request body (Content-Type: application/yaml)");
         }
         LoadResult result = InventoryLoader.loadDocument(yaml);
+        if (result.errors().stream().anyMatch(error -> PositionedYaml.isLimitMessage(error.message()))) {
+            throw new ProblemException(413, "Content Too Large", String.join("\n", result.errors().stream()
+                    .filter(error -> PositionedYaml.isLimitMessage(error.message())).map(InventoryError::toString).toList()));
+        }
         if (!result.valid()) {
             throw ProblemException.badRequest(result.errors().size() + (result.errors().size() == 1 ? " error" : " errors") + ":\n"
                     + String.join("\n", result.errors().stream().map(InventoryError::toString).toList()));

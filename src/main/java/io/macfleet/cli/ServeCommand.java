@@ -2,11 +2,13 @@ package io.macfleet.cli;
 
 import io.macfleet.command.ExitCodes;
 import io.macfleet.database.DatabaseException;
+import io.macfleet.database.StateDirectory;
 import io.quarkus.runtime.Quarkus;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.util.concurrent.Callable;
 import javax.sql.DataSource;
+import org.eclipse.microprofile.config.ConfigProvider;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -34,6 +36,9 @@ public class ServeCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("macfleet serve: " + (e instanceof DatabaseException ? e.getMessage() : "database unavailable: " + e));
             return ExitCodes.CHECK_FAILED;
         }
+        ConfigProvider.getConfig().getOptionalValue("macfleet.home", String.class).map(java.nio.file.Path::of)
+                .flatMap(StateDirectory::exposureWarning)
+                .ifPresent(warning -> spec.commandLine().getErr().println("macfleet serve: warning: " + warning));
         Quarkus.waitForExit();
         return ExitCodes.OK;
     }

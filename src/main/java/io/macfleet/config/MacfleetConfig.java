@@ -25,6 +25,11 @@ public interface MacfleetConfig {
 
     Console console();
 
+    Security security();
+
+    /** Checked by the inventory loader; read through {@code io.macfleet.secrets.SecretPolicy.configured()}, which also runs outside the service. */
+    Secrets secrets();
+
     /** The database, chosen at run time by its URL (H2 or PostgreSQL). */
     interface Database {
         String url();
@@ -67,6 +72,21 @@ public interface MacfleetConfig {
     /** Where `macfleet provision --playbook NAME` looks for playbooks besides the shipped ones. */
     interface Playbooks {
         Optional<String> directory();
+    }
+
+    interface Security {
+        /** Against password guessing spread over many addresses. */
+        io.macfleet.accounts.LoginBrakeSettings loginBrake();
+    }
+
+    /** Where secret references may point (docs/security.md). */
+    interface Secrets {
+        /** Comma-separated directories {@code file:} references may name; default the state directory's secrets/ and ~/.ssh. */
+        Optional<String> directories();
+
+        /** The prefix every {@code env:} reference must have. */
+        @WithDefault("MACFLEET_")
+        String environmentPrefix();
     }
 
     interface Console {

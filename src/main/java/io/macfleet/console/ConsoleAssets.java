@@ -28,6 +28,10 @@ final class ConsoleAssets {
                 type = "text/css; charset=UTF-8";
                 resource = "console/console.css";
             }
+            case "console.js" -> {
+                type = "text/javascript; charset=UTF-8";
+                resource = "console/console.js";
+            }
             case "htmx.min.js" -> {
                 type = "text/javascript; charset=UTF-8";
                 resource = "META-INF/resources/webjars/htmx.org/" + htmxVersion() + "/dist/htmx.min.js";

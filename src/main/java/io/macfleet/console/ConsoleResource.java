@@ -32,7 +32,7 @@ public class ConsoleResource {
     }
 
     @GET
-    @Path("static/{file: console\\.css|htmx\\.min\\.js}")
+    @Path("static/{file: console\\.css|console\\.js|htmx\\.min\\.js}")
     @Produces(MediaType.WILDCARD)
     @PermitAll
     public Response asset(@PathParam("file") String file) {

@@ -42,6 +42,7 @@ public final class Database {
         AgroalDataSource dataSource = pool(settings);
         try {
             migrate(dataSource);
+            PrivateH2Files.tightenFilesOf(settings);
         } catch (RuntimeException e) {
             dataSource.close();
             throw e;
@@ -49,7 +50,8 @@ public final class Database {
         return dataSource;
     }
 
-    static AgroalDataSource pool(DatabaseSettings settings) {
+    static AgroalDataSource pool(DatabaseSettings requested) {
+        DatabaseSettings settings = PrivateH2Files.secure(requested);
         // H2's AUTO_SERVER listener binds every interface unless told otherwise; sharing is for local processes only.
         if (System.getProperty("h2.bindAddress") == null) {
             System.setProperty("h2.bindAddress", "127.0.0.1");

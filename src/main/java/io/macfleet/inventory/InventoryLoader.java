@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -132,6 +133,7 @@ public final class InventoryLoader {
 
     private static final class Run {
         private final List<InventoryError> errors = new ArrayList<>();
+        private final io.macfleet.secrets.SecretPolicy secretPolicy = io.macfleet.secrets.SecretPolicy.configured();
         private boolean everyFileRead = true;
         private Located defaults;
         private final Map<String, Located> groups = new LinkedHashMap<>();
@@ -182,7 +184,16 @@ public final class InventoryLoader {
         private void read(Path path) {
             String text;
             try {
-                text = Files.readString(path, StandardCharsets.UTF_8);
+                // Refused before reading: a huge file must not cost the memory and the parsing time (issue 14).
+                if (Files.size(path) > PositionedYaml.MAXIMUM_DOCUMENT_BYTES) {
+                    throw new InventoryDirectoryException(path + ": " + Files.size(path) + " bytes, " + PositionedYaml.LIMIT_EXCEEDED
+                            + " of " + PositionedYaml.MAXIMUM_DOCUMENT_BYTES + " bytes for one YAML file; expected smaller files (split the inventory)");
+                }
+                text = PositionedYaml.decodeUtf8(Files.readAllBytes(path));
+            } catch (PositionedYaml.SyntaxException e) {
+                errors.add(new InventoryError(path, e.position().line(), e.position().column(), e.getMessage()));
+                everyFileRead = false;
+                return;
             } catch (IOException e) {
                 errors.add(new InventoryError(path, 1, 1, "cannot read the file (" + e.getClass().getSimpleName()
                         + "); expected a readable UTF-8 YAML file"));
@@ -310,7 +321,13 @@ public final class InventoryLoader {
         }
 
         private void checkSecret(Located value, String field) {
-            if (!value.node().isTextual() || SecretReference.isReference(value.node().asText())) {
+            if (!value.node().isTextual()) {
+                return;
+            }
+            Optional<SecretReference> reference = SecretReference.parse(value.node().asText());
+            if (reference.isPresent()) {
+                // Only secret directories and MACFLEET_ variables: the values are sent to the machines (issue 14).
+                secretPolicy.problem(reference.get()).ifPresent(problem -> error(value, field + ": " + problem));
                 return;
             }
             String text = value.node().asText();

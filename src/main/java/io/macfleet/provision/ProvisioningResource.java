@@ -42,9 +42,16 @@ public class ProvisioningResource {
 
     @GET
     @Operation(summary = "The latest runs, newest first")
-    public List<RunView.Run> runs(@QueryParam("limit") @DefaultValue("50") int limit) {
+    public List<RunView.Run> runs(@QueryParam("limit") @DefaultValue("50") String limit) {
+        int count;
         try {
-            return service.runs(limit);
+            // Parsed here, not by JAX-RS, which answers 404 to a query parameter it cannot convert.
+            count = Integer.parseInt(limit.strip());
+        } catch (NumberFormatException e) {
+            throw ProblemException.badRequest("limit '" + limit + "' is not a whole number; expected for example ?limit=50");
+        }
+        try {
+            return service.runs(count);
         } catch (ProvisioningService.InvalidRequestException e) {
             throw ProblemException.badRequest(e.getMessage());
         }

@@ -60,12 +60,26 @@ public record SecretReference(Source source, String name) {
         return Path.of(name);
     }
 
-    /** Reads the secret from the process environment or the file system. */
+    /**
+     * Reads a secret of the service's own configuration (the database password) from the process environment or
+     * the file system. The operator of the host chose it, so the {@link SecretPolicy} for inventories does not apply.
+     */
     public String resolve() {
-        return resolve(System.getenv());
+        return read(System.getenv());
     }
 
+    /**
+     * Reads a secret named by an inventory, after checking it against the configured {@link SecretPolicy} (again at
+     * use: a stored inventory may predate the policy, and a file may have become a symbolic link since).
+     */
     public String resolve(Map<String, String> environment) {
+        SecretPolicy.configured().problem(this).ifPresent(problem -> {
+            throw new SecretUnavailableException(problem);
+        });
+        return read(environment);
+    }
+
+    private String read(Map<String, String> environment) {
         return switch (source) {
             case ENV -> {
                 String value = environment.get(name);

@@ -23,7 +23,12 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
     public static final String REDACTED = "'<redacted>'";
 
     private static final Pattern PROGRAM = Pattern.compile("[A-Za-z0-9_./+-]+");
-    private static final Pattern NEEDS_NO_QUOTES = Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
+    /**
+     * Characters that no shell macfleet meets (sh, bash, and zsh, the login shell on macOS) treats specially
+     * anywhere in a word. Not {@code =}: zsh expands a leading {@code =ls} to {@code /bin/ls}; not {@code ~}, glob or
+     * brace characters. Every other word is single-quoted.
+     */
+    private static final Pattern NEEDS_NO_QUOTES = Pattern.compile("[A-Za-z0-9_@%+:,./-]+");
 
     public Command {
         Objects.requireNonNull(program, "program");

@@ -96,6 +96,8 @@ class ApiTest {
         given().when().get("/q/health/ready").then().statusCode(200).body("checks.name", hasItem("database"));
         given().accept("application/json").when().get("/q/openapi").then().statusCode(200)
                 .body("paths.keySet()", hasItem("/api/v1/machines/{name}"));
-        given().when().get("/q/metrics").then().statusCode(200).body(not(equalTo("")));
+        // Metrics list every route with its counts: not for anonymous callers (issue 14, item 11).
+        given().when().get("/q/metrics").then().statusCode(401);
+        viewer().when().get("/q/metrics").then().statusCode(200).body(not(equalTo("")));
     }
 }

@@ -480,7 +480,7 @@ class InventoryLoaderTest {
         assertThat(errorsOf(loadWith("mdm.yaml", """
                 mdm:
                   url: https://mdm.example.com
-                  apiToken: env:MDM_TOKEN
+                  apiToken: env:MACFLEET_MDM_TOKEN
                 """))).containsExactly(
                 "more.yaml:1:1: defaults are already defined at " + directory.resolve("fleet.yaml") + ":1:1; expected one defaults section in the whole inventory",
                 "more.yaml:4:3: group 'small' is already defined at " + directory.resolve("fleet.yaml") + ":11:3; expected unique group names",
@@ -492,10 +492,10 @@ class InventoryLoaderTest {
         LoadResult valid = loadWith("mdm.yaml", """
                 mdm:
                   url: https://mdm.example.com
-                  apiToken: env:MDM_TOKEN
+                  apiToken: env:MACFLEET_MDM_TOKEN
                 """);
         assertThat(valid.errors()).isEmpty();
-        assertThat(valid.inventory().mdm()).isEqualTo(new MdmServer("https://mdm.example.com", SecretReference.of("env:MDM_TOKEN")));
+        assertThat(valid.inventory().mdm()).isEqualTo(new MdmServer("https://mdm.example.com", SecretReference.of("env:MACFLEET_MDM_TOKEN")));
         assertThat(errorsOf(loadWith("mdm.yaml", """
                 mdm:
                   url: https://mdm.example.com

@@ -62,7 +62,9 @@ class ProvisionKillResumeIT {
             // The key is handed over through the environment (env: reference), as a CI job would.
             Path file = inventory.resolve("macfleet.yaml");
             Files.writeString(file, Files.readString(file).replace("\"file:" + keyFile + "\"", "\"env:MACFLEET_IT_SSH_KEY\""));
-            Map<String, String> environment = Map.of("MACFLEET_HOME", home.toString(), "MACFLEET_IT_SSH_KEY", Files.readString(keyFile));
+            Map<String, String> environment = Map.of("MACFLEET_HOME", home.toString(), "MACFLEET_IT_SSH_KEY", Files.readString(keyFile),
+                    // The volume owner's password file is in the test's directory: a secret directory for this run.
+                    "MACFLEET_SECRETS_DIRECTORIES", directory.toString());
 
             ProcessResult applied = run(environment, directory.resolve("apply.log"), "inventory", "apply", inventory.toString());
             assertThat(applied.exitCode()).as(applied.output()).isZero();

@@ -219,11 +219,11 @@ class SshExecutionTest {
     void aPassphraseProtectedKeyIsDecryptedWithTheReferencedPassphrase() throws IOException {
         TestSshServer server = server(TestSshServer.answer("ok", 0));
         SshTarget target = new SshTarget("studio-08", "127.0.0.1", server.port(), TestSshServer.USER,
-                TestSshServer.TestKeys.ED25519_PROTECTED, SecretReference.of("env:STUDIO_KEY_PASSPHRASE"), null);
+                TestSshServer.TestKeys.ED25519_PROTECTED, SecretReference.of("env:MACFLEET_STUDIO_KEY_PASSPHRASE"), null);
         SshSettings settings = SshSettings.defaults("cli:test").withAcceptNewHostKeys(true).withLimits(limits);
 
         try (SshRun run = transport(settings.withEnvironment(
-                Map.of("STUDIO_KEY_PASSPHRASE", TestSshServer.TestKeys.PASSPHRASE))).openRun()) {
+                Map.of("MACFLEET_STUDIO_KEY_PASSPHRASE", TestSshServer.TestKeys.PASSPHRASE))).openRun()) {
             assertThat(run.execute(target, Command.reading("true")).stdout()).isEqualTo("ok");
         }
         // A passphrase file written with `echo` ends with a line break that is not part of the passphrase.
@@ -235,18 +235,18 @@ class SshExecutionTest {
         } finally {
             Files.delete(passphraseFile);
         }
-        try (SshRun run = transport(settings.withEnvironment(Map.of("STUDIO_KEY_PASSPHRASE", "wrong horse"))).openRun()) {
+        try (SshRun run = transport(settings.withEnvironment(Map.of("MACFLEET_STUDIO_KEY_PASSPHRASE", "wrong horse"))).openRun()) {
             assertThatThrownBy(() -> run.execute(target, Command.reading("true")))
                     .isInstanceOf(SshException.AuthenticationFailed.class)
                     .hasMessageContaining("studio-08")
                     .hasMessageContaining("cannot read the private key " + TestSshServer.TestKeys.ED25519_PROTECTED)
-                    .hasMessageContaining("with the passphrase env:STUDIO_KEY_PASSPHRASE")
+                    .hasMessageContaining("with the passphrase env:MACFLEET_STUDIO_KEY_PASSPHRASE")
                     .message().doesNotContain("wrong horse");
         }
         try (SshRun run = transport(settings.withEnvironment(Map.of())).openRun()) {
             assertThatThrownBy(() -> run.execute(target, Command.reading("true")))
                     .isInstanceOf(SshException.AuthenticationFailed.class)
-                    .hasMessageContaining("passphrase unavailable: env:STUDIO_KEY_PASSPHRASE");
+                    .hasMessageContaining("passphrase unavailable: env:MACFLEET_STUDIO_KEY_PASSPHRASE");
         }
         try (SshRun run = transport(settings).openRun()) {
             assertThatThrownBy(() -> run.execute(target.withPassphrase(null), Command.reading("true")))

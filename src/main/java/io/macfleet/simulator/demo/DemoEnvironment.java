@@ -73,7 +73,8 @@ public final class DemoEnvironment implements AutoCloseable {
     public static DemoEnvironment start(Options options) throws IOException {
         Path directory = options.directory().toAbsolutePath();
         Files.createDirectories(directory);
-        Path privateKey = directory.resolve("ssh").resolve("id_ecdsa_macfleet_demo");
+        // Under secrets/: the only place (besides ~/.ssh) an inventory may name a secret file (docs/security.md).
+        Path privateKey = directory.resolve("secrets").resolve("id_ecdsa_macfleet_demo");
         PublicKey publicKey = loadOrCreateKey(privateKey);
         Path passwordFile = directory.resolve("secrets").resolve("volume-owner-password");
         writeSecret(passwordFile, VOLUME_OWNER_PASSWORD);
