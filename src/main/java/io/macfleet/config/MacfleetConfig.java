@@ -27,6 +27,22 @@ public interface MacfleetConfig {
 
     Security security();
 
+    /**
+     * Not read by the application: {@code -Dmacfleet.benchmarks=true} enables the benchmark test classes and
+     * {@code -Dmacfleet.aot.skip=true} builds without the launcher's AOT cache. Maven hands -D properties to the tests'
+     * JVM, and this mapping refuses {@code macfleet.*} keys it does not declare (a misspelt setting is an error, not
+     * silently ignored), so the two switches are declared here.
+     */
+    @WithDefault("false")
+    boolean benchmarks();
+
+    Aot aot();
+
+    interface Aot {
+        @WithDefault("false")
+        boolean skip();
+    }
+
     /** Checked by the inventory loader; read through {@code io.macfleet.secrets.SecretPolicy.configured()}, which also runs outside the service. */
     Secrets secrets();
 
