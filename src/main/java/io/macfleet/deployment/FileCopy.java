@@ -42,6 +42,8 @@ public final class FileCopy {
     private final String machine;
     private final SFTPClient sftp;
     private final RemoteShell shell;
+    private final int writeSize;
+    private final int writesInFlight;
 
     /**
      * @param machine named in messages
@@ -49,9 +51,16 @@ public final class FileCopy {
      * @param shell runs {@code shasum} on the same Mac
      */
     public FileCopy(String machine, SFTPClient sftp, RemoteShell shell) {
+        this(machine, sftp, shell, WRITE_SIZE, WRITES_IN_FLIGHT);
+    }
+
+    /** With other write sizes and pipeline depths, for measuring them. */
+    FileCopy(String machine, SFTPClient sftp, RemoteShell shell, int writeSize, int writesInFlight) {
         this.machine = machine;
         this.sftp = sftp;
         this.shell = shell;
+        this.writeSize = writeSize;
+        this.writesInFlight = writesInFlight;
     }
 
     /**
@@ -92,10 +101,10 @@ public final class FileCopy {
             }
             channel.position(resumeFrom);
             InputStream in = Channels.newInputStream(channel);
-            byte[] buffer = new byte[WRITE_SIZE];
+            byte[] buffer = new byte[writeSize];
             long done = resumeFrom;
             // flush() waits for every acknowledgement; the handle is closed with the file.
-            OutputStream out = file.new RemoteFileOutputStream(resumeFrom, WRITES_IN_FLIGHT);
+            OutputStream out = file.new RemoteFileOutputStream(resumeFrom, writesInFlight);
             int count;
             while ((count = in.readNBytes(buffer, 0, buffer.length)) > 0) {
                 out.write(buffer, 0, count);

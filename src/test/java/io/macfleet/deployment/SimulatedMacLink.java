@@ -19,8 +19,12 @@ final class SimulatedMacLink implements AutoCloseable {
     final SFTPClient sftp;
 
     SimulatedMacLink(SimulatedFleet fleet, String machine, KeyPair key) throws IOException {
+        this(fleet, machine, key, new DefaultConfig());
+    }
+
+    SimulatedMacLink(SimulatedFleet fleet, String machine, KeyPair key, net.schmizz.sshj.Config config) throws IOException {
         SimulatedFleet.Endpoint endpoint = fleet.endpoint(machine);
-        client = new SSHClient(new DefaultConfig());
+        client = new SSHClient(config);
         client.addHostKeyVerifier(new PromiscuousVerifier());
         client.connect(endpoint.host(), endpoint.port());
         client.authPublickey(fleet.sshUser(), new KeyPairWrapper(key));
