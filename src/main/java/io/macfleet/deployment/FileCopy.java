@@ -73,14 +73,21 @@ public final class FileCopy {
             throw new IOException("cannot copy " + local + " to " + machine + ": not a readable file");
         }
         long size = Files.size(local);
-        String sha256 = sha256(local, size);
+        // The local file is hashed ahead only when a file of its size is in place (to skip it); otherwise it is
+        // hashed as it is sent, the bytes actually sent, in one read of the file.
+        String whole = null;
         FileAttributes existing = sftp.statExistence(remotePath);
-        if (existing != null && existing.getSize() == size && sha256.equals(remoteSha256(remotePath))) {
-            progress.transferred(size, size);
-            return new CopyOutcome(CopyOutcome.Kind.ALREADY_PRESENT, size, size, 0, sha256);
+        if (existing != null && existing.getSize() == size) {
+            whole = hex(digest(local, size));
+            if (whole.equals(remoteSha256(remotePath))) {
+                progress.transferred(size, size);
+                return new CopyOutcome(CopyOutcome.Kind.ALREADY_PRESENT, size, size, 0, whole);
+            }
         }
         String partial = remotePath + PARTIAL_SUFFIX;
-        long resumeFrom = verifiedPrefix(local, size, partial);
+        Prefix prefix = verifiedPrefix(local, size, partial);
+        long resumeFrom = prefix.length();
+        MessageDigest sent = prefix.digest();
         Set<OpenMode> modes = resumeFrom > 0 ? EnumSet.of(OpenMode.WRITE, OpenMode.CREAT)
                 : EnumSet.of(OpenMode.WRITE, OpenMode.CREAT, OpenMode.TRUNC);
         progress.transferred(resumeFrom, size);
@@ -108,6 +115,7 @@ public final class FileCopy {
             int count;
             while ((count = in.readNBytes(buffer, 0, buffer.length)) > 0) {
                 out.write(buffer, 0, count);
+                sent.update(buffer, 0, count);
                 done += count;
                 progress.transferred(done, size);
             }
@@ -122,6 +130,12 @@ public final class FileCopy {
             } else {
                 closeAfterFailure(file);
             }
+        }
+        String sha256 = hex(sent);
+        if (whole != null && !whole.equals(sha256)) {
+            sftp.rm(partial);
+            throw new IOException("copy of " + local + " to " + machine + ":" + remotePath + " abandoned: the local file"
+                    + " changed while it was copied (SHA-256 " + whole + " before, " + sha256 + " as sent)");
         }
         String copied = remoteSha256(partial);
         if (!sha256.equals(copied)) {
@@ -142,14 +156,25 @@ public final class FileCopy {
         }
     }
 
-    /** The length of the partial file when its content is the local file's prefix, otherwise 0 (start again). */
-    private long verifiedPrefix(Path local, long size, String partial) throws IOException {
+    /** The partial file's content and its SHA-256 state when it is the local file's prefix; nothing otherwise. */
+    private record Prefix(long length, MessageDigest digest) {
+    }
+
+    /** The partial file's length and the local prefix's digest when the Mac's hash of it matches, else length 0. */
+    private Prefix verifiedPrefix(Path local, long size, String partial) throws IOException {
         FileAttributes attributes = sftp.statExistence(partial);
         if (attributes == null || attributes.getSize() <= 0 || attributes.getSize() > size) {
-            return 0;
+            return new Prefix(0, newDigest());
         }
         long length = attributes.getSize();
-        return sha256(local, length).equals(remoteSha256(partial)) ? length : 0;
+        MessageDigest digest = digest(local, length);
+        String prefixHash;
+        try {
+            prefixHash = hex(((MessageDigest) digest.clone()).digest());
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("the JDK's SHA-256 can be cloned", e);
+        }
+        return prefixHash.equals(remoteSha256(partial)) ? new Prefix(length, digest) : new Prefix(0, newDigest());
     }
 
     private void renameIntoPlace(String from, String to) throws IOException {
@@ -180,14 +205,30 @@ public final class FileCopy {
         return line.substring(0, 64).toLowerCase(Locale.ROOT);
     }
 
-    /** SHA-256 of the first {@code length} bytes of a local file. */
+    /** SHA-256 of the first {@code length} bytes of a local file, in hex. */
     static String sha256(Path file, long length) throws IOException {
-        MessageDigest digest;
+        return hex(digest(file, length));
+    }
+
+    private static String hex(byte[] digest) {
+        return HexFormat.of().formatHex(digest);
+    }
+
+    private static String hex(MessageDigest digest) {
+        return hex(digest.digest());
+    }
+
+    private static MessageDigest newDigest() {
         try {
-            digest = MessageDigest.getInstance("SHA-256");
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);
         }
+    }
+
+    /** The SHA-256 state after the first {@code length} bytes of a local file. */
+    private static MessageDigest digest(Path file, long length) throws IOException {
+        MessageDigest digest = newDigest();
         byte[] buffer = new byte[1 << 20];
         long remaining = length;
         try (InputStream in = Files.newInputStream(file)) {
@@ -200,6 +241,6 @@ public final class FileCopy {
                 remaining -= count;
             }
         }
-        return HexFormat.of().formatHex(digest.digest());
+        return digest;
     }
 }
