@@ -106,6 +106,8 @@ class SimulatedProgramsTest {
                 "test", "[", "chmod", "chown", "grep", "head", "tail", "wc", "awk", "sort", "launchctl", "shutdown", "reboot", "softwareupdate",
                 "csrutil",
                 // added with the OS-update programs (issue 15)
-                "startosinstall", "diskutil", "dscl")));
+                "startosinstall", "diskutil", "dscl",
+                // added with the deployment groundwork (issue 17)
+                "shasum")));
     }
 }
