@@ -115,7 +115,7 @@ public class ProvisioningService {
     public record Confirmation(long runId, String machine, String step, boolean verified, String detail, boolean resumed) {
     }
 
-    private final DataSource dataSource;
+    private final HostKeyStore hostKeys;
     private final FactsService facts;
     private final ClusterCabling cabling;
     private final ProvisioningStore store;
@@ -126,9 +126,9 @@ public class ProvisioningService {
     private final String processId = ProcessHandle.current().pid() + "@" + hostName();
 
     @Inject
-    public ProvisioningService(DataSource dataSource, FactsService facts, ClusterCabling cabling, StepTypes stepTypes,
-                               MacfleetConfig config) {
-        this(dataSource, facts, cabling, stepTypes, config.playbooks().directory().map(Path::of).orElse(null), Clock.systemUTC());
+    public ProvisioningService(ProvisioningStore store, JdbcAuditLog audit, JdbcHostKeyStore hostKeys, FactsService facts, ClusterCabling cabling,
+                               StepTypes stepTypes, MacfleetConfig config) {
+        this(store, audit, hostKeys, facts, cabling, stepTypes, config.playbooks().directory().map(Path::of).orElse(null), Clock.systemUTC());
     }
 
     /** Wired by hand (tests): the built-in step types. */
@@ -136,14 +136,21 @@ public class ProvisioningService {
         this(dataSource, facts, cabling, StepTypes.builtIn(), playbooksDirectory, clock);
     }
 
+    /** Wired by hand (tests and tools): every store on the one database. */
     public ProvisioningService(DataSource dataSource, FactsService facts, ClusterCabling cabling, StepTypes stepTypes, Path playbooksDirectory,
                                Clock clock) {
+        this(new ProvisioningStore(dataSource), new JdbcAuditLog(dataSource), new JdbcHostKeyStore(dataSource), facts, cabling, stepTypes,
+                playbooksDirectory, clock);
+    }
+
+    private ProvisioningService(ProvisioningStore store, AuditLog audit, HostKeyStore hostKeys, FactsService facts, ClusterCabling cabling,
+                                StepTypes stepTypes, Path playbooksDirectory, Clock clock) {
         this.stepTypes = stepTypes;
-        this.dataSource = dataSource;
+        this.hostKeys = hostKeys;
         this.facts = facts;
         this.cabling = cabling;
-        this.store = new ProvisioningStore(dataSource);
-        this.audit = new JdbcAuditLog(dataSource);
+        this.store = store;
+        this.audit = audit;
         this.clock = clock;
         this.playbooksDirectory = Optional.ofNullable(playbooksDirectory).or(() -> Files.isDirectory(Path.of("playbooks")) ? Optional.of(Path.of("playbooks")) : Optional.empty());
     }
@@ -161,7 +168,7 @@ public class ProvisioningService {
                 .map(RunView.Run::id).orElse(null);
         // Reads only, and nothing recorded: an audit log that keeps nothing, host keys never recorded.
         SshSettings settings = settings(request.options(), "dry-run").withAcceptNewHostKeys(false);
-        SshTransport transport = new SshTransport(settings, readOnly(new JdbcHostKeyStore(dataSource)), event -> { }, clock);
+        SshTransport transport = new SshTransport(settings, readOnly(hostKeys), event -> { }, clock);
         List<PlannedMachine> planned = new ArrayList<>();
         try (SshRun run = transport.openRun()) {
             List<MachineContext> contexts = contexts(resolved, transport, run, true);
@@ -331,7 +338,7 @@ public class ProvisioningService {
         }
         Machine entry = facts.machine(machine).orElseThrow(() -> new InvalidRequestException("machine " + machine + " is no longer in the applied inventory"));
         SshSettings settings = settings(Options.DEFAULTS, actor);
-        SshTransport transport = new SshTransport(settings, new JdbcHostKeyStore(dataSource), audit, clock);
+        SshTransport transport = new SshTransport(settings, hostKeys, audit, clock);
         CheckResult verified;
         try (SshRun run = transport.openRun()) {
             MachineContext context = context(entry, transport, run, false);
@@ -426,7 +433,7 @@ public class ProvisioningService {
 
     private RunOutcome execute(long runId, boolean resumed, Resolved resolved, Options options, String actor, String owner, ProvisioningListener listener) {
         SshSettings settings = settings(options, actor);
-        SshTransport transport = new SshTransport(settings, new JdbcHostKeyStore(dataSource), audit, clock);
+        SshTransport transport = new SshTransport(settings, hostKeys, audit, clock);
         try (SshRun run = transport.openRun()) {
             List<RunExecutor.Target> targets = new ArrayList<>();
             for (MachineContext context : contexts(resolved, transport, run, false)) {

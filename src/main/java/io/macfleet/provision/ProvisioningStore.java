@@ -17,12 +17,14 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /** Runs, step states and operator confirmations in the database (migrations V4_1, V4_2). */
+@jakarta.inject.Singleton
 final class ProvisioningStore {
 
     static final int SUMMARY_CAP = 2000;
     private static final ObjectMapper JSON = new ObjectMapper();
     private final DataSource dataSource;
 
+    @jakarta.inject.Inject
     ProvisioningStore(DataSource dataSource) {
         this.dataSource = dataSource;
     }

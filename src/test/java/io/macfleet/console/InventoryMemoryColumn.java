@@ -9,7 +9,7 @@ import jakarta.enterprise.context.ApplicationScoped;
  * tests see only the built-in columns).
  */
 @ApplicationScoped
-@LookupIfProperty(name = "macfleet.test.inventory-memory-column", stringValue = "true")
+@LookupIfProperty(name = "test.inventory-memory-column", stringValue = "true")
 public class InventoryMemoryColumn implements StatusColumn {
 
     @Override

@@ -32,7 +32,7 @@ class StatusColumnExtensionTest {
     public static class WithInventoryMemoryColumn implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("macfleet.test.inventory-memory-column", "true");
+            return Map.of("test.inventory-memory-column", "true");
         }
     }
 

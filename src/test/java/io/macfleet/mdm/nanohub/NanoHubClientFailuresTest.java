@@ -110,7 +110,7 @@ class NanoHubClientFailuresTest {
     void theKeyComesFromASecretReference() {
         assertThatThrownBy(() -> new NanoHubClient(server.url(), SecretReference.of("env:MACFLEET_TEST_NANOHUB_KEY_UNSET_1"), Duration.ofSeconds(1)))
                 .hasMessageContaining("env:MACFLEET_TEST_NANOHUB_KEY_UNSET_1");
-        String resolved = SecretReference.of("env:NANOHUB_KEY").resolve(Map.of("NANOHUB_KEY", "from-env"));
+        String resolved = SecretReference.of("env:MACFLEET_NANOHUB_KEY").resolve(Map.of("MACFLEET_NANOHUB_KEY", "from-env"));
         assertThat(resolved).isEqualTo("from-env");
     }
 }
