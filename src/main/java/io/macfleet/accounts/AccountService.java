@@ -4,10 +4,8 @@ import io.macfleet.audit.AuditEvent.Outcome;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -357,7 +355,7 @@ public class AccountService {
         if (!hasAccounts()) {
             password = Secrets.randomToken();
             addUser("admin", Role.ADMIN, password, "demo");
-            writePrivate(passwordFile, password + "\n");
+            io.macfleet.secrets.PrivateFiles.write(passwordFile, password + "\n");
         }
         Optional<Account> admin = store.user("admin").filter(account -> account.role() == Role.ADMIN && !account.disabled());
         if (admin.isEmpty()) {
@@ -365,19 +363,9 @@ public class AccountService {
         }
         store.tokens("admin").stream().filter(token -> token.name().equals("demo-cli")).forEach(token -> revokeToken(token.id(), "demo"));
         Path tokenFile = home.resolve("api-token");
-        writePrivate(tokenFile, createToken("admin", "demo-cli", null, "demo").token() + "\n");
+        io.macfleet.secrets.PrivateFiles.write(tokenFile, createToken("admin", "demo-cli", null, "demo").token() + "\n");
         return Optional.of(new DemoAccount("admin", password, Files.exists(passwordFile) ? passwordFile : null, tokenFile));
     }
 
     /** Written with mode 600 from the start: the secret is never readable by others, not even briefly. */
-    static void writePrivate(Path file, String text) throws IOException {
-        Files.createDirectories(file.toAbsolutePath().getParent());
-        Files.deleteIfExists(file);
-        try {
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        } catch (UnsupportedOperationException notPosix) {
-            Files.createFile(file);
-        }
-        Files.writeString(file, text, StandardCharsets.UTF_8);
-    }
 }

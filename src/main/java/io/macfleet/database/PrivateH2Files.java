@@ -2,7 +2,6 @@ package io.macfleet.database;
 
 import io.macfleet.secrets.SecretReference;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -162,13 +161,7 @@ final class PrivateH2Files {
         RANDOM.nextBytes(bytes);
         String password = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
         Path pending = directory.resolve(name + PASSWORD_FILE_SUFFIX + ".new");
-        Files.deleteIfExists(pending);
-        try {
-            Files.createFile(pending, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        } catch (UnsupportedOperationException notPosix) {
-            Files.createFile(pending);
-        }
-        Files.writeString(pending, password, StandardCharsets.UTF_8);
+        io.macfleet.secrets.PrivateFiles.write(pending, password);
         if (Files.exists(directory.resolve(name + ".mv.db"))) {
             setPasswordOfExistingDatabase(settings, password);
         }

@@ -40,8 +40,13 @@ final class SshClient {
         try (Session session = client.startSession()) {
             Session.Command running = session.exec(command);
             if (stdin != null) {
-                running.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-                running.getOutputStream().flush();
+                try {
+                    running.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+                    running.getOutputStream().flush();
+                } catch (net.schmizz.sshj.connection.ConnectionException closedBeforeRead) {
+                    // The command ended without reading its standard input (as a refusal does) and the server closed
+                    // the channel first; OpenSSH's client ignores that too. Its output and exit status still count.
+                }
             }
             String out = read(running.getInputStream());
             String err = read(running.getErrorStream());
