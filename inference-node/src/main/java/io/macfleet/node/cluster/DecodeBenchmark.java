@@ -30,37 +30,74 @@ public final class DecodeBenchmark {
 
     /** Measured figures of one configuration. */
     public record Figures(String label, double medianTokensPerSecond, double bytesPerTokenPerRank, double concurrentTokensPerSecond,
-                          double busiestRankCpuMillisPerToken) {
+                          double busiestRankCpuMillisPerToken, double weightBytesPerToken) {
     }
 
-    public static List<Figures> run(Path model, int tokens, int repeats, int layers, int hidden, double allReduceSeconds, PrintStream out)
-            throws IOException, InterruptedException {
+    /** Streaming read bandwidth of this host in bytes/s: one thread, and as many threads as the cluster has ranks. */
+    public record HostBandwidth(double oneThread, double allThreads, int threads) {
+    }
+
+    public static List<Figures> run(Path model, int tokens, int repeats, int layers, int hidden, double allReduceSeconds,
+                                    HostBandwidth bandwidth, PrintStream out) throws IOException, InterruptedException {
         List<Figures> figures = new ArrayList<>();
-        figures.add(measure(model, 1, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
-        figures.add(measure(model, 2, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
-        figures.add(measure(model, 2, ClusterFile.Parallelism.PIPELINE, tokens, repeats, true, out));
-        double single = figures.get(0).medianTokensPerSecond();
+        figures.add(measure(model, 1, 1, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
+        figures.add(measure(model, 1, 2, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
+        figures.add(measure(model, 2, 1, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
+        figures.add(measure(model, 2, 1, ClusterFile.Parallelism.PIPELINE, tokens, repeats, true, out));
+        Figures single = figures.get(0), twoThreads = figures.get(1), tensor = figures.get(2), pipeline = figures.get(3);
         out.printf("tensor 2: theoretical all-reduce payload per token per rank 2 x %d layers x %d hidden x 4 bytes = %d%n",
                 layers, hidden, 2L * layers * hidden * Float.BYTES);
-        out.printf("tensor 2 x 1 thread against 1 process x 1 thread: %.2fx (by the busiest rank's CPU time per token: %.2fx)%n",
-                figures.get(1).medianTokensPerSecond() / single,
-                figures.get(0).busiestRankCpuMillisPerToken() / figures.get(1).busiestRankCpuMillisPerToken());
+        out.printf("tensor 2 x 1 thread against 1 process x 1 thread: %.2fx (by the busiest rank's CPU time per token: %.2fx);"
+                        + " 1 process x 2 threads: %.2fx%n",
+                tensor.medianTokensPerSecond() / single.medianTokensPerSecond(),
+                single.busiestRankCpuMillisPerToken() / tensor.busiestRankCpuMillisPerToken(),
+                twoThreads.medianTokensPerSecond() / single.medianTokensPerSecond());
         out.printf("pipeline 2: hop cost per token %.2f ms (1/pipeline - 1/single)%n",
-                1000 / figures.get(2).medianTokensPerSecond() - 1000 / single);
-        if (allReduceSeconds > 0) {
-            // The model on this machine: compute from the one-process run, split over the ranks; the measured all-reduce.
-            double predicted = 1 / (1 / single / 2 + 2 * layers * allReduceSeconds);
-            out.printf("performance model, tensor 2 here: predicted %.2f tokens/s (1/(t1/2 + 2 x %d layers x %.1f us)), measured %.2f (%+.0f%%)%n",
-                    predicted, layers, allReduceSeconds * 1e6, figures.get(1).medianTokensPerSecond(),
-                    100 * (figures.get(1).medianTokensPerSecond() / predicted - 1));
+                1000 / pipeline.medianTokensPerSecond() - 1000 / single.medianTokensPerSecond());
+        if (allReduceSeconds > 0 && bandwidth != null) {
+            printModelCheck(single, twoThreads, tensor, pipeline, layers, hidden, allReduceSeconds, bandwidth, out);
         }
         PerformanceModel.printExoCheck(out);
         PerformanceModel.printM3UltraTable(out);
         return figures;
     }
 
+    /**
+     * The performance model on this host against the measured figures. Calibration: one rank's bandwidth is what the
+     * one-process run streamed (its weight bytes x its tokens/s); the engine's fraction of a plain streaming read is
+     * taken to be the same with all threads, so the host's bandwidth is that fraction of the all-threads streaming
+     * read. The all-reduce latency is the measured p50.
+     */
+    static void printModelCheck(Figures single, Figures twoThreads, Figures tensor, Figures pipeline, int layers, int hidden,
+                                double allReduceSeconds, HostBandwidth bandwidth, PrintStream out) {
+        double bytes = single.weightBytesPerToken();
+        double rankBandwidth = bytes * single.medianTokensPerSecond();
+        double efficiency = rankBandwidth / bandwidth.oneThread();
+        double hostBandwidth = Math.max(rankBandwidth, bandwidth.allThreads() * efficiency);
+        PerformanceModel model = new PerformanceModel(bytes, rankBandwidth, hostBandwidth, layers, hidden, 0);
+        double loopback = Double.POSITIVE_INFINITY; // the measured all-reduce p50 already includes moving the bytes
+        out.printf("performance model here: %.0f MB per token; one rank streams %.2f GB/s (%.0f%% of a 1-thread streaming read of"
+                        + " %.2f GB/s), so the host gives %.2f GB/s to all ranks (%.0f%% of %.2f GB/s with %d threads);"
+                        + " all-reduce %.1f us%n",
+                bytes / 1e6, rankBandwidth / 1e9, 100 * efficiency, bandwidth.oneThread() / 1e9, hostBandwidth / 1e9,
+                100 * efficiency, bandwidth.allThreads() / 1e9, bandwidth.threads(), allReduceSeconds * 1e6);
+        compare(out, "tensor 2, ranks share the host", model.tensor(2, 2, allReduceSeconds, loopback), tensor);
+        compare(out, "tensor 2, as if on two hosts", model.tensor(2, 1, allReduceSeconds, loopback), tensor);
+        compare(out, "pipeline 2", model.pipeline(2, allReduceSeconds, loopback), pipeline);
+        out.printf("%-34s predicted %6.2f tokens/s (%.2f GB/s), measured %6.2f (%+.0f%%)%n", "1 process x 2 threads",
+                hostBandwidth / bytes, hostBandwidth / 1e9, twoThreads.medianTokensPerSecond(),
+                100 * (twoThreads.medianTokensPerSecond() * bytes / hostBandwidth - 1));
+    }
+
+    private static void compare(PrintStream out, String label, PerformanceModel.Prediction predicted, Figures measured) {
+        double error = measured.medianTokensPerSecond() / predicted.tokensPerSecond() - 1;
+        out.printf("%-34s predicted %6.2f tokens/s (weights %.1f ms + collectives %.2f ms), measured %6.2f (%+.0f%%%s)%n",
+                label, predicted.tokensPerSecond(), predicted.weightSeconds() * 1e3, predicted.collectiveSeconds() * 1e3,
+                measured.medianTokensPerSecond(), 100 * error, Math.abs(error) <= 0.2 ? ", within 20%" : ", NOT within 20%");
+    }
+
     @SuppressWarnings("unchecked")
-    static Figures measure(Path model, int ranks, ClusterFile.Parallelism parallelism, int tokens, int repeats,
+    static Figures measure(Path model, int ranks, int threads, ClusterFile.Parallelism parallelism, int tokens, int repeats,
                            boolean concurrent, PrintStream out) throws IOException, InterruptedException {
         Path directory = Files.createTempDirectory("decode-bench");
         Path clusterFile = LaunchLocal.writeClusterFile(ranks, parallelism, 0, directory);
@@ -68,7 +105,7 @@ public final class DecodeBenchmark {
         List<Process> processes = new ArrayList<>();
         try {
             for (int rank = 0; rank < ranks; rank++) {
-                processes.add(new ProcessBuilder(LaunchLocal.rankCommand(model, clusterFile, rank, 1, 512, List.of()))
+                processes.add(new ProcessBuilder(LaunchLocal.rankCommand(model, clusterFile, rank, threads, 512, List.of()))
                         .redirectErrorStream(true).redirectOutput(directory.resolve("rank-" + rank + ".log").toFile()).start());
             }
             awaitHealthy(cluster, processes);
@@ -126,13 +163,18 @@ public final class DecodeBenchmark {
                 }
                 concurrentSpeed = generated / ((System.nanoTime() - start) / 1e9);
             }
-            String label = ranks == 1 ? "1 process" : parallelism.label() + " " + ranks;
-            out.printf("%-12s decode %6.2f tokens/s (median of %d x %d tokens; runs %s); bytes sent per token per rank %.0f;"
+            double weightBytes = 0;
+            for (int r = 0; r < ranks; r++) {
+                weightBytes += metric(cluster, r, "inference_node_shard_weight_bytes");
+            }
+            String label = (ranks == 1 ? "1 process" : parallelism.label() + " " + ranks) + " x " + threads
+                    + (threads == 1 ? " thread" : " threads");
+            out.printf("%-22s decode %6.2f tokens/s (median of %d x %d tokens; runs %s); bytes sent per token per rank %.0f;"
                             + " rank 0 waits for peers %.1f of %.1f ms per token; busiest rank's CPU %.1f ms per token%s%n",
                     label, median, repeats, tokens, Arrays.toString(speeds), bytesPerToken, waitMillisPerToken, wallMillisPerToken,
                     cpuMillisPerToken,
                     concurrent ? String.format("; 4 concurrent requests: %.2f tokens/s in total", concurrentSpeed) : "");
-            return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken);
+            return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken, weightBytes);
         } finally {
             processes.forEach(Process::destroyForcibly);
             for (Process process : processes) {
