@@ -2,6 +2,8 @@ package io.macfleet.node.cluster;
 
 import io.macfleet.node.engine.Placement;
 import io.macfleet.node.gguf.GgufFile;
+import io.macfleet.node.kernel.PackedColumns;
+import io.macfleet.node.kernel.WeightMatrix;
 import io.macfleet.node.kernel.WorkerPool;
 import io.macfleet.node.model.KvCache;
 import io.macfleet.node.model.LayerRange;
@@ -14,6 +16,7 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -197,6 +200,9 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 blocks[i] = full.blocks()[i].shard(config, shard.firstHead(), shard.headCount(), shard.firstKvHead(),
                         shard.kvHeadCount(), shard.firstUnit(), shard.unitCount());
             }
+            if (cluster.size() > 1) {
+                packColumnSlices(blocks);
+            }
             // Embedding and output matrix replicated: only rank 0 reads the output matrix (logits), every rank
             // reads one embedding row per token; mapped pages nobody reads cost no memory.
             weights = new LlamaWeights(local, full.layers(), full.tokenEmbedding(), blocks, full.outputNorm(),
@@ -237,6 +243,28 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 return valid;
             }
         });
+    }
+
+    /**
+     * The attention output and down projections of a tensor shard are column slices; copied so their rows are
+     * contiguous, they stream faster ({@link PackedColumns}). Without a writable temporary directory the slices stay
+     * views of the model file (slower, same results).
+     */
+    private void packColumnSlices(LayerWeights[] blocks) {
+        WeightMatrix[] slices = new WeightMatrix[2 * blocks.length];
+        for (int i = 0; i < blocks.length; i++) {
+            slices[2 * i] = blocks[i].output();
+            slices[2 * i + 1] = blocks[i].down();
+        }
+        try {
+            WeightMatrix[] packed = PackedColumns.pack(slices, Path.of(System.getProperty("java.io.tmpdir")));
+            for (int i = 0; i < blocks.length; i++) {
+                blocks[i] = blocks[i].withOutputAndDown(packed[2 * i], packed[2 * i + 1]);
+            }
+        } catch (IOException e) {
+            System.err.println("inference-node: rank " + rank + ": cannot copy the column slices into a scratch file ("
+                    + e.getMessage() + "); reading them from the model file");
+        }
     }
 
     private void formLoop(Handshake mine) {

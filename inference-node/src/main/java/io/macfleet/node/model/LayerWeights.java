@@ -41,6 +41,12 @@ public record LayerWeights(int index, float[] attentionNorm, WeightMatrix query,
                 down.columnSlice(firstUnit, unitCount));
     }
 
+    /** This layer with other attention output and down matrices (the same values, stored elsewhere). */
+    public LayerWeights withOutputAndDown(WeightMatrix output, WeightMatrix down) {
+        return new LayerWeights(index, attentionNorm, query, key, value, output, queryBias, keyBias, valueBias, queryNorm,
+                keyNorm, ffnNorm, gate, up, down, experts);
+    }
+
     private static float[] slice(float[] values, int from, int count) {
         return values == null ? null : java.util.Arrays.copyOfRange(values, from, from + count);
     }
