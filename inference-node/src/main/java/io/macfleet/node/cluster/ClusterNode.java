@@ -35,6 +35,13 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class ClusterNode implements Placement, AutoCloseable {
     static final int TAG_COMMAND = 1, TAG_HIDDEN = 2, TAG_RESULT = 3;
     static final int OP_FORWARD = 1;
+    /**
+     * Pipeline prompt processing: positions per micro-batch. Rank 0 sends each micro-batch's hidden states on and
+     * starts the next while the later stages work on it, so with n stages the prompt takes about 1/n of the sum of
+     * the stages' times plus one micro-batch per extra stage. Prefill is compute-bound at this size, so smaller
+     * batches than {@link LlamaModel#MAX_BATCH} cost little; decode (one position) is unaffected.
+     */
+    static final int MICRO_BATCH = 32;
     /** Backstop wait for a message inside a forward pass; heartbeats catch a stopped peer much sooner. */
     static final long STEP_TIMEOUT_NANOS = 60_000_000_000L;
 
@@ -54,6 +61,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
     private KvCache cache;
     private Collectives collectives;
     private long shardBytes;
+    private int microBatch = MICRO_BATCH;
     private int[] command = new int[0];
     private float[] hidden = new float[0];
 
@@ -105,6 +113,14 @@ public final class ClusterNode implements Placement, AutoCloseable {
     public long waitNanos() {
         TcpTransport current = transport;
         return current == null ? 0 : current.waitNanos();
+    }
+
+    /** Positions per pipeline micro-batch (tests use small ones to exercise short prompts). */
+    void microBatch(int positions) {
+        if (positions < 1 || positions > LlamaModel.MAX_BATCH) {
+            throw new IllegalArgumentException("a micro-batch holds 1.." + LlamaModel.MAX_BATCH + " positions, got " + positions);
+        }
+        microBatch = positions;
     }
 
     /** Completes exceptionally when a peer refused this rank's handshake (different version, model or plan). */
@@ -347,8 +363,9 @@ public final class ClusterNode implements Placement, AutoCloseable {
             if (current.size() == 1) {
                 return model.forward(tokens, from, count, position, cache);
             }
-            for (int done = 0; done < count; done += LlamaModel.MAX_BATCH) {
-                int batch = Math.min(LlamaModel.MAX_BATCH, count - done);
+            // Micro-batches: while the next stages work on one, this rank computes the next (sends never wait).
+            for (int done = 0; done < count; done += microBatch) {
+                int batch = Math.min(microBatch, count - done);
                 float[] states = model.forwardStage(tokens, from + done, null, batch, position + done, cache);
                 command[0] = OP_FORWARD;
                 command[1] = position + done;

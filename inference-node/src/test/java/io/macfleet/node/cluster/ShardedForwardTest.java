@@ -72,8 +72,14 @@ class ShardedForwardTest {
     }
 
     static void assertSame(Path model, int ranks, ClusterFile.Parallelism parallelism, double[] weights) throws IOException {
+        assertSame(model, ranks, parallelism, weights, ClusterNode.MICRO_BATCH, PROMPTS);
+    }
+
+    static void assertSame(Path model, int ranks, ClusterFile.Parallelism parallelism, double[] weights, int microBatch,
+                           int[][] prompts) throws IOException {
         try (InProcessCluster cluster = new InProcessCluster(model, ranks, parallelism, weights, 128)) {
-            for (int[] prompt : PROMPTS) {
+            cluster.nodes.getFirst().microBatch(microBatch);
+            for (int[] prompt : prompts) {
                 Run expected = single(model, prompt);
                 Run actual = greedy(cluster.root.forward(), prompt);
                 assertThat(actual.tokens()).as("%s %d ranks", parallelism, ranks).isEqualTo(expected.tokens());
@@ -113,6 +119,23 @@ class ShardedForwardTest {
     void pipelineTwoAndThreeStages() throws IOException {
         assertSame(fourLayers, 2, ClusterFile.Parallelism.PIPELINE, null);
         assertSame(fourLayers, 3, ClusterFile.Parallelism.PIPELINE, new double[] {1, 1, 2});
+    }
+
+    /**
+     * Prompts split into micro-batches of 3 positions (the last one shorter; 5 of them for 14 tokens) flow through 2
+     * and 3 stages while rank 0 computes the next one, and give one node's tokens and logits. A 40-token prompt
+     * crosses the default micro-batch of 32.
+     */
+    @Test
+    void pipelineMicroBatchesGiveOneNodesTokens() throws IOException {
+        int[] long40 = new int[40];
+        for (int i = 0; i < long40.length; i++) {
+            long40[i] = 1 + (i * 37) % 500;
+        }
+        int[][] prompts = {PROMPTS[1], long40};
+        assertSame(fourLayers, 2, ClusterFile.Parallelism.PIPELINE, null, 3, prompts);
+        assertSame(fourLayers, 3, ClusterFile.Parallelism.PIPELINE, new double[] {1, 1, 2}, 3, prompts);
+        assertSame(fourLayers, 2, ClusterFile.Parallelism.PIPELINE, null, ClusterNode.MICRO_BATCH, new int[][] {long40});
     }
 
     /** A pipeline stage of a mixture-of-experts model keeps its experts (the stage's configuration carries them). */
