@@ -162,13 +162,15 @@ public final class ClusterNode implements Placement, AutoCloseable {
         if (cluster.parallelism() == ClusterFile.Parallelism.PIPELINE) {
             return ShardPlan.pipeline(config, cluster.weights());
         }
-        if (config.mixtureOfExperts()) {
-            // The expert FFN has per-expert views (ExpertWeights.localExperts) for expert parallelism, but no shard
-            // plan places them yet; refusing here beats a missing-tensor error about ffn_down.
-            throw new IllegalArgumentException("tensor parallelism of a mixture-of-experts model (" + config.architecture()
-                    + ") is not supported yet; use parallelism pipeline in the cluster file");
-        }
         int outputBlock = file.tensor("blk.0.attn_output.weight").type().blockSize();
+        if (config.mixtureOfExperts()) {
+            // Expert parallelism: the attention splits as for a dense model, the experts are dealt out whole
+            // (granule 1) by weight; every rank routes every token (the router is replicated) and adds the selected
+            // experts it holds, so the ranks' outputs are partial sums for the same all-reduce. Which experts a token
+            // reads depends on the token, so rank 0 is not relieved of bytes for the output matrix here.
+            return ShardPlan.tensor(config, cluster.weights(), outputBlock,
+                    new ShardPlan.FeedForwardSharding(config.experts(), 1));
+        }
         int downBlock = file.tensor("blk.0.ffn_down.weight").type().blockSize();
         return ShardPlan.tensor(config, rootRelieved(file, config, cluster.weights()), outputBlock,
                 ShardPlan.FeedForwardSharding.dense(config, downBlock));

@@ -30,8 +30,13 @@ public final class DecodeBenchmark {
 
     /** Measured figures of one configuration. */
     public record Figures(String label, double medianTokensPerSecond, double bytesPerTokenPerRank, double concurrentTokensPerSecond,
-                          double busiestRankCpuMillisPerToken, double weightBytesPerToken) {
+                          double busiestRankCpuMillisPerToken, double weightBytesPerToken, double promptTokensPerSecond) {
     }
+
+    /** Words of the prompt-processing request (a few hundred tokens; the ranks' context is 512). */
+    private static final int PROMPT_WORDS = 120;
+    private static final String[] WORDS = {"the", "cluster", "reads", "weights", "from", "memory", "while", "stages",
+            "pass", "hidden", "states", "along", "a", "ring", "of", "machines"};
 
     /** Streaming read bandwidth of this host in bytes/s: one thread, and as many threads as the cluster has ranks. */
     public record HostBandwidth(double oneThread, double allThreads, int threads) {
@@ -52,8 +57,10 @@ public final class DecodeBenchmark {
                 tensor.medianTokensPerSecond() / single.medianTokensPerSecond(),
                 single.busiestRankCpuMillisPerToken() / tensor.busiestRankCpuMillisPerToken(),
                 twoThreads.medianTokensPerSecond() / single.medianTokensPerSecond());
-        out.printf("pipeline 2: hop cost per token %.2f ms (1/pipeline - 1/single)%n",
-                1000 / pipeline.medianTokensPerSecond() - 1000 / single.medianTokensPerSecond());
+        out.printf("pipeline 2: hop cost per token %.2f ms (1/pipeline - 1/single); prompt processing %.2fx of 1 process"
+                        + " (micro-batches of %d overlap the stages)%n",
+                1000 / pipeline.medianTokensPerSecond() - 1000 / single.medianTokensPerSecond(),
+                pipeline.promptTokensPerSecond() / single.promptTokensPerSecond(), ClusterNode.MICRO_BATCH);
         if (allReduceSeconds > 0 && bandwidth != null) {
             printModelCheck(single, twoThreads, tensor, pipeline, layers, hidden, allReduceSeconds, bandwidth, out);
         }
@@ -142,6 +149,16 @@ public final class DecodeBenchmark {
             for (int r = 0; r < ranks; r++) {
                 bytesPerToken = Math.max(bytesPerToken, (after[r] - before[r]) / (double) forwarded);
             }
+            // Prompt processing: a long prompt nothing is cached for, one completion token (pipeline micro-batches overlap here)
+            StringBuilder longPrompt = new StringBuilder("prompt processing:");
+            for (int i = 0; i < PROMPT_WORDS; i++) {
+                longPrompt.append(' ').append(WORDS[i % WORDS.length]);
+            }
+            long promptStart = System.nanoTime();
+            Map<String, Object> promptUsage = complete(cluster, longPrompt.toString(), 1);
+            double promptSeconds = (System.nanoTime() - promptStart) / 1e9;
+            double promptTokens = ((Number) promptUsage.get("prompt_tokens")).doubleValue();
+            double promptSpeed = promptTokens / promptSeconds;
             double concurrentSpeed = 0;
             if (concurrent) {
                 int requests = 4;
@@ -170,11 +187,12 @@ public final class DecodeBenchmark {
             String label = (ranks == 1 ? "1 process" : parallelism.label() + " " + ranks) + " x " + threads
                     + (threads == 1 ? " thread" : " threads");
             out.printf("%-22s decode %6.2f tokens/s (median of %d x %d tokens; runs %s); bytes sent per token per rank %.0f;"
-                            + " rank 0 waits for peers %.1f of %.1f ms per token; busiest rank's CPU %.1f ms per token%s%n",
+                            + " rank 0 waits for peers %.1f of %.1f ms per token; busiest rank's CPU %.1f ms per token;"
+                            + " prompt of %.0f tokens at %.1f tokens/s%s%n",
                     label, median, repeats, tokens, Arrays.toString(speeds), bytesPerToken, waitMillisPerToken, wallMillisPerToken,
-                    cpuMillisPerToken,
+                    cpuMillisPerToken, promptTokens, promptSpeed,
                     concurrent ? String.format("; 4 concurrent requests: %.2f tokens/s in total", concurrentSpeed) : "");
-            return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken, weightBytes);
+            return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken, weightBytes, promptSpeed);
         } finally {
             processes.forEach(Process::destroyForcibly);
             for (Process process : processes) {

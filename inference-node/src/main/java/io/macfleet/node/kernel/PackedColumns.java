@@ -24,14 +24,14 @@ public final class PackedColumns {
     private PackedColumns() {
     }
 
-    /** Whether a matrix's rows are not contiguous (a column slice), so {@link #pack} would copy it. */
+    /** Whether a matrix's rows are not contiguous (a column slice), so {@link #pack} would copy it; false for null. */
     public static boolean strided(WeightMatrix matrix) {
-        return matrix.rowStride() != matrix.type().bytesFor(matrix.columns());
+        return matrix != null && matrix.rowStride() != matrix.type().bytesFor(matrix.columns());
     }
 
     /**
      * The matrices with every column slice replaced by a contiguous copy in one scratch file in {@code directory};
-     * the others returned as they are. The scratch file is deleted once mapped: its pages live as long as the mapping.
+     * the others (and nulls) returned as they are. The scratch file is deleted once mapped: its pages live as long as the mapping.
      */
     public static WeightMatrix[] pack(WeightMatrix[] matrices, Path directory) throws IOException {
         long total = 0;

@@ -144,16 +144,22 @@ class ShardedForwardTest {
         assertSame(TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.Q8_0), 2, ClusterFile.Parallelism.PIPELINE, null);
     }
 
-    /** Tensor parallelism has no plan for expert FFNs yet: refused by name, not with a missing-tensor error. */
+    /**
+     * Tensor parallelism of a mixture of experts deals the experts out whole (the tiny qwen3moe model: 4 experts,
+     * 2 used per token) and splits the attention as for a dense model: 2 ranks (2/2 experts), 2 ranks weighted 3:1
+     * (3/1 experts) and 3 ranks (2/1/1 experts, KV heads replicated) give one node's tokens and logits.
+     */
     @Test
-    void tensorOfMixtureOfExpertsIsRefused() throws IOException {
-        Path model = TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.Q8_0);
-        try (GgufFile file = GgufFile.open(model)) {
+    void tensorOfMixtureOfExpertsDealsOutWholeExperts() throws IOException {
+        Path quantized = TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.Q8_0);
+        try (GgufFile file = GgufFile.open(quantized)) {
             ClusterFile cluster = ClusterFile.parse(ClusterFile.loopback(2, ClusterFile.Parallelism.TENSOR, LaunchLocal.freePorts(2),
                     LaunchLocal.freePorts(2)), "test");
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ClusterNode.plan(file, LlamaConfig.from(file), cluster))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("mixture-of-experts").hasMessageContaining("pipeline");
+            assertThat(ClusterNode.plan(file, LlamaConfig.from(file), cluster).tensor())
+                    .extracting(ShardPlan.TensorShard::unitCount).containsExactly(2, 2);
         }
+        assertSame(quantized, 2, ClusterFile.Parallelism.TENSOR, null);
+        assertSame(quantized, 2, ClusterFile.Parallelism.TENSOR, new double[] {3, 1});
+        assertSame(TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.F32), 3, ClusterFile.Parallelism.TENSOR, null);
     }
 }
