@@ -139,9 +139,10 @@ public final class DecodeBenchmark {
             double wallMillisPerToken = (System.nanoTime() - startNanos) / 1e6 / forwarded;
             // CPU time per token of the busiest rank: what decoding would cost with a core per rank and no one else
             double cpuMillisPerToken = 0;
+            double[] rankCpu = new double[ranks];
             for (int r = 0; r < ranks; r++) {
-                cpuMillisPerToken = Math.max(cpuMillisPerToken,
-                        (metric(cluster, r, "inference_node_process_cpu_microseconds") - cpuBefore[r]) / 1000.0 / forwarded);
+                rankCpu[r] = (metric(cluster, r, "inference_node_process_cpu_microseconds") - cpuBefore[r]) / 1000.0 / forwarded;
+                cpuMillisPerToken = Math.max(cpuMillisPerToken, rankCpu[r]);
             }
             Arrays.sort(speeds);
             double median = speeds[repeats / 2];
@@ -187,10 +188,11 @@ public final class DecodeBenchmark {
             String label = (ranks == 1 ? "1 process" : parallelism.label() + " " + ranks) + " x " + threads
                     + (threads == 1 ? " thread" : " threads");
             out.printf("%-22s decode %6.2f tokens/s (median of %d x %d tokens; runs %s); bytes sent per token per rank %.0f;"
-                            + " rank 0 waits for peers %.1f of %.1f ms per token; busiest rank's CPU %.1f ms per token;"
+                            + " rank 0 waits for peers %.1f of %.1f ms per token; busiest rank's CPU %.1f ms per token%s;"
                             + " prompt of %.0f tokens at %.1f tokens/s%s%n",
                     label, median, repeats, tokens, Arrays.toString(speeds), bytesPerToken, waitMillisPerToken, wallMillisPerToken,
-                    cpuMillisPerToken, promptTokens, promptSpeed,
+                    cpuMillisPerToken, ranks == 1 ? "" : " (ranks " + Arrays.stream(rankCpu).mapToObj(c -> String.format("%.1f", c))
+                            .collect(java.util.stream.Collectors.joining(", ")) + ")", promptTokens, promptSpeed,
                     concurrent ? String.format("; 4 concurrent requests: %.2f tokens/s in total", concurrentSpeed) : "");
             return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken, weightBytes, promptSpeed);
         } finally {
