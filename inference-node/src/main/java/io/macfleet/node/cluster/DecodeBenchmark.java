@@ -70,37 +70,53 @@ public final class DecodeBenchmark {
     }
 
     /**
-     * The performance model on this host against the measured figures. Calibration: one rank's bandwidth is what the
-     * one-process run streamed (its weight bytes x its tokens/s); the engine's fraction of a plain streaming read is
-     * taken to be the same with all threads, so the host's bandwidth is that fraction of the all-threads streaming
-     * read. The all-reduce latency is the measured p50.
+     * The performance model on this host against the measured figures, two ways.
+     * <ul>
+     * <li>Wall clock (meaningful on a quiet machine): one rank's bandwidth is what the one-process, one-thread run
+     * streamed (its weight bytes x its tokens/s); the host's is what the one-process, two-thread run streamed (the
+     * engine with every core reading at once). With STREAM's figure instead, scaled by the engine's fraction of the
+     * one-thread streaming read, for comparison.</li>
+     * <li>CPU time (what a token costs with a core per rank, whatever else runs on the machine): the same with each
+     * run's CPU time per token; the two-thread run's threads each spent half its process CPU time.</li>
+     * </ul>
+     * The all-reduce latency is the measured p50 in both.
      */
     static void printModelCheck(Figures single, Figures twoThreads, Figures tensor, Figures pipeline, int layers, int hidden,
                                 double allReduceSeconds, HostBandwidth bandwidth, PrintStream out) {
         double bytes = single.weightBytesPerToken();
-        double rankBandwidth = bytes * single.medianTokensPerSecond();
-        double efficiency = rankBandwidth / bandwidth.oneThread();
-        double hostBandwidth = Math.max(rankBandwidth, bandwidth.allThreads() * efficiency);
-        PerformanceModel model = new PerformanceModel(bytes, rankBandwidth, hostBandwidth, layers, hidden, 0);
         double loopback = Double.POSITIVE_INFINITY; // the measured all-reduce p50 already includes moving the bytes
-        out.printf("performance model here: %.0f MB per token; one rank streams %.2f GB/s (%.0f%% of a 1-thread streaming read of"
-                        + " %.2f GB/s), so the host gives %.2f GB/s to all ranks (%.0f%% of %.2f GB/s with %d threads);"
-                        + " all-reduce %.1f us%n",
-                bytes / 1e6, rankBandwidth / 1e9, 100 * efficiency, bandwidth.oneThread() / 1e9, hostBandwidth / 1e9,
-                100 * efficiency, bandwidth.allThreads() / 1e9, bandwidth.threads(), allReduceSeconds * 1e6);
-        compare(out, "tensor 2, ranks share the host", model.tensor(2, 2, allReduceSeconds, loopback), tensor);
-        compare(out, "tensor 2, as if on two hosts", model.tensor(2, 1, allReduceSeconds, loopback), tensor);
-        compare(out, "pipeline 2", model.pipeline(2, allReduceSeconds, loopback), pipeline);
-        out.printf("%-34s predicted %6.2f tokens/s (%.2f GB/s), measured %6.2f (%+.0f%%)%n", "1 process x 2 threads",
-                hostBandwidth / bytes, hostBandwidth / 1e9, twoThreads.medianTokensPerSecond(),
-                100 * (twoThreads.medianTokensPerSecond() * bytes / hostBandwidth - 1));
+        double rankBandwidth = bytes * single.medianTokensPerSecond();
+        double hostBandwidth = Math.max(rankBandwidth, bytes * twoThreads.medianTokensPerSecond());
+        double efficiency = rankBandwidth / bandwidth.oneThread();
+        double streamHost = Math.max(rankBandwidth, bandwidth.allThreads() * efficiency);
+        out.printf("performance model here: %.0f MB per token; one rank streams %.2f GB/s, the host %.2f GB/s (1 process x 2 threads);"
+                        + " streaming reads: %.2f GB/s with 1 thread, %.2f GB/s with %d (the engine reaches %.0f%% of the 1-thread"
+                        + " figure, so STREAM's host figure is %.2f GB/s); all-reduce %.1f us%n",
+                bytes / 1e6, rankBandwidth / 1e9, hostBandwidth / 1e9, bandwidth.oneThread() / 1e9, bandwidth.allThreads() / 1e9,
+                bandwidth.threads(), 100 * efficiency, streamHost / 1e9, allReduceSeconds * 1e6);
+        PerformanceModel model = new PerformanceModel(bytes, rankBandwidth, hostBandwidth, layers, hidden, 0);
+        compare(out, "tensor 2, ranks share the host", model.tensor(2, 2, allReduceSeconds, loopback), tensor.medianTokensPerSecond());
+        compare(out, "tensor 2, as if on two hosts", model.tensor(2, 1, allReduceSeconds, loopback), tensor.medianTokensPerSecond());
+        compare(out, "pipeline 2", model.pipeline(2, allReduceSeconds, loopback), pipeline.medianTokensPerSecond());
+        PerformanceModel stream = new PerformanceModel(bytes, rankBandwidth, streamHost, layers, hidden, 0);
+        compare(out, "tensor 2, host from STREAM", stream.tensor(2, 2, allReduceSeconds, loopback), tensor.medianTokensPerSecond());
+        // CPU time: seconds of CPU per token instead of wall seconds (the busiest rank's, for the clusters)
+        double rankCpuBandwidth = bytes / (single.busiestRankCpuMillisPerToken() / 1e3);
+        double hostCpuBandwidth = Math.max(rankCpuBandwidth, 2 * bytes / (twoThreads.busiestRankCpuMillisPerToken() / 1e3));
+        out.printf("performance model in CPU time (a core per rank): one rank streams %.2f GB/s per CPU-second, the host %.2f%n",
+                rankCpuBandwidth / 1e9, hostCpuBandwidth / 1e9);
+        PerformanceModel cpu = new PerformanceModel(bytes, rankCpuBandwidth, hostCpuBandwidth, layers, hidden, 0);
+        compare(out, "tensor 2 (CPU), ranks share the host", cpu.tensor(2, 2, allReduceSeconds, loopback),
+                1e3 / tensor.busiestRankCpuMillisPerToken());
+        compare(out, "tensor 2 (CPU), as if on two hosts", cpu.tensor(2, 1, allReduceSeconds, loopback),
+                1e3 / tensor.busiestRankCpuMillisPerToken());
     }
 
-    private static void compare(PrintStream out, String label, PerformanceModel.Prediction predicted, Figures measured) {
-        double error = measured.medianTokensPerSecond() / predicted.tokensPerSecond() - 1;
-        out.printf("%-34s predicted %6.2f tokens/s (weights %.1f ms + collectives %.2f ms), measured %6.2f (%+.0f%%%s)%n",
+    private static void compare(PrintStream out, String label, PerformanceModel.Prediction predicted, double measured) {
+        double error = measured / predicted.tokensPerSecond() - 1;
+        out.printf("%-38s predicted %6.2f tokens/s (weights %.1f ms + collectives %.2f ms), measured %6.2f (%+.0f%%%s)%n",
                 label, predicted.tokensPerSecond(), predicted.weightSeconds() * 1e3, predicted.collectiveSeconds() * 1e3,
-                measured.medianTokensPerSecond(), 100 * error, Math.abs(error) <= 0.2 ? ", within 20%" : ", NOT within 20%");
+                measured, 100 * error, Math.abs(error) <= 0.2 ? ", within 20%" : ", NOT within 20%");
     }
 
     @SuppressWarnings("unchecked")
