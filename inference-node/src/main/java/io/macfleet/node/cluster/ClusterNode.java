@@ -279,7 +279,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
             for (int i = 0; i < blocks.length; i++) {
                 blocks[i] = blocks[i].withOutputAndDown(packed[2 * i], packed[2 * i + 1]);
             }
-        } catch (IOException e) {
+        } catch (IOException | InternalError e) { // InternalError: a mapped page could not be written (disk full)
             System.err.println("inference-node: rank " + rank + ": cannot copy the column slices into a scratch file ("
                     + e.getMessage() + "); reading them from the model file");
         }
