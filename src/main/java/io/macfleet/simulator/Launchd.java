@@ -377,6 +377,20 @@ public final class Launchd {
             return List.of("/bin/sh", "-c", "echo 'simulated crash' >&2; exit 1");
         }
         List<String> arguments = new ArrayList<>(job.programArguments());
+        // Arguments naming files of the simulated file system (a jar, a model, a configuration) point into it.
+        for (int index = 1; index < arguments.size(); index++) {
+            String argument = arguments.get(index);
+            if (argument.startsWith("/") && !argument.equals("/")) {
+                try {
+                    Path mapped = mac.resolve(argument);
+                    if (Files.exists(mapped)) {
+                        arguments.set(index, mapped.toString());
+                    }
+                } catch (IllegalArgumentException outside) {
+                    // Not a path of this machine: passed as it is.
+                }
+            }
+        }
         String program = arguments.getFirst();
         Path simulated = program.startsWith("/") ? mac.resolve(program) : null;
         if (simulated != null && Files.isRegularFile(simulated)) {
