@@ -63,7 +63,9 @@ public final class NodeDeployer {
             arguments.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"));
             arguments.addAll(javaOptions);
             arguments.addAll(List.of("-jar", release.jarPath(), "serve", "--model", release.modelPath(), "--cluster", clusterFilePath(),
-                    "--rank", Integer.toString(rank.rank()), "--host", "0.0.0.0"));
+                    "--rank", Integer.toString(rank.rank()), "--host",
+                    // Simulated Macs share this host: each listens on its own loopback address only.
+                    rank.managementAddress().startsWith("127.") ? rank.managementAddress() : "0.0.0.0"));
             if (threads > 0) {
                 arguments.addAll(List.of("--threads", Integer.toString(threads)));
             }
