@@ -31,8 +31,8 @@ final class DiskFree {
         // A long device name wraps onto a line of its own in some df versions: take the last line's fields.
         String[] fields = lines.getLast().trim().split("\\s+");
         int offset = fields.length - header.length + ("on".equals(header[header.length - 1]) ? 1 : 0);
-        int index = column + Math.max(0, offset);
-        if (index >= fields.length || !fields[index].matches("\\d+")) {
+        int index = column + offset;
+        if (index < 0 || index >= fields.length || !fields[index].matches("\\d+")) {
             return OptionalLong.empty();
         }
         return OptionalLong.of(Long.parseLong(fields[index]) * 1024);
