@@ -58,6 +58,13 @@ public class NodeCommand {
         @Option(names = "--node-jar", paramLabel = "FILE", description = "The node's jar (default: inference-node/target/inference-node-*.jar).")
         Path nodeJar;
 
+        @Option(names = "--java-package", paramLabel = "FILE.pkg",
+                description = "A Java 25+ runtime installer package, installed (installer -pkg) on Macs without Java 25 or later.")
+        Path javaPackage;
+
+        @Option(names = "--java-package-sha256", paramLabel = "HEX", description = "The package's SHA-256: checked here and on every Mac before installing.")
+        String javaPackageSha256;
+
         @Option(names = "--dry-run", description = "Print the plan (ranks, ports, files, the cluster file) without touching any Mac.")
         boolean dryRun;
 
@@ -73,6 +80,14 @@ public class NodeCommand {
             NodeRelease release = nodes.release(cluster, new NodeService.Request(Optional.ofNullable(model), Optional.ofNullable(modelSha256),
                     Optional.ofNullable(modelSize), Optional.ofNullable(nodeJar)));
             NodeDeployer.Plan plan = nodes.plan(cluster, release);
+            if (javaPackage != null) {
+                try {
+                    plan = plan.withJavaPackage(Optional.of(NodeDeployer.JavaPackage.verified(javaPackage, javaPackageSha256)));
+                } catch (IllegalArgumentException | java.io.IOException e) {
+                    spec.commandLine().getErr().println("macfleet node deploy: " + e.getMessage());
+                    return ExitCodes.USAGE;
+                }
+            }
             if (dryRun) {
                 out.print(describe(plan));
                 out.flush();
@@ -88,7 +103,7 @@ public class NodeCommand {
             out.println("Deploying node " + release.nodeVersion() + " and " + release.modelFileName() + " to " + plan.ranks().size()
                     + " machines of " + cluster);
             out.flush();
-            NodeDeployer.Outcome outcome = nodes.deploy(cluster, release, settings, new ProgressPrinter(out, plan));
+            NodeDeployer.Outcome outcome = nodes.deploy(cluster, release, plan.javaPackage(), settings, new ProgressPrinter(out, plan));
             out.println(outcome.summary());
             out.println("Endpoint: " + outcome.endpoint());
             out.flush();

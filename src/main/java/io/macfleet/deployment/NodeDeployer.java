@@ -35,7 +35,16 @@ public final class NodeDeployer {
 
     /** What to deploy where. */
     public record Plan(String cluster, String parallelism, List<RankTarget> ranks, NodeRelease release, String clusterFile,
-                       List<String> javaOptions, int threads) {
+                       List<String> javaOptions, int threads, Optional<JavaPackage> javaPackage) {
+        public Plan(String cluster, String parallelism, List<RankTarget> ranks, NodeRelease release, String clusterFile,
+                    List<String> javaOptions, int threads) {
+            this(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, Optional.empty());
+        }
+
+        public Plan withJavaPackage(Optional<JavaPackage> javaPackage) {
+            return new Plan(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, javaPackage);
+        }
+
         public Plan {
             ranks = List.copyOf(ranks);
             javaOptions = List.copyOf(javaOptions);
@@ -76,6 +85,32 @@ public final class NodeDeployer {
             environment.put(NodeLayout.NODE_SHA256, release.nodeSha256());
             environment.put(NodeLayout.MODEL_SHA256, release.modelSha256());
             return LaunchDaemon.node(NodeLayout.LABEL, arguments, environment, NodeLayout.NODE_DIRECTORY);
+        }
+    }
+
+    /**
+     * A Java runtime installer package ({@code .pkg}) on the control host, installed on Macs without Java 25 or later.
+     * Its SHA-256 is the operator's: the file is refused here unless it hashes to it, and the copy on the Mac is checked
+     * by the Mac's shasum before {@code installer} runs.
+     */
+    public record JavaPackage(java.nio.file.Path file, String sha256) {
+        public static JavaPackage verified(java.nio.file.Path file, String expectedSha256) throws IOException {
+            if (expectedSha256 == null || !expectedSha256.matches("[0-9a-fA-F]{64}")) {
+                throw new IllegalArgumentException("--java-package needs --java-package-sha256 with its SHA-256 (64 hex digits)");
+            }
+            if (!java.nio.file.Files.isRegularFile(file) || !file.getFileName().toString().endsWith(".pkg")) {
+                throw new IllegalArgumentException("Java package " + file + " is not a readable .pkg file");
+            }
+            String actual = NodeRelease.sha256(file);
+            if (!actual.equalsIgnoreCase(expectedSha256)) {
+                throw new IllegalArgumentException("Java package " + file + " has SHA-256 " + actual + ", not the " + expectedSha256.toLowerCase(java.util.Locale.ROOT)
+                        + " given: refused");
+            }
+            return new JavaPackage(file, actual);
+        }
+
+        String remotePath() {
+            return NodeLayout.HOME + "/packages/" + NodeLayout.shortHash(sha256) + "-" + file.getFileName();
         }
     }
 
@@ -182,7 +217,14 @@ public final class NodeDeployer {
                 NodeLayout.HOME, NodeLayout.NODE_DIRECTORY, NodeLayout.MODEL_DIRECTORY)), "cannot create " + NodeLayout.HOME);
         require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-m", "755", NodeLayout.LOG_DIRECTORY)),
                 "cannot create " + NodeLayout.LOG_DIRECTORY);
-        checkJava(machine, name);
+        try {
+            checkJava(machine, name);
+        } catch (IllegalStateException missing) {
+            if (plan.javaPackage().isEmpty()) {
+                throw missing;
+            }
+            installJava(machine, name, plan.javaPackage().get(), listener);
+        }
         checkSpace(machine, name, release);
         RemoteShell shell = shell(machine);
         CopyOutcome jar = machine.withSftp("copy " + release.jarPath(), sftp -> new FileCopy(name, sftp, shell)
@@ -219,6 +261,23 @@ public final class NodeDeployer {
         int feature = Integer.parseInt(matcher.group(1));
         if (feature < 25) {
             throw new IllegalStateException("Java " + feature + " found, the node needs 25 or later");
+        }
+    }
+
+    /** Copies the package (verified by the Mac's shasum), runs {@code installer -pkg PATH -target /}, checks Java again. */
+    private static void installJava(MachineSession machine, String name, JavaPackage javaPackage, Listener listener) throws IOException {
+        listener.step(name, "installing Java from " + javaPackage.file().getFileName());
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", machine.target().user(), "-m", "755",
+                NodeLayout.HOME + "/packages")), "cannot create " + NodeLayout.HOME + "/packages");
+        RemoteShell shell = shell(machine);
+        machine.withSftp("copy " + javaPackage.remotePath(), sftp -> new FileCopy(name, sftp, shell)
+                .copy(javaPackage.file(), javaPackage.remotePath(), (done, total) -> listener.copying(name, "java", done, total)));
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALLER, "-pkg", javaPackage.remotePath(), "-target", "/"),
+                io.macfleet.ssh.ExecutionLimits.DEFAULTS.withCommandTimeout(Duration.ofMinutes(10))), "installing " + javaPackage.file().getFileName() + " failed");
+        try {
+            checkJava(machine, name);
+        } catch (IllegalStateException still) {
+            throw new IllegalStateException("installed " + javaPackage.file().getFileName() + " but " + still.getMessage());
         }
     }
 

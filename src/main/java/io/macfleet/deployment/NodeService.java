@@ -165,7 +165,13 @@ public class NodeService {
 
     /** Deploys (see {@link NodeDeployer}), journaling each phase in the database and the audit log. */
     public NodeDeployer.Outcome deploy(String clusterName, NodeRelease release, SshSettings settings, NodeDeployer.Listener listener) {
-        NodeDeployer.Plan plan = plan(clusterName, release);
+        return deploy(clusterName, release, Optional.empty(), settings, listener);
+    }
+
+    /** As above, installing Java from {@code javaPackage} on Macs that lack Java 25 or later. */
+    public NodeDeployer.Outcome deploy(String clusterName, NodeRelease release, Optional<NodeDeployer.JavaPackage> javaPackage,
+                                       SshSettings settings, NodeDeployer.Listener listener) {
+        NodeDeployer.Plan plan = plan(clusterName, release).withJavaPackage(javaPackage);
         Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName)
                 .filter(pending -> pending.nodeSha256().equals(release.nodeSha256()) && pending.modelSha256().equals(release.modelSha256()));
         long id = unfinished.map(NodeDeploymentStore.Deployment::id)

@@ -215,6 +215,29 @@ class NodeDeploymentTest {
         assertThat(Files.exists(partial)).isFalse();
     }
 
+    @Test
+    @Order(5)
+    void aMacWithoutJavaIsRefusedByNameOrGetsItFromTheOperatorsVerifiedPackage() throws Exception {
+        fleet.machine("studio-02").removeJava();
+        NodeDeployer.Plan plan = plan(release, 2);
+        try (SshRun run = transport.openRun()) {
+            assertThatThrownBy(() -> deployer().stage(run, plan, NodeDeployer.Listener.NONE))
+                    .hasMessageContaining("studio-02: no Java runtime: `/usr/bin/java -version` answered 'The operation couldn");
+        }
+        Path javaPackage = directory.resolve("OpenJDK25U-jdk_aarch64_mac_hotspot.pkg");
+        Files.writeString(javaPackage, "a package");
+        assertThatThrownBy(() -> NodeDeployer.JavaPackage.verified(javaPackage, "0".repeat(64)))
+                .hasMessageContaining("has SHA-256 " + NodeRelease.sha256(javaPackage) + ", not the " + "0".repeat(64));
+        NodeDeployer.JavaPackage verified = NodeDeployer.JavaPackage.verified(javaPackage, NodeRelease.sha256(javaPackage));
+        try (SshRun run = transport.openRun()) {
+            List<NodeDeployer.Staged> staged = deployer().stage(run, plan.withJavaPackage(java.util.Optional.of(verified)), NodeDeployer.Listener.NONE);
+            assertThat(staged).hasSize(4);
+        }
+        assertThat(fleet.machine("studio-02").hasJava()).isTrue();
+        assertThat(Files.readString(fleet.machine("studio-02").resolve(verified.remotePath()))).isEqualTo("a package");
+        assertThat(fleet.machine("studio-01").resolve(verified.remotePath())).doesNotExist();
+    }
+
     static List<NodeRankStatus> statuses() {
         try (SshRun run = transport.openRun()) {
             return run.onFleet(ranks.stream().map(RankTarget::ssh).toList(),
