@@ -60,6 +60,7 @@ public class NodeService {
 
     private final DesiredStateStore desiredState;
     private final ClusterCabling cabling;
+    private final FactsService facts;
     private final HostKeyStore hostKeys;
     private final AuditLog audit;
     private final NodeDeploymentStore deployments;
@@ -67,14 +68,16 @@ public class NodeService {
     private volatile Duration healthTimeout = Duration.ofSeconds(300);
 
     @Inject
-    public NodeService(DesiredStateStore desiredState, ClusterCabling cabling, JdbcHostKeyStore hostKeys, JdbcAuditLog audit, DataSource dataSource) {
-        this(desiredState, cabling, hostKeys, audit, new NodeDeploymentStore(dataSource), Clock.systemUTC());
+    public NodeService(DesiredStateStore desiredState, ClusterCabling cabling, FactsService facts, JdbcHostKeyStore hostKeys, JdbcAuditLog audit,
+                       DataSource dataSource) {
+        this(desiredState, cabling, facts, hostKeys, audit, new NodeDeploymentStore(dataSource), Clock.systemUTC());
     }
 
-    public NodeService(DesiredStateStore desiredState, ClusterCabling cabling, HostKeyStore hostKeys, AuditLog audit,
+    public NodeService(DesiredStateStore desiredState, ClusterCabling cabling, FactsService facts, HostKeyStore hostKeys, AuditLog audit,
                        NodeDeploymentStore deployments, Clock clock) {
         this.desiredState = desiredState;
         this.cabling = cabling;
+        this.facts = facts;
         this.hostKeys = hostKeys;
         this.audit = audit;
         this.deployments = deployments;
@@ -113,7 +116,8 @@ public class NodeService {
             ClusterCabling.Cluster observed = cabling.cluster(clusterName, Optional.empty());
             var report = observed.check();
             if (report.passed()) {
-                links = PeerConfiguration.from(report, observed.facts()).links();
+                links = configuredLinks(PeerConfiguration.from(report, observed.facts()).links(),
+                        facts.latest(ranks.stream().map(RankTarget::machine).toList()));
             }
         } catch (RuntimeException noCheckedCabling) {
             // No stored facts or no passing check: the ranks reach each other at their management addresses.
@@ -125,6 +129,23 @@ public class NodeService {
         List<String> javaOptions = oneHost ? List.of("-Xmx256m", "-XX:+UseSerialGC") : List.of();
         return new NodeDeployer.Plan(clusterName, parallelism, ranks, release,
                 NodeClusterConfig.render(clusterName, parallelism, ranks, links), javaOptions, oneHost ? 1 : 0);
+    }
+
+    /**
+     * The cables whose point-to-point addresses are configured on both ends (the stored ifconfig facts show each end's
+     * address on its interface). The deploy does not configure them yet: a cluster file naming addresses no interface
+     * has would keep the ranks from finding each other, so such cables are left out and the ranks use the management
+     * addresses.
+     */
+    static List<PeerConfiguration.PeerLink> configuredLinks(List<PeerConfiguration.PeerLink> links,
+                                                            java.util.Map<String, io.macfleet.facts.FactsObservation> observations) {
+        java.util.function.Predicate<PeerConfiguration.PeerLink> local = link -> {
+            io.macfleet.facts.FactsObservation observation = observations.get(link.machine());
+            return observation != null && observation.facts().interfaces().stream().anyMatch(face -> face.name().equals(link.networkInterface())
+                    && face.ipv4().stream().anyMatch(address -> address.startsWith(link.localAddress() + "/")));
+        };
+        return links.stream().filter(link -> local.test(link) && links.stream().anyMatch(reverse -> reverse.machine().equals(link.peer())
+                && reverse.peer().equals(link.machine()) && reverse.localAddress().equals(link.peerAddress()) && local.test(reverse))).toList();
     }
 
     /** The release a request names, or that of the cluster's unfinished deployment. */

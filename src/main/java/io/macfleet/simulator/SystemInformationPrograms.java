@@ -126,12 +126,12 @@ final class SystemInformationPrograms implements SimulatedProgram {
      * Mac Studio with 2 TB; the disk-full fault leaves 0 available.
      */
     private static Result dfKilobytes(SimulatedMac mac) {
-        boolean full = mac.faults().diskFull;
-        long size = 1_952_363_840L;
-        long available = full ? 0 : mac.faults().diskAvailableKilobytes >= 0 ? mac.faults().diskAvailableKilobytes : 1_717_986_918L;
+        // The figures of the composed sample macos-samples/df/df-k-root.txt (a 2 TB boot volume).
+        long size = 1_942_700_360L;
+        long available = mac.faults().diskFull ? 0 : mac.faults().diskAvailableKilobytes >= 0 ? mac.faults().diskAvailableKilobytes : 1_739_870_612L;
         long used = size - available;
-        return Result.ok("Filesystem     1024-blocks       Used  Available Capacity iused      ifree %iused  Mounted on\n"
-                + String.format("/dev/disk3s1s1  %10d %10d %10d    %3d%%  453019 4294967295    0%%   /%n", size, used, available,
+        return Result.ok("Filesystem     1024-blocks     Used  Available Capacity iused      ifree %iused  Mounted on\n"
+                + String.format("/dev/disk3s1s1  %10d %8d %10d    %3d%%  453019 4294967279    0%%   /%n", size, used, available,
                 Math.round(100.0 * used / size)));
     }
 
