@@ -50,6 +50,27 @@ class NodeConfigurationTest {
                 .hasMessageContaining("ranks of llm-a must be 0..1 once each, got [0, 2]");
     }
 
+    private static io.macfleet.facts.FactsObservation observed(String machine, String interfaceName, String... ipv4) {
+        io.macfleet.facts.MachineFacts facts = new io.macfleet.facts.MachineFacts(machine, java.time.Instant.EPOCH, "Mac15,14", "Mac Studio",
+                "Apple M3 Ultra", 32, 24, 8, 80, 512L << 30, "SERIAL", "UUID", "26.2", "25C56", List.of(),
+                List.of(new io.macfleet.facts.NetworkInterface(interfaceName, List.of("UP"), null, List.of(ipv4), List.of(), "active")),
+                false, true, List.of(), false, false, 100, 1L << 40);
+        return new io.macfleet.facts.FactsObservation(facts, java.util.Map.of());
+    }
+
+    @Test
+    void onlyCablesWhoseAddressesAreConfiguredOnBothEndsGoIntoTheClusterFile() {
+        List<PeerConfiguration.PeerLink> links = List.of(
+                new PeerConfiguration.PeerLink("studio-01", "studio-02", 2, "en2", "rdma_en2", "192.168.0.1", "192.168.0.2"),
+                new PeerConfiguration.PeerLink("studio-02", "studio-01", 3, "en3", "rdma_en3", "192.168.0.2", "192.168.0.1"));
+        assertThat(NodeService.configuredLinks(links, java.util.Map.of("studio-01", observed("studio-01", "en2", "192.168.0.1/30"),
+                "studio-02", observed("studio-02", "en3", "192.168.0.2/30")))).isEqualTo(links);
+        // One end without its address (or on another interface): the ranks use their management addresses.
+        assertThat(NodeService.configuredLinks(links, java.util.Map.of("studio-01", observed("studio-01", "en2", "192.168.0.1/30"),
+                "studio-02", observed("studio-02", "en4", "192.168.0.2/30")))).isEmpty();
+        assertThat(NodeService.configuredLinks(links, java.util.Map.of("studio-01", observed("studio-01", "en2", "192.168.0.13/30")))).isEmpty();
+    }
+
     @Test
     void ranksOnLoopbackShareNoPortsAndListenOnTheirOwnAddress() {
         RankTarget simulated = rank(3, "studio-04", "127.0.0.14", 256);
