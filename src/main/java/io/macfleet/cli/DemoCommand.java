@@ -62,6 +62,12 @@ public class DemoCommand implements Callable<Integer> {
     @Inject
     io.macfleet.accounts.AccountService accounts;
 
+    @Inject
+    io.macfleet.deployment.NodeService nodes;
+
+    @Option(names = "--no-node", description = "Do not deploy the inference node to the simulated Macs.")
+    boolean noNode;
+
     /** The demo directory named by {@code --dir} in a demo command line, else ~/.macfleet/demo. */
     static Path directory(String... args) {
         for (int i = 0; i < args.length; i++) {
@@ -123,6 +129,9 @@ public class DemoCommand implements Callable<Integer> {
             return ExitCodes.CHECK_FAILED;
         }
         System.out.flush();
+        if (!noNode) {
+            io.macfleet.deployment.DemoNode.deploy(nodes, DemoEnvironment.CLUSTER, dir, new java.io.PrintWriter(System.out, true));
+        }
         try {
             Quarkus.waitForExit();
         } finally {

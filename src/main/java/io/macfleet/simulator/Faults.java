@@ -20,6 +20,8 @@ public final class Faults {
     public volatile boolean rebootNeverReturns;
     /** SFTP uploads fail with "no space left on device" and df shows a full disk. */
     public volatile boolean diskFull;
+    /** What df -k says is available on the boot volume, in KiB; negative: the default (most of the disk). */
+    public volatile long diskAvailableKilobytes = -1;
     /** Launch daemons (by label) whose program exits with an error as soon as it starts. */
     public final Set<String> crashLoopingDaemons = ConcurrentHashMap.newKeySet();
 
@@ -30,6 +32,7 @@ public final class Faults {
         garbage = false;
         rebootNeverReturns = false;
         diskFull = false;
+        diskAvailableKilobytes = -1;
         crashLoopingDaemons.clear();
     }
 

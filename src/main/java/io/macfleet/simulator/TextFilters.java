@@ -20,6 +20,25 @@ final class TextFilters implements SimulatedProgram {
 
     @Override
     public MacShell.Result run(Call call) {
+        if ((call.program().equals("head") || call.program().equals("tail")) && call.pipeInput() == null) {
+            // head -n N FILE / tail -n N FILE: the file of the simulated Mac (a daemon's log).
+            List<String> args = call.arguments();
+            for (int i = 0; i < args.size(); i++) {
+                if (args.get(i).equals("-n")) {
+                    i++;
+                } else if (!args.get(i).startsWith("-")) {
+                    java.nio.file.Path file = call.mac().resolve(args.get(i));
+                    try {
+                        String content = java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+                        List<String> options = new java.util.ArrayList<>(args);
+                        options.remove(i);
+                        return run(call.program(), options, content);
+                    } catch (java.io.IOException e) {
+                        return MacShell.Result.fail(1, call.program() + ": " + args.get(i) + ": No such file or directory\n");
+                    }
+                }
+            }
+        }
         return run(call.program(), call.arguments(), call.pipeInput() == null ? "" : call.pipeInput());
     }
 

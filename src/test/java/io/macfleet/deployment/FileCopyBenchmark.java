@@ -133,6 +133,73 @@ class FileCopyBenchmark {
                 Arrays.toString(gcmSeconds), gcmMedian, megabytes / gcmMedian, scpMedian / gcmMedian);
     }
 
+    /**
+     * The path `macfleet node deploy` takes: FileCopy on an SFTP channel of an {@link io.macfleet.ssh.SshRun} connection
+     * ({@code SshRun.withSftp}, host key pinned, the run's SSHJ configuration), shasum through the run's commands;
+     * against scp of the same file to the same simulated Mac, alternating, median of {@value #RUNS} each, end to end.
+     */
+    @Test
+    void deploymentPathAgainstScp(@TempDir Path directory) throws Exception {
+        KeyPair key = SshKeys.generate();
+        Path keyFile = directory.resolve("id_ecdsa");
+        SshKeys.write(key, keyFile, "macfleet-benchmark");
+        Path local = directory.resolve("model.bin");
+        byte[] block = new byte[1 << 20];
+        Random random = new Random(42);
+        try (OutputStream out = Files.newOutputStream(local)) {
+            for (int index = 0; index < MEGABYTES; index++) {
+                random.nextBytes(block);
+                out.write(block);
+            }
+        }
+        long size = Files.size(local);
+        double[] scpSeconds = new double[RUNS];
+        double[] deploySeconds = new double[RUNS];
+        try (SimulatedFleet fleet = SimulatedFleet.builder(directory.resolve("fleet")).authorizedKey(key.getPublic())
+                .macStudio("studio-01", 512, "26.2").build().start()) {
+            SimulatedFleet.Endpoint endpoint = fleet.endpoint("studio-01");
+            Files.createDirectories(fleet.machine("studio-01").resolve("/opt/macfleet"));
+            Path scpTarget = fleet.machine("studio-01").resolve("/opt/macfleet/scp.bin");
+            Path copyTarget = fleet.machine("studio-01").resolve("/opt/macfleet/model.bin");
+            io.macfleet.ssh.SshTransport transport = new io.macfleet.ssh.SshTransport(io.macfleet.ssh.SshSettings.defaults("benchmark")
+                    .withAcceptNewHostKeys(true), new io.macfleet.ssh.InMemoryHostKeyStore(), event -> {
+            });
+            io.macfleet.ssh.SshTarget target = io.macfleet.ssh.SshTarget.of("studio-01", endpoint.host(), fleet.sshUser(),
+                    io.macfleet.secrets.SecretReference.of("file:" + keyFile)).withPort(endpoint.port());
+            for (int run = 0; run < RUNS; run++) {
+                Files.deleteIfExists(scpTarget);
+                long start = System.nanoTime();
+                Process process = new ProcessBuilder("/usr/bin/scp", "-q", "-F", "/dev/null", "-i", keyFile.toString(),
+                        "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
+                        "-o", "IdentitiesOnly=yes", "-P", String.valueOf(endpoint.port()), local.toString(),
+                        "admin@" + endpoint.host() + ":/opt/macfleet/scp.bin").redirectErrorStream(true).start();
+                String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(process.waitFor(600, TimeUnit.SECONDS)).isTrue();
+                scpSeconds[run] = (System.nanoTime() - start) / 1e9;
+                assertThat(process.exitValue()).as(output).isZero();
+
+                Files.deleteIfExists(copyTarget);
+                try (io.macfleet.ssh.SshRun sshRun = transport.openRun()) {
+                    start = System.nanoTime();
+                    CopyOutcome outcome = sshRun.onFleet(List.of(target), machine -> machine.withSftp("benchmark", sftp ->
+                            new FileCopy("studio-01", sftp, NodeDeployer.shell(machine)).copy(local, "/opt/macfleet/model.bin", CopyProgress.NONE)))
+                            .getFirst().value();
+                    deploySeconds[run] = (System.nanoTime() - start) / 1e9;
+                    assertThat(outcome.kind()).isEqualTo(CopyOutcome.Kind.COPIED);
+                    assertThat(outcome.size()).isEqualTo(size);
+                }
+            }
+        }
+        double scpMedian = median(scpSeconds);
+        double deployMedian = median(deploySeconds);
+        double megabytes = size / 1e6;
+        System.out.printf("%nDeployment path (SshRun.withSftp + FileCopy, end to end incl. local hash and the Mac's shasum) vs scp,"
+                + " %d MiB, %s, load %s%n", MEGABYTES, Instant.now(), Files.readString(Path.of("/proc/loadavg")).strip());
+        System.out.printf("scp:        runs %s s, median %.2f s = %.1f MB/s%n", Arrays.toString(scpSeconds), scpMedian, megabytes / scpMedian);
+        System.out.printf("deployment: runs %s s, median %.2f s = %.1f MB/s, ratio to scp %.2f%n", Arrays.toString(deploySeconds),
+                deployMedian, megabytes / deployMedian, scpMedian / deployMedian);
+    }
+
     private static double median(double[] values) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);

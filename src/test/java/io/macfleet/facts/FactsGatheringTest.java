@@ -90,7 +90,8 @@ class FactsGatheringTest {
             assertThat(observed.bootstrapTokenSupportedOnServer()).isEqualTo(state.mdmEnrolled());
             assertThat(observed.bootstrapTokenEscrowed()).isEqualTo(state.bootstrapTokenEscrowed());
             assertThat(observed.uptimeSeconds()).isBetween(0L, 3600L);
-            assertThat(observed.freeDiskBytes()).isEqualTo((long) (1.6 * Math.pow(1024, 4)));
+            // df -k / answers in 1024-byte blocks as macOS does (the figures of macos-samples/df/df-k-root.txt).
+            assertThat(observed.freeDiskBytes()).isEqualTo(1_739_870_612L * 1024);
             assertThat(observed.interfaces()).filteredOn(face -> face.name().equals("en0")).singleElement()
                     .satisfies(face -> assertThat(face.ipv4()).containsExactly(mac.address() + "/24"));
 

@@ -108,7 +108,7 @@ class SimulatedProgramsTest {
                 // added with the OS-update programs (issue 15)
                 "startosinstall", "diskutil", "dscl",
                 // added with the deployment groundwork (issue 17)
-                "shasum",
+                "shasum", "java", "installer",
                 // added with secrets on standard input (issue 14): profiles' prompts answered by expect
                 "expect")));
     }
