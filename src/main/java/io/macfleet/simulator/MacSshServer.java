@@ -238,7 +238,6 @@ final class MacSshServer {
         }
 
         private void run(ChannelSession channel) {
-            mac.recordCommand(commandLine);
             Faults faults = mac.faults();
             try {
                 if (faults.hang) {

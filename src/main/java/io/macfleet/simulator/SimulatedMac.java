@@ -37,8 +37,6 @@ public final class SimulatedMac {
     private String volumeOwnerPassword;
     /** Local accounts without a secure token: dscl knows them, listCryptoUsers does not list them. */
     private final Map<String, String> otherAccounts = new java.util.concurrent.ConcurrentHashMap<>();
-    /** Every command line the SSH server received, in order: what a real Mac's process table would show as argv. */
-    private final List<String> receivedCommands = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     SimulatedMac(MacSpec spec, String address, Path stateDirectory, MacosRelease release, String volumeOwnerUser,
                  String volumeOwnerPassword) {
@@ -111,15 +109,6 @@ public final class SimulatedMac {
 
     boolean accountExists(String user) {
         return volumeOwnerUser.equals(user) || otherAccounts.containsKey(user);
-    }
-
-    void recordCommand(String commandLine) {
-        receivedCommands.add(commandLine);
-    }
-
-    /** Every command line this Mac's SSH server received since it was created, in order. */
-    public List<String> receivedCommands() {
-        return List.copyOf(receivedCommands);
     }
 
     /** Maps a macOS absolute path into the private root; refuses paths that escape it. */
