@@ -1,11 +1,11 @@
 package io.macfleet.osupdate;
 
 /** Comparing macOS versions such as 26.1, 26.2 and 26.2.1 numerically (a missing part is 0). */
-final class Versions {
+public final class Versions {
     private Versions() {
     }
 
-    static int compare(String left, String right) {
+    public static int compare(String left, String right) {
         String[] a = left.split("\\.");
         String[] b = right.split("\\.");
         for (int index = 0; index < Math.max(a.length, b.length); index++) {

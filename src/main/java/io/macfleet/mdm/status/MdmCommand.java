@@ -62,7 +62,7 @@ public class MdmCommand {
             try {
                 settings = ssh.settings(Actors.commandLine());
                 selected = service.select(machines);
-            } catch (IllegalArgumentException e) {
+            } catch (IllegalArgumentException | io.macfleet.facts.FactsService.UnknownNameException e) {
                 err.println("macfleet mdm status: " + e.getMessage());
                 return ExitCodes.USAGE;
             }

@@ -4,6 +4,7 @@ import io.macfleet.audit.AuditLog;
 import io.macfleet.audit.JdbcAuditLog;
 import io.macfleet.facts.BootstrapTokenStatus;
 import io.macfleet.facts.FactsParseException;
+import io.macfleet.facts.FactsService;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.Machine;
 import io.macfleet.inventory.MdmServer;
@@ -27,7 +28,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,34 +45,30 @@ public class MdmStatusService {
     static final Duration SERVER_DEADLINE = Duration.ofSeconds(20);
 
     private final DesiredStateStore desiredState;
+    private final FactsService facts;
     private final HostKeyStore hostKeys;
     private final AuditLog audit;
 
     @Inject
-    public MdmStatusService(DesiredStateStore desiredState, JdbcHostKeyStore hostKeys, JdbcAuditLog audit) {
-        this(desiredState, (HostKeyStore) hostKeys, audit);
+    public MdmStatusService(DesiredStateStore desiredState, FactsService facts, JdbcHostKeyStore hostKeys, JdbcAuditLog audit) {
+        this(desiredState, facts, (HostKeyStore) hostKeys, audit);
     }
 
-    public MdmStatusService(DesiredStateStore desiredState, HostKeyStore hostKeys, AuditLog audit) {
+    /** @param desiredState and facts: only for {@link #select} and {@link #server} */
+    public MdmStatusService(DesiredStateStore desiredState, FactsService facts, HostKeyStore hostKeys, AuditLog audit) {
         this.desiredState = desiredState;
+        this.facts = facts;
         this.hostKeys = hostKeys;
         this.audit = audit;
     }
 
-    /** The named machines of the applied inventory, or all of them. */
+    /**
+     * The named machines of the applied inventory, or all of them.
+     *
+     * @throws FactsService.UnknownNameException naming the machines the applied inventory does not have (exit 2)
+     */
     public List<Machine> select(List<String> names) {
-        if (names == null || names.isEmpty()) {
-            return desiredState.machines(null);
-        }
-        List<Machine> selected = new ArrayList<>();
-        List<String> unknown = new ArrayList<>();
-        for (String name : new LinkedHashSet<>(names)) {
-            desiredState.machine(name).ifPresentOrElse(selected::add, () -> unknown.add(name));
-        }
-        if (!unknown.isEmpty()) {
-            throw new IllegalArgumentException("unknown machine(s) " + String.join(", ", unknown) + ": not in the applied inventory");
-        }
-        return selected;
+        return facts.select(null, names);
     }
 
     public Optional<MdmServer> server() {

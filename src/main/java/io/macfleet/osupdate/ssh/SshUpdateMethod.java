@@ -15,6 +15,7 @@ import io.macfleet.osupdate.PreflightResult;
 import io.macfleet.osupdate.StartResult;
 import io.macfleet.osupdate.UpdateMethod;
 import io.macfleet.osupdate.UpdateProgress;
+import io.macfleet.osupdate.Versions;
 import io.macfleet.osupdate.ssh.SoftwareUpdateListing.OfferedUpdate;
 import io.macfleet.reach.MachineReach;
 import io.macfleet.secrets.SecretUnavailableException;
@@ -126,7 +127,7 @@ public class SshUpdateMethod implements UpdateMethod {
             if (onTarget.alreadyOnTarget(target)) {
                 return onTarget;
             }
-            if (compareVersions(current.productVersion(), target.osVersion()) > 0) {
+            if (Versions.compare(current.productVersion(), target.osVersion()) > 0) {
                 findings.add(new PreflightFinding(machine.name(), Check.CURRENT_VERSION, machine.name() + " runs macOS " + current.productVersion()
                         + " (" + current.buildVersion() + "), newer than the target " + target.osVersion() + ": macOS cannot be downgraded in place",
                         "choose a target at least " + current.productVersion() + " for the whole cluster"));
@@ -335,7 +336,7 @@ public class SshUpdateMethod implements UpdateMethod {
             return UpdateProgress.failed(name + " runs macOS " + current.productVersion() + " build " + current.buildVersion() + ", not the target build "
                     + target.buildVersion().get() + "; over SSH no other build can be chosen: use MDM (TargetBuildVersion) or a target of this build", version, build);
         }
-        if (compareVersions(current.productVersion(), target.osVersion()) > 0) {
+        if (Versions.compare(current.productVersion(), target.osVersion()) > 0) {
             return UpdateProgress.failed(name + " runs macOS " + current.productVersion() + " (" + current.buildVersion() + "), past the target "
                     + describe(target), version, build);
         }
@@ -386,20 +387,6 @@ public class SshUpdateMethod implements UpdateMethod {
 
     static int major(String version) {
         return Integer.parseInt(version.split("\\.")[0]);
-    }
-
-    /** Compares dotted versions numerically ("26.10" after "26.9"); missing parts count as 0. */
-    static int compareVersions(String left, String right) {
-        String[] a = left.split("\\.");
-        String[] b = right.split("\\.");
-        for (int index = 0; index < Math.max(a.length, b.length); index++) {
-            int x = index < a.length ? Integer.parseInt(a[index]) : 0;
-            int y = index < b.length ? Integer.parseInt(b[index]) : 0;
-            if (x != y) {
-                return Integer.compare(x, y);
-            }
-        }
-        return 0;
     }
 
     private static String firstLine(String text) {

@@ -69,7 +69,7 @@ class MdmStatusServiceTest {
         settings = SshSettings.defaults("test").withAcceptNewHostKeys(true)
                 .withLimits(new ExecutionLimits(Duration.ofSeconds(5), Duration.ofSeconds(10), 1024 * 1024));
         List<AuditEvent> audit = new ArrayList<>();
-        service = new MdmStatusService(null, new InMemoryHostKeyStore(), audit::add);
+        service = new MdmStatusService(null, null, new InMemoryHostKeyStore(), audit::add);
     }
 
     @AfterAll
