@@ -77,7 +77,8 @@ final class CampaignFixture implements AutoCloseable {
     final NanoHubClient client;
     final List<String> machines;
     final SshSettings ssh = SshSettings.defaults("test");
-    final PhaseDeadlines deadlines = PhaseDeadlines.all(Duration.ofSeconds(6));
+    // Generous: the simulated Macs take milliseconds per phase, but a shared, loaded test machine can stall a reboot for seconds.
+    final PhaseDeadlines deadlines = PhaseDeadlines.all(Duration.ofSeconds(20));
 
     private CampaignFixture(Path directory, SimulatedFleet fleet, SimulatedNanoHub hub, AgroalDataSource dataSource, NanoHubClient client,
                             List<String> machines) {
