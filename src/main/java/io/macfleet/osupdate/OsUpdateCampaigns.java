@@ -86,7 +86,7 @@ public class OsUpdateCampaigns {
     /** How the engine works: SSH settings, polling, deadlines, how old a lease must be to take a campaign over. */
     public record Options(SshSettings ssh, Duration pollInterval, PhaseDeadlines deadlines, Duration leaseTimeout) {
         public static Options defaults(String actor) {
-            return new Options(SshSettings.defaults(actor), Duration.ofSeconds(10), PhaseDeadlines.DEFAULTS, Duration.ofSeconds(60));
+            return new Options(SshSettings.defaults(actor), Duration.ofSeconds(5), PhaseDeadlines.DEFAULTS, Duration.ofSeconds(60));
         }
     }
 
