@@ -86,7 +86,7 @@ public class OsUpdateCampaigns {
     /** How the engine works: SSH settings, polling, deadlines, how old a lease must be to take a campaign over. */
     public record Options(SshSettings ssh, Duration pollInterval, PhaseDeadlines deadlines, Duration leaseTimeout) {
         public static Options defaults(String actor) {
-            return new Options(SshSettings.defaults(actor), Duration.ofSeconds(10), PhaseDeadlines.DEFAULTS, Duration.ofSeconds(60));
+            return new Options(SshSettings.defaults(actor), Duration.ofSeconds(5), PhaseDeadlines.DEFAULTS, Duration.ofSeconds(60));
         }
     }
 
@@ -349,7 +349,7 @@ public class OsUpdateCampaigns {
                 }
                 if (resend) {
                     // A Mac that failed keeps its failure for the same revision; a new install time is a new revision.
-                    OsUpdateTarget again = new OsUpdateTarget(campaign.target().osVersion(), campaign.target().buildVersion(), LocalDateTime.now(clock));
+                    OsUpdateTarget again = new OsUpdateTarget(campaign.target().osVersion(), campaign.target().buildVersion(), LocalDateTime.now(clock.withZone(java.time.ZoneId.systemDefault())));
                     store.setInstallBy(id, again, clock.instant());
                 }
                 store.changeStatus(id, CampaignStatus.FAILED, CampaignStatus.RUNNING, clock.instant());
@@ -793,7 +793,7 @@ public class OsUpdateCampaigns {
         }
         OsUpdateTarget target;
         try {
-            target = new OsUpdateTarget(request.version(), request.build(), request.installBy().orElseGet(() -> LocalDateTime.now(clock)));
+            target = new OsUpdateTarget(request.version(), request.build(), request.installBy().orElseGet(() -> LocalDateTime.now(clock.withZone(java.time.ZoneId.systemDefault()))));
         } catch (IllegalArgumentException e) {
             throw new InvalidCampaignException(e.getMessage());
         }

@@ -76,8 +76,10 @@ final class CampaignFixture implements AutoCloseable {
     final ClusterCabling cabling;
     final NanoHubClient client;
     final List<String> machines;
+    Path inventory;
     final SshSettings ssh = SshSettings.defaults("test");
-    final PhaseDeadlines deadlines = PhaseDeadlines.all(Duration.ofSeconds(6));
+    // Generous: the simulated Macs take milliseconds per phase, but a shared, loaded test machine can stall a reboot for seconds.
+    final PhaseDeadlines deadlines = PhaseDeadlines.all(Duration.ofSeconds(20));
 
     private CampaignFixture(Path directory, SimulatedFleet fleet, SimulatedNanoHub hub, AgroalDataSource dataSource, NanoHubClient client,
                             List<String> machines) {
@@ -130,6 +132,7 @@ final class CampaignFixture implements AutoCloseable {
         Path inventory = writeInventory(directory, fleet, privateKey, hub, apiKey);
         NanoHubClient client = new NanoHubClient(hub.url(), SecretReference.of("file:" + apiKey), Duration.ofSeconds(5));
         CampaignFixture fixture = new CampaignFixture(directory, fleet, hub, dataSource, client, names);
+        fixture.inventory = inventory;
         LoadResult result = InventoryLoader.load(inventory);
         if (!result.valid()) {
             throw new IllegalStateException("test inventory is invalid: " + result.errors());
