@@ -34,7 +34,9 @@ public final class SimulatedMac {
     private final Map<String, String> ipv4 = new LinkedHashMap<>();
     private final Map<String, String> powerSettings = new LinkedHashMap<>(MacosOutput.MAC_STUDIO_POWER_DEFAULTS);
     private final String volumeOwnerUser;
-    private final String volumeOwnerPassword;
+    private String volumeOwnerPassword;
+    /** Local accounts without a secure token: dscl knows them, listCryptoUsers does not list them. */
+    private final Map<String, String> otherAccounts = new java.util.concurrent.ConcurrentHashMap<>();
 
     SimulatedMac(MacSpec spec, String address, Path stateDirectory, MacosRelease release, String volumeOwnerUser,
                  String volumeOwnerPassword) {
@@ -107,8 +109,22 @@ public final class SimulatedMac {
         return volumeOwnerUser;
     }
 
-    boolean volumeOwnerPasswordMatches(String user, String password) {
+    synchronized boolean volumeOwnerPasswordMatches(String user, String password) {
         return volumeOwnerUser.equals(user) && volumeOwnerPassword.equals(password);
+    }
+
+    /** The volume owner's password changes (as when a person changes it on the Mac): the old one no longer authorizes. */
+    public synchronized void changeVolumeOwnerPassword(String password) {
+        this.volumeOwnerPassword = Objects.requireNonNull(password, "password");
+    }
+
+    /** Adds a local account that is not a volume owner (no secure token): it exists, but cannot authorize an update. */
+    public void addAccountWithoutVolumeOwnership(String user, String password) {
+        otherAccounts.put(user, password);
+    }
+
+    boolean accountExists(String user) {
+        return volumeOwnerUser.equals(user) || otherAccounts.containsKey(user);
     }
 
     /** Maps a macOS absolute path into the private root; refuses paths that escape it. */

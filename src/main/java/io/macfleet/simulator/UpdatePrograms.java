@@ -55,7 +55,7 @@ final class UpdatePrograms implements SimulatedProgram {
             MacosRelease next = available.get();
             return MacShell.Result.ok("Software Update Tool\n\nFinding available software\nSoftware Update found the following new or updated software:\n"
                     + "* Label: " + label(next) + "\n"
-                    + "\tTitle: macOS Tahoe " + next.version() + ", Version: " + next.version() + ", Size: 7381934KiB, Recommended: YES, Action: restart,\n");
+                    + "\tTitle: macOS Tahoe " + next.version() + ", Version: " + next.version() + ", Size: 7381934KiB, Recommended: YES, Action: restart, \n");
         }
         if (args.contains("--install") || args.contains("-i")) {
             if (!root) {
@@ -76,12 +76,19 @@ final class UpdatePrograms implements SimulatedProgram {
                 return new MacShell.Result(license + "Software Update Tool\n\nFinding available software\n\nDownloading macOS Tahoe " + next.version() + "\n",
                         "Error: On Apple silicon, installing macOS updates requires the credentials of a volume owner (--user and --stdinpass).\n", 1, null);
             }
+            String downloaded = license + "Software Update Tool\n\nFinding available software\n\nDownloading macOS Tahoe " + next.version()
+                    + "\nDownloaded: macOS Tahoe " + next.version() + "\n";
+            if (mac.faults().diskFull) {
+                // Real: exits 0 and installs nothing (a public project's test of its update script, "measured live").
+                return MacShell.Result.ok(license + "Software Update Tool\n\nFinding available software\n\nNot enough free disk space: a total of 17.13 GB is required.\n");
+            }
             if (!mac.volumeOwnerPasswordMatches(user, password)) {
-                return MacShell.Result.fail(1, "Software Update Tool\n\nFinding available software\n\nError: Could not authenticate user " + user + " as a volume owner.\n");
+                // Real text after the download (super's asu-workflow log, Macjutsu/super #219); a wrong password and an
+                // account that is not a volume owner look the same.
+                return new MacShell.Result(downloaded, "Failed to authenticate\n", 1, null);
             }
             mac.stageRelease(next);
-            String out = license + "Software Update Tool\n\nFinding available software\n\nDownloading macOS Tahoe " + next.version()
-                    + "\nDownloaded macOS Tahoe " + next.version() + "\nInstalling macOS Tahoe " + next.version() + "\nDone with macOS Tahoe " + next.version() + "\n";
+            String out = downloaded + "Installing macOS Tahoe " + next.version() + "\nDone with macOS Tahoe " + next.version() + "\n";
             if (args.contains("--restart") || args.contains("-R")) {
                 return new MacShell.Result(out + "Restarting...\n", "", 0, () -> fleet.reboot(mac.name()));
             }
@@ -130,6 +137,10 @@ final class UpdatePrograms implements SimulatedProgram {
         if (user == null || password == null || !mac.volumeOwnerPasswordMatches(user, password)) {
             return new MacShell.Result(LICENSE, STARTOSINSTALL_UNAUTHORIZED, 255, null);
         }
+        if (mac.faults().diskFull) {
+            // Composed: no capture of startosinstall's own refusal was found.
+            return new MacShell.Result(LICENSE, "Error: Not enough free disk space to install macOS " + installer.version() + ".\n", 1, null);
+        }
         mac.stageRelease(installer);
         StringBuilder out = new StringBuilder(LICENSE).append("Preparing to run macOS Installer...\n");
         for (int percent = 0; percent <= 100; percent += 25) {
@@ -162,7 +173,7 @@ final class UpdatePrograms implements SimulatedProgram {
     static MacShell.Result dscl(SimulatedFleet fleet, SimulatedMac mac, List<String> args) {
         if (args.size() == 4 && args.get(0).equals(".") && args.get(1).equals("-read") && args.get(2).startsWith("/Users/") && args.get(3).equals("GeneratedUID")) {
             String user = args.get(2).substring("/Users/".length());
-            if (!user.equals(mac.volumeOwnerUser()) && !user.equals(fleet.sshUser())) {
+            if (!mac.accountExists(user) && !user.equals(fleet.sshUser())) {
                 return MacShell.Result.fail(56, "<dscl_cmd> DS Error: -14136 (eDSRecordNotFound)\n");
             }
             return MacShell.Result.ok("GeneratedUID: " + generatedUid(mac, user) + "\n");

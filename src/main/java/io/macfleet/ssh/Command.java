@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  * always arrives as exactly one literal word, whatever it contains. There is deliberately no way to pass a
  * ready-made command line.
  *
- * @param program the program name or absolute path (letters, digits and {@code _ . / + -} only)
+ * @param program the program name or absolute path (letters, digits and {@code _ . / + -} only; an absolute path may
+ *                also hold spaces, as a full installer's does: "/Applications/Install macOS Tahoe.app/…/startosinstall")
  * @param arguments literal arguments
  * @param sudo run with {@code sudo -n}; only programs on the allow-list ({@link PrivilegedProgram}) are sent
  * @param idempotent safe to repeat (reads state, or sets it to a fixed value): retried once when the
@@ -26,7 +27,7 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
     /** How the standard input appears wherever a command is shown (audit log, messages, toString). */
     public static final String STANDARD_INPUT_SHOWN = "<secret on standard input>";
 
-    private static final Pattern PROGRAM = Pattern.compile("[A-Za-z0-9_./+-]+");
+    private static final Pattern PROGRAM = Pattern.compile("[A-Za-z0-9_./+-]+|/[A-Za-z0-9_./+ -]+");
     /**
      * Characters that no shell macfleet meets (sh, bash, and zsh, the login shell on macOS) treats specially
      * anywhere in a word. Not {@code =}: zsh expands a leading {@code =ls} to {@code /bin/ls}; not {@code ~}, glob or

@@ -27,6 +27,9 @@ class CommandTest {
         assertThatThrownBy(() -> Command.of("ls; rm -rf /")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not a program name or path");
         assertThatThrownBy(() -> Command.of("FOO=bar")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Command.of("rm -rf")).as("a space only in an absolute path").isInstanceOf(IllegalArgumentException.class);
+        assertThat(Command.of("/Applications/Install macOS Tahoe.app/Contents/Resources/startosinstall", "--usage").render())
+                .isEqualTo("'/Applications/Install macOS Tahoe.app/Contents/Resources/startosinstall' --usage");
         assertThatThrownBy(() -> Command.of("echo", "a\0b")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("NUL");
     }

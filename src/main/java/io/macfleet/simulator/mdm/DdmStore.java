@@ -54,6 +54,8 @@ final class DdmStore {
     private final List<String> declarationWrites = new ArrayList<>();
     private final List<String> declarationChanges = new ArrayList<>();
     private final List<Delivery> deliveries = new ArrayList<>();
+    private final List<String> setChanges = new ArrayList<>();
+    private final List<String> assignmentChanges = new ArrayList<>();
 
     // ---- declarations, sets, assignments ----
 
@@ -95,7 +97,11 @@ final class DdmStore {
             // KMFDDM's SQL storage refuses a set member that is not a stored declaration (foreign key) with a 500.
             throw new IllegalStateException("declaration not found: " + identifier);
         }
-        return sets.computeIfAbsent(set, name -> new LinkedHashSet<>()).add(identifier);
+        boolean added = sets.computeIfAbsent(set, name -> new LinkedHashSet<>()).add(identifier);
+        if (added) {
+            setChanges.add(set + "<-" + identifier);
+        }
+        return added;
     }
 
     synchronized boolean removeFromSet(String set, String identifier) {
@@ -108,7 +114,11 @@ final class DdmStore {
     }
 
     synchronized boolean assignSet(String enrollmentId, String set) {
-        return enrollmentSets.computeIfAbsent(enrollmentId, id -> new LinkedHashSet<>()).add(set);
+        boolean added = enrollmentSets.computeIfAbsent(enrollmentId, id -> new LinkedHashSet<>()).add(set);
+        if (added) {
+            assignmentChanges.add(enrollmentId + "<-" + set);
+        }
+        return added;
     }
 
     synchronized boolean unassignSet(String enrollmentId, String set) {
@@ -229,6 +239,14 @@ final class DdmStore {
 
     synchronized List<String> declarationChanges() {
         return List.copyOf(declarationChanges);
+    }
+
+    synchronized List<String> setChanges() {
+        return List.copyOf(setChanges);
+    }
+
+    synchronized List<String> assignmentChanges() {
+        return List.copyOf(assignmentChanges);
     }
 
     synchronized List<Delivery> deliveries() {

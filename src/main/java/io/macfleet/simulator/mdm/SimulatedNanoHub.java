@@ -138,6 +138,16 @@ public final class SimulatedNanoHub implements AutoCloseable {
         return store.declarationChanges();
     }
 
+    /** Each declaration added to a set ({@code set<-identifier}), counted only when it was not there yet (a 204). */
+    public List<String> setChanges() {
+        return store.setChanges();
+    }
+
+    /** Each set assigned to an enrollment ({@code enrollment<-set}), counted only when new (a 204, which syncs the device). */
+    public List<String> assignmentChanges() {
+        return store.assignmentChanges();
+    }
+
     /** Every declaration revision a device fetched: a revision delivered twice to one device would show twice. */
     public List<String> deliveries(String enrollmentId) {
         return store.deliveries().stream().filter(delivery -> delivery.enrollmentId().equals(enrollmentId))
