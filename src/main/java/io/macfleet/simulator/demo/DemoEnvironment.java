@@ -47,6 +47,7 @@ public final class DemoEnvironment implements AutoCloseable {
     private final Path privateKey;
     private final Path inventoryDirectory;
     private final List<String> links;
+    private volatile io.macfleet.simulator.mdm.SimulatedNanoHub mdm;
 
     private DemoEnvironment(Options options, SimulatedFleet fleet, Path privateKey, Path inventoryDirectory, List<String> links) {
         this.options = options;
@@ -101,9 +102,22 @@ public final class DemoEnvironment implements AutoCloseable {
             fleet.close();
             throw e;
         }
+        // The fleet's MDM server: a simulated NanoHUB with every Mac enrolled (as through Automated Device Enrollment, bootstrap
+        // token escrowed), so `macfleet os-update apply llm-a --to 26.2 --build 25C56 --yes` updates them through declarations.
+        Path mdmKeyFile = directory.resolve("secrets").resolve("nanohub-api-key");
+        writeSecret(mdmKeyFile, java.util.UUID.randomUUID().toString());
+        io.macfleet.simulator.mdm.SimulatedNanoHub mdm = new io.macfleet.simulator.mdm.SimulatedNanoHub("127.0.0.1", 0, Files.readString(mdmKeyFile),
+                new io.macfleet.simulator.mdm.UpdateTimings(Duration.ofMillis(250), Duration.ofSeconds(3), Duration.ofSeconds(3), Duration.ofSeconds(20)));
+        for (SimulatedMac mac : fleet.machines()) {
+            mac.setMdmEnrolled(true);
+            mac.setBootstrapTokenEscrowed(true);
+            mdm.enroll(mac.spec().hardwareUuid(), new io.macfleet.simulator.mdm.SimulatedMacHost(fleet, mac));
+        }
         Path inventory = directory.resolve("inventory");
-        DemoInventory.write(inventory, fleet, privateKey, passwordFile, links, options.machines() <= io.macfleet.cabling.PortPlan.MAC_STUDIO_RDMA_PORTS.size() + 1);
+        DemoInventory.write(inventory, fleet, privateKey, passwordFile, links, options.machines() <= io.macfleet.cabling.PortPlan.MAC_STUDIO_RDMA_PORTS.size() + 1,
+                mdm.url().toString(), mdmKeyFile);
         DemoEnvironment demo = new DemoEnvironment(options, fleet, privateKey, inventory, links);
+        demo.mdm = mdm;
         current = demo;
         for (Consumer<DemoEnvironment> hook : STARTED_HOOKS) {
             hook.accept(demo);
@@ -202,6 +216,10 @@ public final class DemoEnvironment implements AutoCloseable {
         out.append("  MACFLEET_HOME=").append(options.directory().toAbsolutePath()).append(" macfleet provision ").append(CLUSTER).append('\n');
         out.append("or from the web console: Clusters > ").append(CLUSTER).append(" > Provision ").append(CLUSTER)
                 .append("; the run's page shows each Mac's Recovery walkthrough with \"Done, verify now\"\n");
+        out.append("\nThen take the cluster from macOS ").append(DEMO_MACOS).append(" to ").append(TARGET_MACOS)
+                .append(" in lockstep through the simulated MDM server (drain, update all four, verify, undrain):\n");
+        out.append("  MACFLEET_HOME=").append(options.directory().toAbsolutePath()).append(" macfleet os-update apply ").append(CLUSTER)
+                .append(" --to ").append(TARGET_MACOS).append(" --build ").append(MacosRelease.of(TARGET_MACOS).build()).append(" --yes\n");
         out.append("\nStop with Ctrl-C.\n");
         return out.toString();
     }
@@ -210,6 +228,9 @@ public final class DemoEnvironment implements AutoCloseable {
     public void close() {
         if (current == this) {
             current = null;
+        }
+        if (mdm != null) {
+            mdm.close();
         }
         fleet.close();
     }

@@ -13,10 +13,11 @@ final class DemoInventory {
     }
 
     static Path write(Path directory, SimulatedFleet fleet, Path privateKey, Path volumeOwnerPasswordFile, List<String> links,
-                      boolean fullMesh) throws IOException {
+                      boolean fullMesh, String mdmUrl, Path mdmKeyFile) throws IOException {
         Files.createDirectories(directory);
         StringBuilder yaml = new StringBuilder();
         yaml.append("# Written by `macfleet demo` for the simulated Mac Studios it runs; rewritten at every start.\n");
+        yaml.append("mdm:\n  url: ").append(quote(mdmUrl)).append("\n  apiToken: ").append(quote("file:" + mdmKeyFile)).append('\n');
         yaml.append("defaults:\n  ssh:\n    user: ").append(fleet.sshUser()).append("\n    privateKey: ").append(quote("file:" + privateKey)).append('\n');
         yaml.append("  model: Mac15,14\n");
         yaml.append("  volumeOwner:\n    user: admin\n    password: ").append(quote("file:" + volumeOwnerPasswordFile)).append('\n');
@@ -45,6 +46,7 @@ final class DemoInventory {
                 yaml.append("    role: coordinator\n");
                 first = false;
             }
+            yaml.append("    mdm:\n      enrollmentId: ").append(quote(mac.spec().hardwareUuid())).append('\n');
             yaml.append("    labels:\n      simulated: \"true\"\n");
         }
         Path file = directory.resolve("macfleet.yaml");
