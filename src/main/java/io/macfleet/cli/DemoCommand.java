@@ -271,7 +271,7 @@ public class DemoCommand implements Callable<Integer> {
     @Command(name = "fault", mixinStandardHelpOptions = true,
             description = "Inject a fault into a running demo. Machine faults: " + "hang, hang-connect, slow, drop-connection, garbage, reboot-never-returns, disk-full, "
                     + "crash-loop, daemon-crash, host-key-change, reboot, power-off, power-on, recovery, clear. Cable faults (target machine:port): "
-                    + "unplug, plug, tb4, tb5, one-sided, move.")
+                    + "unplug, plug, tb4, tb5, one-sided, rdma-down, move, clear.")
     static class Fault extends Client implements Callable<Integer> {
         @Parameters(index = "0", description = "A machine (studio-02) or a port (studio-01:3).")
         String target;

@@ -309,12 +309,13 @@ public final class SimulatedFleet implements AutoCloseable {
     /** The fault kinds {@link #inject(FaultStep)} understands. */
     public static final List<String> FAULT_KINDS = List.of("hang", "hang-connect", "slow", "drop-connection", "garbage", "reboot-never-returns",
             "disk-full", "crash-loop", "daemon-crash", "host-key-change", "reboot", "power-off", "power-on", "recovery", "clear",
-            "unplug", "plug", "tb4", "tb5", "one-sided", "move");
+            "unplug", "plug", "tb4", "tb5", "one-sided", "rdma-down", "move");
 
     /**
      * Injects one fault. Machine faults: hang, slow (millis), drop-connection, garbage, reboot-never-returns,
      * disk-full, crash-loop (daemon), daemon-crash (daemon), host-key-change, reboot, power-off, power-on, recovery,
-     * clear. Cable faults (cable = a port): unplug, plug (peer, TB5), tb4, tb5, one-sided, move (to).
+     * clear. Cable faults (cable = a port): unplug, plug (peer, TB5), tb4, tb5, one-sided, rdma-down (links, but its RDMA
+     * ports stay PORT_DOWN), move (to), clear (a sound Thunderbolt 5 cable again, in the same ports).
      *
      * @return a sentence saying what was done
      */
@@ -343,13 +344,16 @@ public final class SimulatedFleet implements AutoCloseable {
                     cabling.plug(seenFromHereOnly);
                     yield "now " + seenFromHereOnly;
                 }
+                case "rdma-down" -> "now " + cabling.replace(port, cabling.at(port).map(Cable::speed)
+                        .orElseThrow(() -> new IllegalStateException("no cable in " + port)), false, true);
+                case "clear" -> "now " + cabling.replace(port, LinkSpeed.TB5, false, false);
                 case "move" -> {
                     if (step.to() == null) {
                         throw new IllegalArgumentException("fault 'move' of " + port + " needs 'to' (machine:port)");
                     }
                     yield "moved to " + cabling.move(port, PortRef.parse(step.to()));
                 }
-                default -> throw new IllegalArgumentException("'" + kind + "' is not a cable fault (unplug, plug, tb4, tb5, one-sided, move)");
+                default -> throw new IllegalArgumentException("'" + kind + "' is not a cable fault (unplug, plug, tb4, tb5, one-sided, rdma-down, move, clear)");
             };
         }
         if (step.machine() == null) {
@@ -465,7 +469,8 @@ public final class SimulatedFleet implements AutoCloseable {
         for (int port = 1; port <= MacSpec.THUNDERBOLT_PORTS; port++) {
             String device = "rdma_" + MacSpec.thunderboltInterface(port);
             Link link = link(mac, port);
-            boolean active = link != null && link.speed() == LinkSpeed.TB5 && link.peer().snapshot().rdmaEnabled();
+            boolean faulty = cabling.at(new PortRef(mac.name(), port)).map(cable -> cable.rdmaDown() || cable.oneSided()).orElse(false);
+            boolean active = link != null && !faulty && link.speed() == LinkSpeed.TB5 && link.peer().snapshot().rdmaEnabled();
             devices.add(new MacosOutput.RdmaDevice(device, MacosOutput.guidFor(mac.spec(), device), systemImage, active, port));
         }
         return devices;
