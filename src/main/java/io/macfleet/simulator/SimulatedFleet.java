@@ -181,7 +181,11 @@ public final class SimulatedFleet implements AutoCloseable {
      * {@link PortPlan#fullMesh(String, java.util.List)}.
      */
     public List<String> cableFullMesh() {
-        List<String> names = new ArrayList<>(machines.keySet());
+        return cableFullMesh(new ArrayList<>(machines.keySet()));
+    }
+
+    /** Cables every pair of these Macs (at most 6) with Thunderbolt 5, following {@link PortPlan#fullMesh}. */
+    public List<String> cableFullMesh(List<String> names) {
         if (names.size() < 2) {
             return List.of();
         }
@@ -231,6 +235,14 @@ public final class SimulatedFleet implements AutoCloseable {
                 powerOnNow(mac);
             }
         }, rebootDuration.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Powers the Mac off, restores it as delivered ({@link SimulatedMac#restoreAsDelivered}) and boots it again. */
+    public void restoreAsDelivered(String name, MacosRelease delivered) {
+        SimulatedMac mac = machine(name);
+        shutDown(mac, PowerState.OFF);
+        mac.restoreAsDelivered(delivered);
+        powerOnNow(mac);
     }
 
     public void powerOff(String name) {
