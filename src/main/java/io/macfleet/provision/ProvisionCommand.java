@@ -76,6 +76,14 @@ public class ProvisionCommand implements Callable<Integer> {
     @Mixin
     SshOptions ssh;
 
+    @Option(names = "--serial", paramLabel = "N", defaultValue = "0",
+            description = "Rolling run: N machines at a time through the whole playbook, batch after batch (default: all at once).")
+    int serial;
+
+    @Option(names = "--max-fail-percent", paramLabel = "P", defaultValue = "100",
+            description = "With --serial: stop before the next batch when more than P percent of a batch failed (default ${DEFAULT-VALUE}: never).")
+    int maxFailPercent;
+
     @Option(names = "--json", description = "With --dry-run: the plan as JSON.")
     boolean json;
 
@@ -93,8 +101,14 @@ public class ProvisionCommand implements Callable<Integer> {
             err.println("macfleet provision: " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        ProvisioningService.Options options = new ProvisioningService.Options(settings.parallelism(), settings.acceptNewHostKeys(),
-                settings.limits().connectTimeout(), settings.limits().commandTimeout(), ProvisioningService.Options.DEFAULTS.leaseTimeout());
+        ProvisioningService.Options options;
+        try {
+            options = new ProvisioningService.Options(settings.parallelism(), settings.acceptNewHostKeys(), settings.limits().connectTimeout(),
+                    settings.limits().commandTimeout(), ProvisioningService.Options.DEFAULTS.leaseTimeout(), serial, maxFailPercent);
+        } catch (IllegalArgumentException e) {
+            err.println("macfleet provision: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
         ProvisioningService.Request request = new ProvisioningService.Request(cluster, machines, playbook, only, from, newRun, options);
         String who = actor.name();
         try {
