@@ -331,8 +331,20 @@ final class RunExecutor {
             store.stepWaiting(runId, request, clock.instant());
             OperatorAnswer answer;
             // Machine by machine: one walkthrough at a time, the others wait their turn.
-            operatorTurn.lock();
+            boolean waitedForTurn = !operatorTurn.tryLock();
+            if (waitedForTurn) {
+                operatorTurn.lock();
+            }
             try {
+                if (waitedForTurn) {
+                    // Another Mac's walkthrough came first, and a person often does several Macs in Recovery at once:
+                    // check this one again before asking for what may be done already.
+                    CheckResult again = step.definition().check(context);
+                    if (again.satisfied()) {
+                        listener.progress(machine, step.name(), "done meanwhile, checked again before asking: " + again.detail());
+                        return new OperatorResult(StepStatus.DONE, "done meanwhile (checked again before asking): " + again.detail(), null);
+                    }
+                }
                 answer = awaitAnswer(runId, machine, step.name(), listener.operatorNeeded(request));
             } finally {
                 operatorTurn.unlock();
