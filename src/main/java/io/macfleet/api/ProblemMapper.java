@@ -94,6 +94,25 @@ public class ProblemMapper {
         return response(503, "Service Unavailable", "the database is not available", uri);
     }
 
+    /**
+     * Anything no other mapper answers: a fault of macfleet itself. The body says so with an id to find the
+     * stack trace in the service's log; never the exception's class or message, which name Java classes and paths
+     * on the server (Quarkus' own answer would).
+     */
+    @ServerExceptionMapper
+    public Response unexpected(RuntimeException exception, @Context UriInfo uri) {
+        String errorId = java.util.UUID.randomUUID().toString();
+        LOG.error("unexpected failure answering " + uri.getPath() + " (error id " + errorId + ")", exception);
+        if (uri.getPath().startsWith("/console")) {
+            return ErrorPage.response(500, "Internal Server Error", unexpectedDetail(errorId), "/console", "Back to the console");
+        }
+        return response(500, "Internal Server Error", unexpectedDetail(errorId), uri);
+    }
+
+    static String unexpectedDetail(String errorId) {
+        return "macfleet failed unexpectedly; the service log has the details under error id " + errorId;
+    }
+
     private static Response response(int status, String title, String detail, UriInfo uri) {
         return Response.status(status).type(Problem.MEDIA_TYPE)
                 .entity(new Problem("about:blank", title, status, detail, uri.getPath())).build();

@@ -361,8 +361,13 @@ public class ProvisioningService {
         try (SshRun run = transport.openRun()) {
             MachineContext context = context(entry, transport, run, false);
             context.beginStep(StepStatus.WAITING_FOR_OPERATOR, () -> false, () -> true, line -> { });
-            verified = !operator.verifiable() ? CheckResult.satisfied("confirmed (nothing to verify over SSH)")
-                    : operator.verify(context, true);
+            try {
+                verified = !operator.verifiable() ? CheckResult.satisfied("confirmed (nothing to verify over SSH)")
+                        : operator.verify(context, true);
+            } catch (StepFailedException e) {
+                // The machine did not answer (off, still in Recovery, hung): not verified, and why, in words.
+                verified = new CheckResult(false, "could not verify on " + machine + ": " + e.getMessage());
+            }
             verified = new CheckResult(verified.satisfied(), context.redact(verified.detail()));
         }
         Instant now = clock.instant();

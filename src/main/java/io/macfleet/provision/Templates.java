@@ -38,6 +38,18 @@ final class Templates {
         return text.contains("{{");
     }
 
+    /** Whether the text holds a {@code {{ secret ... }}} placeholder (checked after {@link #validate}). */
+    static boolean hasSecret(String text) {
+        Matcher matcher = ANY.matcher(text);
+        while (matcher.find()) {
+            Matcher placeholder = PLACEHOLDER.matcher(matcher.group(1));
+            if (placeholder.matches() && placeholder.group(1) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Checks the placeholders' syntax and roots (at load time). */
     static void validate(String text) {
         Matcher matcher = ANY.matcher(text);

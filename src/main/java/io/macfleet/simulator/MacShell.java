@@ -67,7 +67,16 @@ final class MacShell {
         return new Result(out.toString(), err.toString(), exit, after);
     }
 
+    /** Runs one program on a terminal (what {@code expect}'s {@code spawn} does): sudo allowed, no shell syntax. */
+    Result spawn(List<String> words, Supplier<String> stdinLine, SimulatedProgram.Terminal terminal) {
+        return runSimple(new ArrayList<>(words), stdinLine, null, terminal);
+    }
+
     private Result runSimple(List<String> words, Supplier<String> stdinLine, String pipeInput) {
+        return runSimple(words, stdinLine, pipeInput, null);
+    }
+
+    private Result runSimple(List<String> words, Supplier<String> stdinLine, String pipeInput, SimulatedProgram.Terminal terminal) {
         boolean discardOut = words.remove(">/dev/null") | words.remove("1>/dev/null");
         boolean discardErr = words.remove("2>/dev/null");
         boolean mergeErr = words.remove("2>&1");
@@ -75,7 +84,8 @@ final class MacShell {
             return Result.ok("");
         }
         boolean root = false;
-        if (words.getFirst().equals("sudo")) {
+        if (words.getFirst().equals("sudo") || words.getFirst().equals("/usr/bin/sudo")) {
+            mac.recordProcess(String.join(" ", words));
             words.removeFirst();
             if (words.isEmpty() || !words.getFirst().equals("-n")) {
                 return Result.fail(1, "sudo: a terminal is required to read the password; either use the -S option to read from standard input or configure an askpass helper\nsudo: a password is required\n");
@@ -92,7 +102,7 @@ final class MacShell {
         }
         Result result;
         try {
-            result = dispatch(words, root, stdinLine, pipeInput);
+            result = dispatch(words, root, stdinLine, pipeInput, terminal);
         } catch (RuntimeException e) {
             result = Result.fail(1, words.getFirst() + ": " + e.getMessage() + "\n");
         }
@@ -105,7 +115,7 @@ final class MacShell {
         return new Result(stdout, stderr, result.exitCode(), result.afterExit());
     }
 
-    private Result dispatch(List<String> words, boolean root, Supplier<String> stdinLine, String pipeInput) {
+    private Result dispatch(List<String> words, boolean root, Supplier<String> stdinLine, String pipeInput, SimulatedProgram.Terminal terminal) {
         String program = words.getFirst();
         if (program.contains("/")) {
             program = program.substring(program.lastIndexOf('/') + 1);
@@ -114,7 +124,8 @@ final class MacShell {
         if (simulated == null) {
             return Result.fail(127, "zsh: command not found: " + words.getFirst() + "\n");
         }
-        return simulated.run(new SimulatedProgram.Call(program, words, root, stdinLine, pipeInput, mac, fleet, mac.snapshot()));
+        mac.recordProcess(String.join(" ", words));
+        return simulated.run(new SimulatedProgram.Call(program, words, root, stdinLine, pipeInput, mac, fleet, mac.snapshot(), terminal));
     }
 
     /** What a person can type in Recovery's Terminal. */

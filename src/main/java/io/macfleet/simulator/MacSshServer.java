@@ -255,6 +255,8 @@ final class MacSshServer {
                         return null;
                     }
                 };
+                // sshd runs the line as `zsh -c LINE`: the whole line is in that process's arguments.
+                mac.recordProcess("zsh -c " + commandLine);
                 MacShell.Result result = new MacShell(fleet, mac).run(commandLine, readLine);
                 String stdout = faults.garbage ? MacShell.garbage(result.stdout()) : result.stdout();
                 if (faults.dropMidCommand) {

@@ -25,7 +25,7 @@ final class SettingsPrograms implements SimulatedProgram {
             case "pmset" -> pmset(mac, args, root, state);
             case "sshd" -> sshd(mac, args, root);
             case "install" -> install(mac, args, root);
-            case "profiles" -> profiles(mac, args, root, state);
+            case "profiles" -> profiles(call, mac, args, root, state);
             default -> throw new IllegalArgumentException("not a program of this family: " + call.program());
         };
     }
@@ -123,7 +123,7 @@ final class SettingsPrograms implements SimulatedProgram {
         return Result.ok("");
     }
 
-    private static Result profiles(SimulatedMac mac, List<String> args, boolean root, SimulatedMac.Snapshot state) {
+    private static Result profiles(Call call, SimulatedMac mac, List<String> args, boolean root, SimulatedMac.Snapshot state) {
         if (args.size() >= 3 && args.getFirst().equals("status") && args.contains("bootstraptoken")) {
             return Result.ok(MacosOutput.bootstrapTokenStatus(state.mdmEnrolled(), state.bootstrapTokenEscrowed()));
         }
@@ -137,8 +137,17 @@ final class SettingsPrograms implements SimulatedProgram {
             if (!state.mdmEnrolled()) {
                 return Result.fail(1, "profiles: Bootstrap Token functionality is not supported by the server.\n");
             }
+            // Without -user and -password, profiles asks for them on its terminal (the prompts scripts answer
+            // with expect: "Enter the admin user name:", "Enter the password for user 'NAME':"); the password
+            // is not echoed.
             String user = valueAfter(args, "-user");
+            if (user == null) {
+                user = call.prompt("Enter the admin user name: ", true);
+            }
             String password = valueAfter(args, "-password");
+            if (password == null && user != null) {
+                password = call.prompt("Enter the password for user '" + user + "': ", false);
+            }
             if (user == null || password == null || !mac.volumeOwnerPasswordMatches(user, password)) {
                 return Result.fail(1, "profiles: Unable to authenticate user information.\n");
             }

@@ -90,6 +90,21 @@ public final class SimulatedMac {
         createFileSystem();
     }
 
+    /** What {@code ps} would have shown to any local user: the command lines and programs' arguments this Mac ran (the newest 2,000). */
+    private final java.util.Deque<String> processArguments = new java.util.ArrayDeque<>();
+
+    synchronized void recordProcess(String arguments) {
+        if (processArguments.size() == 2_000) {
+            processArguments.removeFirst();
+        }
+        processArguments.addLast(arguments);
+    }
+
+    /** The command lines and program arguments this Mac ran, oldest first: what every local user could see with {@code ps}. */
+    public synchronized List<String> processArguments() {
+        return List.copyOf(processArguments);
+    }
+
     public MacSpec spec() {
         return spec;
     }

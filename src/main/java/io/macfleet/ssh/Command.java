@@ -16,11 +16,15 @@ import java.util.regex.Pattern;
  * @param sudo run with {@code sudo -n}; only programs on the allow-list ({@link PrivilegedProgram}) are sent
  * @param idempotent safe to repeat (reads state, or sets it to a fixed value): retried once when the
  *                   connection drops; a non-idempotent command is never repeated
+ * @param standardInput text written to the command's standard input, then end of file; null for none. This is
+ *                      the only way a secret (a volume owner's password) reaches a machine: every local user of
+ *                      a Mac sees every process's arguments with {@code ps}, so a secret is never an argument.
+ *                      It is never shown: not in the audit log, messages or {@link #toString()}.
  */
-public record Command(String program, List<String> arguments, boolean sudo, boolean idempotent, java.util.Set<Integer> secretArguments) {
+public record Command(String program, List<String> arguments, boolean sudo, boolean idempotent, String standardInput) {
 
-    /** How a secret argument appears wherever a command is shown (audit log, messages, toString). */
-    public static final String REDACTED = "'<redacted>'";
+    /** How the standard input appears wherever a command is shown (audit log, messages, toString). */
+    public static final String STANDARD_INPUT_SHOWN = "<secret on standard input>";
 
     private static final Pattern PROGRAM = Pattern.compile("[A-Za-z0-9_./+-]+");
     /**
@@ -36,12 +40,6 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
             throw new IllegalArgumentException("not a program name or path: '" + program + "'");
         }
         arguments = List.copyOf(arguments);
-        secretArguments = secretArguments == null ? java.util.Set.of() : java.util.Set.copyOf(secretArguments);
-        for (int index : secretArguments) {
-            if (index < 0 || index >= arguments.size()) {
-                throw new IllegalArgumentException("secret argument index " + index + " is outside the " + arguments.size() + " arguments of " + program);
-            }
-        }
         for (String argument : arguments) {
             if (argument.indexOf('\0') >= 0) {
                 // A NUL byte cannot be part of a Unix argument; refusing is better than silently cutting it.
@@ -51,7 +49,7 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
     }
 
     public Command(String program, List<String> arguments, boolean sudo, boolean idempotent) {
-        this(program, arguments, sudo, idempotent, java.util.Set.of());
+        this(program, arguments, sudo, idempotent, null);
     }
 
     /** A command that changes state and is never repeated automatically. */
@@ -74,27 +72,23 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
     }
 
     public Command asIdempotent() {
-        return new Command(program, arguments, sudo, true, secretArguments);
+        return new Command(program, arguments, sudo, true, standardInput);
     }
 
     public Command withSudo() {
-        return new Command(program, arguments, true, idempotent, secretArguments);
+        return new Command(program, arguments, true, idempotent, standardInput);
+    }
+
+    /**
+     * The command line as it may be shown (audit log, messages): {@link #render()}, followed by
+     * {@code < <secret on standard input>} when the command has standard input, whose text is never shown.
+     */
+    public String display() {
+        return standardInput == null ? render() : render() + " < " + STANDARD_INPUT_SHOWN;
     }
 
     /** The command line sent to the machine, every word quoted for a POSIX shell where needed. */
     public String render() {
-        return render(false);
-    }
-
-    /**
-     * The command line as it may be shown (audit log, messages): like {@link #render()} with every secret
-     * argument (a password passed on the command line) replaced by {@value #REDACTED}.
-     */
-    public String display() {
-        return render(true);
-    }
-
-    private String render(boolean redacted) {
         StringBuilder line = new StringBuilder();
         if (sudo) {
             // -n: never prompt for a password (fail instead); --: the program name cannot be read as an option.
@@ -102,7 +96,7 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
         }
         line.append(quote(program));
         for (int index = 0; index < arguments.size(); index++) {
-            line.append(' ').append(redacted && secretArguments.contains(index) ? REDACTED : quote(arguments.get(index)));
+            line.append(' ').append(quote(arguments.get(index)));
         }
         return line.toString();
     }
@@ -127,7 +121,7 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
         private final List<String> arguments = new ArrayList<>();
         private boolean sudo;
         private boolean idempotent;
-        private final java.util.Set<Integer> secretArguments = new java.util.HashSet<>();
+        private String standardInput;
 
         private Builder(String program) {
             this.program = program;
@@ -138,10 +132,10 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
             return this;
         }
 
-        /** An argument that is sent but never shown: audit entries and messages say {@value Command#REDACTED}. */
-        public Builder secretArgument(String argument) {
-            secretArguments.add(arguments.size());
-            return argument(argument);
+        /** Text for the command's standard input (a secret: never shown); see {@link Command#standardInput()}. */
+        public Builder standardInput(String text) {
+            this.standardInput = Objects.requireNonNull(text, "standard input");
+            return this;
         }
 
         public Builder arguments(String... more) {
@@ -162,7 +156,7 @@ public record Command(String program, List<String> arguments, boolean sudo, bool
         }
 
         public Command build() {
-            return new Command(program, arguments, sudo, idempotent, secretArguments);
+            return new Command(program, arguments, sudo, idempotent, standardInput);
         }
     }
 }

@@ -177,7 +177,7 @@ final class MachineConnection implements AutoCloseable {
             throw timedOut.get()
                     ? new SshException.Unreachable(target, "unreachable: authentication not finished within the connect"
                     + " timeout of " + connectTimeout.toMillis() + " ms", e)
-                    : new SshException.ConnectionDropped(target, "connection lost during authentication: " + e, false, e);
+                    : new SshException.ConnectionDropped(target, "connection lost during authentication: " + reason(e), false, e);
         } finally {
             watchdog.interrupt();
         }
@@ -217,7 +217,7 @@ final class MachineConnection implements AutoCloseable {
         if (e instanceof SocketTimeoutException) {
             return "unreachable: no answer within the connect timeout of " + connectTimeout.toMillis() + " ms";
         }
-        return "unreachable: SSH handshake failed (" + e + ")";
+        return "unreachable: SSH handshake failed (" + reason(e) + ")";
     }
 
     /** Runs one command in its own channel. Throws Timeout or ConnectionDropped; the result otherwise. */
@@ -230,15 +230,29 @@ final class MachineConnection implements AutoCloseable {
             session = client.startSession();
         } catch (IOException e) {
             close();
-            throw new SshException.ConnectionDropped(target, "connection lost before `" + rendered + "` was sent: " + e,
+            throw new SshException.ConnectionDropped(target, "connection lost before `" + rendered + "` was sent: " + reason(e),
                     false, e);
         }
         try {
             running = session.exec(command.render());
         } catch (IOException e) {
             close();
-            throw new SshException.ConnectionDropped(target, "connection lost while sending `" + rendered + "`: " + e,
+            throw new SshException.ConnectionDropped(target, "connection lost while sending `" + rendered + "`: " + reason(e),
                     true, e);
+        }
+        if (command.standardInput() != null) {
+            // The secret goes on the channel, then end of file so the program stops reading. A command that ends
+            // without reading it (a refusal) closes the channel first: that is its answer, not a dropped connection.
+            try (java.io.OutputStream input = running.getOutputStream()) {
+                input.write(command.standardInput().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                input.flush();
+            } catch (IOException e) {
+                if (!client.isConnected()) {
+                    close();
+                    throw new SshException.ConnectionDropped(target, "connection lost while sending the standard input of `"
+                            + rendered + "`: " + reason(e), true, e);
+                }
+            }
         }
         CappedOutput stdout = new CappedOutput(limits.maxOutputBytes());
         CappedOutput stderr = new CappedOutput(limits.maxOutputBytes());
@@ -312,7 +326,7 @@ final class MachineConnection implements AutoCloseable {
                     + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"), e);
         } catch (IOException e) {
             close();
-            throw new SshException.ConnectionDropped(target, "connection lost during the SFTP upload of " + remotePath + ": " + e, true, e);
+            throw new SshException.ConnectionDropped(target, "connection lost during the SFTP upload of " + remotePath + ": " + reason(e), true, e);
         }
     }
 
@@ -324,7 +338,22 @@ final class MachineConnection implements AutoCloseable {
     private SshException dropped(String rendered, int attempt, Throwable cause) {
         close();
         return new SshException.ConnectionDropped(target, "connection dropped while `" + rendered + "` ran"
-                + (attempt > 1 ? " (attempt " + attempt + ")" : "") + (cause == null ? "" : ": " + cause), true, cause);
+                + (attempt > 1 ? " (attempt " + attempt + ")" : "") + (cause == null ? "" : ": " + reason(cause)), true, cause);
+    }
+
+    /**
+     * What went wrong, in words: the exception's message without Java class names (they reach operators through
+     * messages, the console and API problem bodies, where a class name says nothing and leaks internals).
+     */
+    static String reason(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            String message = cause.getMessage();
+            if (message != null && !message.isBlank()) {
+                // SSHJ and the JDK sometimes wrap: "java.net.SocketException: Connection reset" as a message.
+                return message.replaceAll("\\b(?:[a-z][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_$]*(?:Exception|Error): ?", "").strip();
+            }
+        }
+        return e instanceof java.io.EOFException ? "the connection was closed" : "no reason given";
     }
 
     private static long remainingNanos(long deadline) {

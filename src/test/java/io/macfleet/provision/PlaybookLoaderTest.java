@@ -131,6 +131,35 @@ class PlaybookLoaderTest {
                 "a secret has no fallback: '{{ secret machine.volumeOwner.password or 'none' }}'");
     }
 
+    @Test
+    void aSecretIsRefusedAsAnArgumentAndAcceptedOnStandardInput() throws IOException {
+        // Every local user of a Mac sees every process's arguments with ps: a secret must never be one.
+        assertProblems("""
+                name: broken
+                steps:
+                  - name: escrow
+                    type: command
+                    params:
+                      check: {argv: [/usr/bin/true]}
+                      action:
+                        - argv: [/usr/bin/profiles, install, -password, "{{ secret machine.volumeOwner.password }}"]
+                """, "a secret cannot be a command-line argument (every local user of the Mac sees arguments with ps); send it on standard input",
+                "found in argv word '{{ secret machine.volumeOwner.password }}'");
+        Path file = directory.resolve("stdin.yaml");
+        Files.writeString(file, """
+                name: fine
+                steps:
+                  - name: escrow
+                    type: command
+                    params:
+                      check: {argv: [/usr/bin/true]}
+                      action:
+                        - argv: [/usr/bin/expect, -c, "gets stdin password"]
+                          stdin: ["{{ secret machine.volumeOwner.password }}"]
+                """);
+        assertThat(PlaybookLoader.load(file).steps()).hasSize(1);
+    }
+
     private void assertProblems(String yaml, String... expected) throws IOException {
         Path file = directory.resolve("broken.yaml");
         Files.writeString(file, yaml);

@@ -116,7 +116,13 @@ class ProvisionClusterTest {
 
         // Who confirmed is in the audit log; the volume owner's password is nowhere.
         assertThat(count("select count(*) from audit_event where action = 'provision.operator.confirm' and actor = 'alice'")).isEqualTo(4);
-        assertThat(count("select count(*) from audit_event where detail like '%profiles install -type bootstraptoken%<redacted>%'")).isEqualTo(4);
+        assertThat(count("select count(*) from audit_event where detail like '%/usr/bin/expect -c%profiles install -type bootstraptoken%<secret on standard input>%'")).isEqualTo(4);
+        // The password reached each Mac on standard input only: no process argument any local user could read
+        // with ps (sshd's `zsh -c LINE`, every program started) ever held it, yet the token was escrowed with it.
+        for (SimulatedMac mac : fixture.fleet.machines()) {
+            assertThat(mac.processArguments()).anyMatch(arguments -> arguments.startsWith("/usr/bin/sudo -n /usr/bin/profiles install -type bootstraptoken"))
+                    .noneMatch(arguments -> arguments.contains(ProvisioningFixture.VOLUME_OWNER_PASSWORD));
+        }
         assertThat(count("select count(*) from audit_event where detail like '%" + ProvisioningFixture.VOLUME_OWNER_PASSWORD + "%'")).isZero();
         assertThat(count("select count(*) from provisioning_step where summary like '%" + ProvisioningFixture.VOLUME_OWNER_PASSWORD + "%'")).isZero();
         assertThat(console.text()).doesNotContain(ProvisioningFixture.VOLUME_OWNER_PASSWORD);

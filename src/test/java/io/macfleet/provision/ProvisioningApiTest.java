@@ -77,6 +77,15 @@ class ProvisioningApiTest {
         operator().post(confirm).then().statusCode(200)
                 .body("verified", equalTo(false)).body("detail", containsString("rdma_ctl status does not say enabled"));
 
+        // A Mac that does not answer (still off after Recovery): not verified, why in words; no Java exception
+        // name or server path in the answer.
+        fixture.fleet.powerOff("studio-01");
+        String unreachable = operator().post(confirm).then().statusCode(200).contentType(ContentType.JSON)
+                .body("verified", equalTo(false)).body("detail", containsString("studio-01")).body("detail", containsString("unreachable"))
+                .extract().asString();
+        assertThat(unreachable).doesNotContainPattern("Exception|java\\.|io\\.macfleet|/tmp/|/work/|/home/|\\bat [a-z]+\\.");
+        fixture.fleet.powerOn("studio-01");
+
         for (String machine : fixture.machines) {
             fixture.enableRdmaInRecovery(machine);
         }
@@ -88,9 +97,10 @@ class ProvisioningApiTest {
                 .body("steps.find { it.machine == 'studio-01' }.operatorRequest", org.hamcrest.Matchers.nullValue())
                 .body("steps.find { it.machine == 'studio-01' }.status", equalTo("done"))
                 .body("steps.find { it.machine == 'studio-02' }.status", equalTo("skipped-already-done"))
-                .body("confirmations.size()", equalTo(2))
+                .body("confirmations.size()", equalTo(3))
                 .body("confirmations[0].verified", equalTo(false))
-                .body("confirmations[1].actor", equalTo(operatorName));
+                .body("confirmations[1].verified", equalTo(false))
+                .body("confirmations[2].actor", equalTo(operatorName));
         operator().post(confirm).then().statusCode(409).contentType("application/problem+json").body("detail", containsString("not waiting-for-operator"));
         operator().post("/api/v1/runs/" + id + "/machines/studio-09/steps/rdma-enabled/confirmation").then().statusCode(404);
     }

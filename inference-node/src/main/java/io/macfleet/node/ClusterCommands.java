@@ -1,5 +1,6 @@
 package io.macfleet.node;
 
+import io.macfleet.node.bench.Benchmark;
 import io.macfleet.node.cluster.ClusterBenchmark;
 import io.macfleet.node.cluster.ClusterFile;
 import io.macfleet.node.cluster.ClusterNode;
@@ -99,6 +100,22 @@ final class ClusterCommands {
         }
     }
 
+    /**
+     * Streaming read bandwidth with one thread and with {@code threads}, over a buffer of STREAM's size (at least 4x
+     * the last-level cache) unless {@code bytes} is given: what ranks on this one host share.
+     */
+    private static DecodeBenchmark.HostBandwidth hostBandwidth(int threads, long bytes, PrintStream out) {
+        long buffer = bytes > 0 ? bytes : Benchmark.streamRuleBytes(Benchmark.lastLevelCacheBytes(), Benchmark.availableMemoryBytes());
+        double one, all;
+        try (WorkerPool single = new WorkerPool(1); WorkerPool pool = new WorkerPool(threads)) {
+            one = Benchmark.bandwidth(single, buffer, 5);
+            all = Benchmark.bandwidth(pool, buffer, 5);
+        }
+        out.printf("memory bandwidth (best of 5 streaming reads of %d MB): %.2f GB/s with 1 thread, %.2f GB/s with %d threads%n",
+                buffer >> 20, one / 1e9, all / 1e9, threads);
+        return new DecodeBenchmark.HostBandwidth(one, all, threads);
+    }
+
     static int launchLocal(Map<String, String> options, PrintStream err) throws IOException {
         String parallelism = options.getOrDefault("parallelism", "tensor");
         if (!parallelism.equals("tensor") && !parallelism.equals("pipeline")) {
@@ -128,8 +145,9 @@ final class ClusterCommands {
                     hidden = config.dimension();
                 }
                 double allReduce = ClusterBenchmark.allReduce(new int[] {2}, new int[] {hidden * Float.BYTES / 1024}, 2000, out);
+                DecodeBenchmark.HostBandwidth bandwidth = hostBandwidth(2, (long) Main.number(options, "bandwidth-mb", 0) << 20, out);
                 DecodeBenchmark.run(model, (int) Main.number(options, "tokens", 32), (int) Main.number(options, "repeats", 3),
-                        layers, hidden, allReduce, out);
+                        layers, hidden, allReduce, bandwidth, out);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return Main.FAILED;

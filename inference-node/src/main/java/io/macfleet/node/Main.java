@@ -33,7 +33,8 @@ public final class Main {
               launch-local --model FILE --ranks N --parallelism tensor|pipeline [--port P] [--threads-per-rank T]
                          [--context N] (N ranks as processes on loopback; Ctrl-C stops them all)
               cluster-bench [--ranks 2,4] [--sizes-kb 8,32,64] [--iterations N] (all-reduce over loopback TCP)
-                         | --model FILE [--tokens 32] [--repeats 3] (decode: 1 process, tensor 2, pipeline 2)
+                         | --model FILE [--tokens 32] [--repeats 3] [--bandwidth-mb N] (decode: 1 process
+                           x 1 and x 2 threads, tensor 2, pipeline 2; the performance model against them)
               generate   --model FILE --prompt TEXT [--chat] [--max-tokens N] [--temperature T] [--top-k N]
                          [--top-p P] [--min-p P] [--seed N] [--context N] [--threads N]
               bench      --model FILE [--prompt-tokens 512] [--decode-tokens 32] [--threads N]
@@ -101,7 +102,7 @@ public final class Main {
     private static final Map<String, Set<String>> OPTIONS = Map.of(
             "serve", Set.of("model", "port", "host", "config", "context", "threads", "max-queued", "cluster", "rank", "exit-with-stdin"),
             "launch-local", Set.of("model", "ranks", "parallelism", "port", "threads-per-rank", "context"),
-            "cluster-bench", Set.of("ranks", "sizes-kb", "iterations", "model", "tokens", "repeats"),
+            "cluster-bench", Set.of("ranks", "sizes-kb", "iterations", "model", "tokens", "repeats", "bandwidth-mb"),
             "generate", Set.of("model", "prompt", "chat", "max-tokens", "temperature", "top-k", "top-p", "min-p", "seed", "context", "threads"),
             "bench", Set.of("model", "prompt-tokens", "decode-tokens", "threads", "bandwidth-mb"),
             "make-model", Set.of("preset", "type", "arch", "seed", "out"));

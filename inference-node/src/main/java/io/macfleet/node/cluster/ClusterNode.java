@@ -2,6 +2,8 @@ package io.macfleet.node.cluster;
 
 import io.macfleet.node.engine.Placement;
 import io.macfleet.node.gguf.GgufFile;
+import io.macfleet.node.kernel.PackedColumns;
+import io.macfleet.node.kernel.WeightMatrix;
 import io.macfleet.node.kernel.WorkerPool;
 import io.macfleet.node.model.KvCache;
 import io.macfleet.node.model.LayerRange;
@@ -14,6 +16,7 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -32,6 +35,13 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class ClusterNode implements Placement, AutoCloseable {
     static final int TAG_COMMAND = 1, TAG_HIDDEN = 2, TAG_RESULT = 3;
     static final int OP_FORWARD = 1;
+    /**
+     * Pipeline prompt processing: positions per micro-batch. Rank 0 sends each micro-batch's hidden states on and
+     * starts the next while the later stages work on it, so with n stages the prompt takes about 1/n of the sum of
+     * the stages' times plus one micro-batch per extra stage. Prefill is compute-bound at this size, so smaller
+     * batches than {@link LlamaModel#MAX_BATCH} cost little; decode (one position) is unaffected.
+     */
+    static final int MICRO_BATCH = 32;
     /** Backstop wait for a message inside a forward pass; heartbeats catch a stopped peer much sooner. */
     static final long STEP_TIMEOUT_NANOS = 60_000_000_000L;
 
@@ -51,6 +61,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
     private KvCache cache;
     private Collectives collectives;
     private long shardBytes;
+    private int microBatch = MICRO_BATCH;
     private int[] command = new int[0];
     private float[] hidden = new float[0];
 
@@ -104,6 +115,14 @@ public final class ClusterNode implements Placement, AutoCloseable {
         return current == null ? 0 : current.waitNanos();
     }
 
+    /** Positions per pipeline micro-batch (tests use small ones to exercise short prompts). */
+    void microBatch(int positions) {
+        if (positions < 1 || positions > LlamaModel.MAX_BATCH) {
+            throw new IllegalArgumentException("a micro-batch holds 1.." + LlamaModel.MAX_BATCH + " positions, got " + positions);
+        }
+        microBatch = positions;
+    }
+
     /** Completes exceptionally when a peer refused this rank's handshake (different version, model or plan). */
     public CompletableFuture<Void> refusal() {
         return refused;
@@ -143,13 +162,15 @@ public final class ClusterNode implements Placement, AutoCloseable {
         if (cluster.parallelism() == ClusterFile.Parallelism.PIPELINE) {
             return ShardPlan.pipeline(config, cluster.weights());
         }
-        if (config.mixtureOfExperts()) {
-            // The expert FFN has per-expert views (ExpertWeights.localExperts) for expert parallelism, but no shard
-            // plan places them yet; refusing here beats a missing-tensor error about ffn_down.
-            throw new IllegalArgumentException("tensor parallelism of a mixture-of-experts model (" + config.architecture()
-                    + ") is not supported yet; use parallelism pipeline in the cluster file");
-        }
         int outputBlock = file.tensor("blk.0.attn_output.weight").type().blockSize();
+        if (config.mixtureOfExperts()) {
+            // Expert parallelism: the attention splits as for a dense model, the experts are dealt out whole
+            // (granule 1) by weight; every rank routes every token (the router is replicated) and adds the selected
+            // experts it holds, so the ranks' outputs are partial sums for the same all-reduce. Which experts a token
+            // reads depends on the token, so rank 0 is not relieved of bytes for the output matrix here.
+            return ShardPlan.tensor(config, cluster.weights(), outputBlock,
+                    new ShardPlan.FeedForwardSharding(config.experts(), 1));
+        }
         int downBlock = file.tensor("blk.0.ffn_down.weight").type().blockSize();
         return ShardPlan.tensor(config, rootRelieved(file, config, cluster.weights()), outputBlock,
                 ShardPlan.FeedForwardSharding.dense(config, downBlock));
@@ -197,6 +218,9 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 blocks[i] = full.blocks()[i].shard(config, shard.firstHead(), shard.headCount(), shard.firstKvHead(),
                         shard.kvHeadCount(), shard.firstUnit(), shard.unitCount());
             }
+            if (cluster.size() > 1) {
+                packColumnSlices(blocks);
+            }
             // Embedding and output matrix replicated: only rank 0 reads the output matrix (logits), every rank
             // reads one embedding row per token; mapped pages nobody reads cost no memory.
             weights = new LlamaWeights(local, full.layers(), full.tokenEmbedding(), blocks, full.outputNorm(),
@@ -237,6 +261,28 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 return valid;
             }
         });
+    }
+
+    /**
+     * The attention output and down projections of a tensor shard are column slices; copied so their rows are
+     * contiguous, they stream faster ({@link PackedColumns}). Without a writable temporary directory the slices stay
+     * views of the model file (slower, same results).
+     */
+    private void packColumnSlices(LayerWeights[] blocks) {
+        WeightMatrix[] slices = new WeightMatrix[2 * blocks.length];
+        for (int i = 0; i < blocks.length; i++) {
+            slices[2 * i] = blocks[i].output();
+            slices[2 * i + 1] = blocks[i].down();
+        }
+        try {
+            WeightMatrix[] packed = PackedColumns.pack(slices, Path.of(System.getProperty("java.io.tmpdir")));
+            for (int i = 0; i < blocks.length; i++) {
+                blocks[i] = blocks[i].withOutputAndDown(packed[2 * i], packed[2 * i + 1]);
+            }
+        } catch (IOException | InternalError e) { // InternalError: a mapped page could not be written (disk full)
+            System.err.println("inference-node: rank " + rank + ": cannot copy the column slices into a scratch file ("
+                    + e.getMessage() + "); reading them from the model file");
+        }
     }
 
     private void formLoop(Handshake mine) {
@@ -319,8 +365,9 @@ public final class ClusterNode implements Placement, AutoCloseable {
             if (current.size() == 1) {
                 return model.forward(tokens, from, count, position, cache);
             }
-            for (int done = 0; done < count; done += LlamaModel.MAX_BATCH) {
-                int batch = Math.min(LlamaModel.MAX_BATCH, count - done);
+            // Micro-batches: while the next stages work on one, this rank computes the next (sends never wait).
+            for (int done = 0; done < count; done += microBatch) {
+                int batch = Math.min(microBatch, count - done);
                 float[] states = model.forwardStage(tokens, from + done, null, batch, position + done, cache);
                 command[0] = OP_FORWARD;
                 command[1] = position + done;

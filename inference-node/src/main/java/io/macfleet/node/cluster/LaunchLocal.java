@@ -59,6 +59,7 @@ public final class LaunchLocal {
         command.add("--add-modules");
         command.add("jdk.incubator.vector");
         command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-XX:+UseSerialGC"); // as the inference-node launcher: no collector threads competing with the rank's
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(classPath);

@@ -3,24 +3,80 @@ package io.macfleet.node.cluster;
 import java.io.PrintStream;
 
 /**
- * Predicts decode tokens/s of a tensor-parallel cluster: each token costs the weights a rank reads divided by
- * its memory bandwidth (decode is bandwidth-bound), plus two all-reduces per layer, each a link latency plus the
- * hidden vector's bytes over the link, plus a fixed per-token cost (sampling, command, logits).
+ * Predicts decode tokens/s of a cluster. Decode is bandwidth-bound: each token costs the weights a rank reads
+ * divided by the bandwidth that rank gets, plus the collectives, plus a fixed per-token cost (sampling, command).
+ * <p>
+ * The bandwidth a rank gets is the lesser of what one rank reaches alone ({@code rankBandwidth}) and its share of
+ * its host's memory system ({@code hostBandwidth / ranksPerHost}): ranks on one host read their weights at the same
+ * time from one memory system (the loopback cluster here), ranks on separate Macs each have their own.
  * <pre>
- *   seconds per token = weightBytes / ranks / effectiveBandwidth + 2 * layers * (latency + hidden * 4 (ranks - 1) / linkBandwidth) + fixed
+ *   tensor:   seconds per token = weightBytes / ranks / min(rankBandwidth, hostBandwidth / ranksPerHost)
+ *                               + 2 * layers * (allReduceLatency + hidden * 4 * (ranks - 1) / linkBandwidth)
+ *                               + fixed
+ *   pipeline: seconds per token = weightBytes / rankBandwidth   (the stages run one after another, each alone)
+ *                               + ranks * (hopLatency + hidden * 4 / linkBandwidth)
+ *                               + fixed
  * </pre>
+ *
+ * @param weightBytes      bytes of weights one token reads in the whole model
+ * @param rankBandwidth    bytes/s the engine streams weights at in one rank alone (its threads, its kernels)
+ * @param hostBandwidth    bytes/s all ranks of one host together can stream; at least rankBandwidth
+ * @param layers           transformer layers (two all-reduces each in tensor parallelism)
+ * @param hidden           hidden size (floats per all-reduce and per pipeline hop)
+ * @param fixedSeconds     per-token cost outside the weight reads and collectives
  */
-public record PerformanceModel(double weightBytes, double effectiveBandwidth, int layers, int hidden, double fixedSeconds) {
+public record PerformanceModel(double weightBytes, double rankBandwidth, double hostBandwidth, int layers, int hidden,
+                               double fixedSeconds) {
 
-    public double secondsPerToken(int ranks, double linkLatencySeconds, double linkBytesPerSecond) {
-        double compute = weightBytes / ranks / effectiveBandwidth;
-        double collectives = ranks == 1 ? 0
-                : 2.0 * layers * (linkLatencySeconds + (double) hidden * Float.BYTES * (ranks - 1) / linkBytesPerSecond);
-        return compute + collectives + fixedSeconds;
+    public PerformanceModel {
+        if (weightBytes <= 0 || rankBandwidth <= 0 || hostBandwidth <= 0 || layers <= 0 || hidden <= 0 || fixedSeconds < 0) {
+            throw new IllegalArgumentException("performance model inputs must be positive: bytes " + weightBytes
+                    + ", rank bandwidth " + rankBandwidth + ", host bandwidth " + hostBandwidth + ", layers " + layers
+                    + ", hidden " + hidden + ", fixed " + fixedSeconds);
+        }
     }
 
+    /** Each rank on its own machine with its own memory system (real Macs): host bandwidth = rank bandwidth. */
+    public static PerformanceModel separateHosts(double weightBytes, double rankBandwidth, int layers, int hidden, double fixedSeconds) {
+        return new PerformanceModel(weightBytes, rankBandwidth, rankBandwidth, layers, hidden, fixedSeconds);
+    }
+
+    /** Where a token's time goes, in seconds. */
+    public record Prediction(double weightSeconds, double collectiveSeconds, double fixedSeconds) {
+        public double seconds() {
+            return weightSeconds + collectiveSeconds + fixedSeconds;
+        }
+
+        public double tokensPerSecond() {
+            return 1 / seconds();
+        }
+    }
+
+    /** The bandwidth one of {@code ranksPerHost} ranks reading at once on one host gets. */
+    public double bandwidthPerRank(int ranksPerHost) {
+        return Math.min(rankBandwidth, hostBandwidth / ranksPerHost);
+    }
+
+    /** Tensor parallelism over {@code ranks}, {@code ranksPerHost} of them on each host. */
+    public Prediction tensor(int ranks, int ranksPerHost, double allReduceLatencySeconds, double linkBytesPerSecond) {
+        if (ranks < 1 || ranksPerHost < 1 || ranksPerHost > ranks) {
+            throw new IllegalArgumentException("ranks " + ranks + " with " + ranksPerHost + " per host");
+        }
+        double weights = weightBytes / ranks / bandwidthPerRank(ranksPerHost);
+        double collectives = ranks == 1 ? 0
+                : 2.0 * layers * (allReduceLatencySeconds + (double) hidden * Float.BYTES * (ranks - 1) / linkBytesPerSecond);
+        return new Prediction(weights, collectives, fixedSeconds);
+    }
+
+    /** Pipeline parallelism over {@code ranks} stages: one token passes every stage in turn and returns to rank 0. */
+    public Prediction pipeline(int ranks, double hopLatencySeconds, double linkBytesPerSecond) {
+        double hops = ranks == 1 ? 0 : ranks * (hopLatencySeconds + (double) hidden * Float.BYTES / linkBytesPerSecond);
+        return new Prediction(weightBytes / rankBandwidth, hops, fixedSeconds);
+    }
+
+    /** Tokens/s of tensor parallelism with every rank on its own host. */
     public double tokensPerSecond(int ranks, double linkLatencySeconds, double linkBytesPerSecond) {
-        return 1 / secondsPerToken(ranks, linkLatencySeconds, linkBytesPerSecond);
+        return tensor(ranks, 1, linkLatencySeconds, linkBytesPerSecond).tokensPerSecond();
     }
 
     /**
@@ -30,7 +86,7 @@ public record PerformanceModel(double weightBytes, double effectiveBandwidth, in
      */
     public static void printExoCheck(PrintStream out) {
         double bytes = 12.4e9;
-        PerformanceModel model = new PerformanceModel(bytes, bytes * 19.5, 94, 4096, 0);
+        PerformanceModel model = separateHosts(bytes, bytes * 19.5, 94, 4096, 0);
         double[] published = {19.5, 26.2, 31.9};
         int[] nodes = {1, 2, 4};
         out.println("model against exo over RDMA, Qwen3-235B-A22B on M3 Ultra (calibrated on 1 node):");
@@ -46,7 +102,7 @@ public record PerformanceModel(double weightBytes, double effectiveBandwidth, in
      * Thunderbolt 5 at 80 Gb/s (10 GB/s); 50 us per all-reduce over RDMA, 300 us over TCP.
      */
     public static void printM3UltraTable(PrintStream out) {
-        PerformanceModel model = new PerformanceModel(39.5e9, 0.6 * 819e9, 80, 8192, 0.002);
+        PerformanceModel model = separateHosts(39.5e9, 0.6 * 819e9, 80, 8192, 0.002);
         out.println("predicted decode tokens/s, 70B dense 4-bit on M3 Ultra (60% of 819 GB/s, 2 ms fixed per token):");
         out.printf("%-8s %12s %12s%n", "nodes", "RDMA 50 us", "TCP 300 us");
         for (int nodes : new int[] {1, 2, 4}) {

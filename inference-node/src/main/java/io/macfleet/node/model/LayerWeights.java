@@ -25,7 +25,8 @@ public record LayerWeights(int index, float[] attentionNorm, WeightMatrix query,
      * with KV heads [firstKvHead, firstKvHead + kvHeadCount) (whole KV groups, or one KV head replicated on the
      * ranks that share its query heads), and FFN units [firstUnit, firstUnit + unitCount). Q/K/V/gate/up are row
      * slices; the output and down projections are the matching column slices, whose partial results the ranks sum
-     * (all-reduce).
+     * (all-reduce). In a mixture-of-experts block the units are whole experts: the rank keeps experts
+     * [firstUnit, firstUnit + unitCount) and the router, and its FFN output is the sum over the selected experts it holds.
      */
     public LayerWeights shard(LlamaConfig config, int firstHead, int headCount, int firstKvHead, int kvHeadCount,
                               int firstUnit, int unitCount) {
@@ -37,8 +38,15 @@ public record LayerWeights(int index, float[] attentionNorm, WeightMatrix query,
         return new LayerWeights(index, attentionNorm, query.rowSlice(queryRow, queryRows), key.rowSlice(kvRow, kvRows),
                 value.rowSlice(kvRow, kvRows), output.columnSlice(queryRow, queryRows),
                 slice(queryBias, queryRow, queryRows), slice(keyBias, kvRow, kvRows), slice(valueBias, kvRow, kvRows),
-                queryNorm, keyNorm, ffnNorm, gate.rowSlice(firstUnit, unitCount), up.rowSlice(firstUnit, unitCount),
-                down.columnSlice(firstUnit, unitCount));
+                queryNorm, keyNorm, ffnNorm, gate == null ? null : gate.rowSlice(firstUnit, unitCount),
+                up == null ? null : up.rowSlice(firstUnit, unitCount), down == null ? null : down.columnSlice(firstUnit, unitCount),
+                experts == null ? null : experts.localExperts(firstUnit, unitCount));
+    }
+
+    /** This layer with other attention output and down matrices (the same values, stored elsewhere). */
+    public LayerWeights withOutputAndDown(WeightMatrix output, WeightMatrix down) {
+        return new LayerWeights(index, attentionNorm, query, key, value, output, queryBias, keyBias, valueBias, queryNorm,
+                keyNorm, ffnNorm, gate, up, down, experts);
     }
 
     private static float[] slice(float[] values, int from, int count) {

@@ -248,6 +248,7 @@ public final class LlamaModel {
             time = mark(Phase.FFN_NORM, time);
             if (layer.experts() != null) {
                 experts.forward(pool, layer.experts(), normed, batch, projected);
+                collective.allReduce(projected, batch * dim); // expert parallelism: each rank added its experts only
                 time = mark(Phase.EXPERTS, time);
                 add(x, projected, batch * dim);
                 time = mark(Phase.RESIDUAL, time);

@@ -48,7 +48,7 @@ final class RankProcesses implements AutoCloseable {
     Process start(int rank, Path rankModel, List<String> jvmOptions) throws IOException {
         List<String> command = new ArrayList<>(List.of());
         command.addAll(LaunchLocal.rankCommand(classPath(), rankModel, clusterFile, rank, 1, context,
-                concat(List.of("-Xmx512m", "-XX:+UseSerialGC"), jvmOptions)));
+                concat(List.of("-Xmx512m"), jvmOptions)));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log(rank).toFile()));
         Process process = builder.start();

@@ -72,8 +72,14 @@ class ShardedForwardTest {
     }
 
     static void assertSame(Path model, int ranks, ClusterFile.Parallelism parallelism, double[] weights) throws IOException {
+        assertSame(model, ranks, parallelism, weights, ClusterNode.MICRO_BATCH, PROMPTS);
+    }
+
+    static void assertSame(Path model, int ranks, ClusterFile.Parallelism parallelism, double[] weights, int microBatch,
+                           int[][] prompts) throws IOException {
         try (InProcessCluster cluster = new InProcessCluster(model, ranks, parallelism, weights, 128)) {
-            for (int[] prompt : PROMPTS) {
+            cluster.nodes.getFirst().microBatch(microBatch);
+            for (int[] prompt : prompts) {
                 Run expected = single(model, prompt);
                 Run actual = greedy(cluster.root.forward(), prompt);
                 assertThat(actual.tokens()).as("%s %d ranks", parallelism, ranks).isEqualTo(expected.tokens());
@@ -115,22 +121,45 @@ class ShardedForwardTest {
         assertSame(fourLayers, 3, ClusterFile.Parallelism.PIPELINE, new double[] {1, 1, 2});
     }
 
+    /**
+     * Prompts split into micro-batches of 3 positions (the last one shorter; 5 of them for 14 tokens) flow through 2
+     * and 3 stages while rank 0 computes the next one, and give one node's tokens and logits. A 40-token prompt
+     * crosses the default micro-batch of 32.
+     */
+    @Test
+    void pipelineMicroBatchesGiveOneNodesTokens() throws IOException {
+        int[] long40 = new int[40];
+        for (int i = 0; i < long40.length; i++) {
+            long40[i] = 1 + (i * 37) % 500;
+        }
+        int[][] prompts = {PROMPTS[1], long40};
+        assertSame(fourLayers, 2, ClusterFile.Parallelism.PIPELINE, null, 3, prompts);
+        assertSame(fourLayers, 3, ClusterFile.Parallelism.PIPELINE, new double[] {1, 1, 2}, 3, prompts);
+        assertSame(fourLayers, 2, ClusterFile.Parallelism.PIPELINE, null, ClusterNode.MICRO_BATCH, new int[][] {long40});
+    }
+
     /** A pipeline stage of a mixture-of-experts model keeps its experts (the stage's configuration carries them). */
     @Test
     void pipelineOfMixtureOfExperts() throws IOException {
         assertSame(TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.Q8_0), 2, ClusterFile.Parallelism.PIPELINE, null);
     }
 
-    /** Tensor parallelism has no plan for expert FFNs yet: refused by name, not with a missing-tensor error. */
+    /**
+     * Tensor parallelism of a mixture of experts deals the experts out whole (the tiny qwen3moe model: 4 experts,
+     * 2 used per token) and splits the attention as for a dense model: 2 ranks (2/2 experts), 2 ranks weighted 3:1
+     * (3/1 experts) and 3 ranks (2/1/1 experts, KV heads replicated) give one node's tokens and logits.
+     */
     @Test
-    void tensorOfMixtureOfExpertsIsRefused() throws IOException {
-        Path model = TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.Q8_0);
-        try (GgufFile file = GgufFile.open(model)) {
+    void tensorOfMixtureOfExpertsDealsOutWholeExperts() throws IOException {
+        Path quantized = TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.Q8_0);
+        try (GgufFile file = GgufFile.open(quantized)) {
             ClusterFile cluster = ClusterFile.parse(ClusterFile.loopback(2, ClusterFile.Parallelism.TENSOR, LaunchLocal.freePorts(2),
                     LaunchLocal.freePorts(2)), "test");
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ClusterNode.plan(file, LlamaConfig.from(file), cluster))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("mixture-of-experts").hasMessageContaining("pipeline");
+            assertThat(ClusterNode.plan(file, LlamaConfig.from(file), cluster).tensor())
+                    .extracting(ShardPlan.TensorShard::unitCount).containsExactly(2, 2);
         }
+        assertSame(quantized, 2, ClusterFile.Parallelism.TENSOR, null);
+        assertSame(quantized, 2, ClusterFile.Parallelism.TENSOR, new double[] {3, 1});
+        assertSame(TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.F32), 3, ClusterFile.Parallelism.TENSOR, null);
     }
 }
