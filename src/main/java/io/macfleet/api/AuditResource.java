@@ -44,13 +44,14 @@ public class AuditResource {
     @Operation(summary = "Audit entries, newest first, filtered")
     public List<Entry> find(
             @Parameter(description = "only entries about this machine") @QueryParam("machine") String machine,
-            @Parameter(description = "only this action, e.g. inventory.apply") @QueryParam("action") String action,
+            @Parameter(description = "only this action (inventory.apply), or every action with a prefix (inventory.*)") @QueryParam("action") String action,
+            @Parameter(description = "leave out this action or prefix (ssh.exec, demo.*); repeatable") @QueryParam("excludeAction") List<String> excludedActions,
             @Parameter(description = "only entries by this actor") @QueryParam("actor") String actor,
             @Parameter(description = "only entries at or after this ISO 8601 time or date") @QueryParam("since") String since,
             @Parameter(description = "at most this many entries, 1 to 10000 (default 100)") @QueryParam("limit") String limit) {
         AuditQuery query;
         try {
-            query = new AuditQuery(machine, action, actor, since == null ? null : parseTime(since), parseLimit(limit));
+            query = new AuditQuery(machine, action, actor, since == null ? null : parseTime(since), parseLimit(limit), excludedActions);
         } catch (IllegalArgumentException e) {
             throw ProblemException.badRequest(e.getMessage());
         }

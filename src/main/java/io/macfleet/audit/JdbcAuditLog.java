@@ -60,6 +60,15 @@ public class JdbcAuditLog implements AuditLog {
         return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection, sql, row -> row.getLong(1), parameters.toArray()).getFirst());
     }
 
+    /** An exact action as it is; "inventory.*" as the like pattern "inventory.%" (%, _ and \\ in the prefix matched literally). */
+    private static String actionPattern(String action) {
+        if (!action.endsWith("*")) {
+            return action;
+        }
+        String prefix = action.substring(0, action.length() - 1);
+        return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
+    }
+
     private static String conditions(AuditQuery query, List<Object> parameters) {
         StringBuilder sql = new StringBuilder("1 = 1");
         if (query.machine() != null) {
@@ -67,8 +76,12 @@ public class JdbcAuditLog implements AuditLog {
             parameters.add(query.machine());
         }
         if (query.action() != null) {
-            sql.append(" and action = ?");
-            parameters.add(query.action());
+            sql.append(query.action().endsWith("*") ? " and action like ? escape '\\'" : " and action = ?");
+            parameters.add(actionPattern(query.action()));
+        }
+        for (String excluded : query.excludedActions()) {
+            sql.append(excluded.endsWith("*") ? " and action not like ? escape '\\'" : " and action <> ?");
+            parameters.add(actionPattern(excluded));
         }
         if (query.actor() != null) {
             sql.append(" and actor = ?");

@@ -85,7 +85,8 @@ public final class CablingCheck {
                             .findFirst();
                     if (misplaced.isPresent()) {
                         findings.add(wrongPorts(a, b, misplaced.get(), planned));
-                    } else if (confirmed.size() < pinned.size()) {
+                    } else if (confirmed.size() + unconfirmed(between).size() < pinned.size()) {
+                        // A one-sided cable of this pair is reported once, as one-sided (reseat), not also as missing.
                         findings.add(new Finding(Severity.ERROR, Code.MISSING_LINK, List.of(a, b), List.of(planned.first(), planned.second()),
                                 "planned cable " + planned + " is missing",
                                 "Connect a Thunderbolt 5 cable from " + planned.first().machine() + " port " + planned.first().port()
@@ -165,6 +166,14 @@ public final class CablingCheck {
                     .map(Map.Entry::getKey).orElseThrow());
             String summary = machinesByVersion.entrySet().stream()
                     .map(entry -> entry.getKey() + " on " + String.join(", ", entry.getValue())).collect(Collectors.joining("; "));
+            if (machinesByVersion.size() == 1) {
+                // The machines agree with each other but not with the target, which drift measures against: the
+                // cluster is not ready until they run the version the inventory asks for.
+                Map.Entry<String, List<String>> only = machinesByVersion.entrySet().iterator().next();
+                findings.add(new Finding(Severity.ERROR, Code.MACOS_VERSION_MISMATCH, only.getValue(), List.of(),
+                        "every machine of cluster " + plan.cluster() + " runs macOS " + only.getKey() + ", not the cluster's target " + wanted,
+                        "Update " + String.join(", ", only.getValue()) + " from macOS " + only.getKey() + " to " + wanted + "."));
+            }
             if (machinesByVersion.size() > 1) {
                 for (Map.Entry<String, List<String>> entry : machinesByVersion.entrySet()) {
                     if (!entry.getKey().equals(wanted)) {
@@ -204,11 +213,40 @@ public final class CablingCheck {
                                         + " (ibv_devices lists " + (machine.rdmaDevices().get().isEmpty() ? "none" : String.join(", ", machine.rdmaDevices().get())) + ")",
                                 "Check that " + link.otherEnd(name).machine() + " has RDMA enabled too, then restart " + name
                                         + "; if the device stays missing, reseat or replace the cable."));
+                    } else {
+                        rdmaPortDown(machine, byMachine.get(link.otherEnd(name).machine()), link).ifPresent(findings::add);
                     }
                 }
             }
         }
         return findings;
+    }
+
+    /**
+     * A cabled port whose RDMA port is not PORT_ACTIVE: ibv_devices lists the device anyway, but the engines fail to
+     * allocate resources on it. Only for cables RDMA could use (Thunderbolt 5, RDMA-capable ports, RDMA on at the
+     * far end): slow links, wrong ports and RDMA switched off have their own findings.
+     */
+    private static Optional<Finding> rdmaPortDown(MachineCablingFacts machine, MachineCablingFacts peer, ObservedLink link) {
+        String name = machine.machine();
+        PortReference end = link.endOf(name);
+        PortReference far = link.otherEnd(name);
+        boolean usable = link.isThunderbolt5() && machine.portCarriesRdma(end.port())
+                && peer != null && peer.portCarriesRdma(far.port()) && peer.rdmaEnabled().orElse(false);
+        Optional<String> state = machine.rdmaPortState(end.port());
+        if (!usable || state.isEmpty() || state.get().equals("PORT_ACTIVE")) {
+            return Optional.empty();
+        }
+        String device = "rdma_" + machine.interfaceOf(end.port()).orElseThrow();
+        return Optional.of(new Finding(Severity.ERROR, Code.RDMA_PORT_DOWN, List.of(name), List.of(end),
+                name + ": RDMA port " + device + " of cable " + link + " is " + state.get() + " (ibv_devinfo), not PORT_ACTIVE;"
+                        + " the inference engines cannot allocate RDMA resources on it",
+                "Reseat the cable at both ends (" + end + " and " + far + "); if " + device + " stays " + state.get()
+                        + ", restart " + name + " and " + far.machine() + ", then replace the cable."));
+    }
+
+    private static List<ObservedLink> unconfirmed(List<ObservedLink> links) {
+        return links.stream().filter(link -> !link.confirmed()).toList();
     }
 
     private static String describe(List<ObservedLink> links) {

@@ -155,12 +155,8 @@ public class CablingCommand {
             spec.commandLine().getOut().print(plan.toText());
             spec.commandLine().getOut().flush();
             if (svg != null) {
-                CablingReport drawn = new CablingReport(cluster, machines, plan.cables().stream()
-                        .map(cable -> new ObservedLink(cable.first(), cable.second(), Optional.of(new io.macfleet.facts.LinkSpeed(80, false)),
-                                Optional.of(new io.macfleet.facts.LinkSpeed(80, false)), true)).toList(),
-                        List.of(), List.of(), true, machines, Optional.empty(), "port plan (" + plan.cables().size() + " cables)");
                 try {
-                    write(svg, CablingSvg.render(drawn));
+                    write(svg, CablingSvg.renderPlan(cluster, machines, plan.cables()));
                 } catch (IllegalArgumentException e) {
                     err.println("macfleet cabling plan: " + e.getMessage());
                     return ExitCodes.USAGE;
@@ -255,6 +251,8 @@ public class CablingCommand {
             try {
                 Source source = source(cluster.inventoryCluster, cluster.capture, cluster.liveOptions, live);
                 String document = EngineConfigurations.render(chosen, source.report(), source.facts(), envs, force);
+                err.print(EngineConfigurations.networkAssumptions(chosen, source.report(), source.facts()));
+                err.flush();
                 if (output != null) {
                     write(output, document);
                 } else {

@@ -29,7 +29,9 @@ public final class CablingSvg {
         ONE_SIDED("#8e24aa", "seen from one side only"),
         MISSING("#c62828", "planned, not cabled"),
         EXTRA("#757575", "extra or not planned"),
-        RDMA_INCAPABLE("#ad1457", "in a port that cannot carry RDMA");
+        RDMA_INCAPABLE("#ad1457", "in a port that cannot carry RDMA"),
+        /** A cable of a port plan: nothing has been observed, so it is neither green nor a problem. */
+        PLANNED("#1565c0", "planned, not yet observed");
 
         final String colour;
         final String meaning;
@@ -44,6 +46,27 @@ public final class CablingSvg {
     }
 
     public static String render(CablingReport report) {
+        List<State> legend = java.util.Arrays.stream(State.values()).filter(state -> state != State.PLANNED).toList();
+        return render(report, edges(report), legend, false);
+    }
+
+    /**
+     * A port plan: its cables drawn as planned (blue, dashed), never as observed and agreeing, since nothing has been
+     * seen yet; the machines in a neutral colour.
+     */
+    public static String renderPlan(String cluster, List<String> machines, List<io.macfleet.inventory.Topology.Link> cables) {
+        CablingReport plan = new CablingReport(cluster, machines, List.of(), List.of(), List.of(), false, List.of(), java.util.Optional.empty(),
+                "port plan (" + cables.size() + " cables, none observed yet: macfleet cabling check after cabling)");
+        Map<String, Integer> perPair = new LinkedHashMap<>();
+        List<Edge> edges = new ArrayList<>();
+        for (io.macfleet.inventory.Topology.Link cable : cables) {
+            int index = perPair.merge(cable.first().machine() + "|" + cable.second().machine(), 1, Integer::sum) - 1;
+            edges.add(new Edge(cable.first(), cable.second(), State.PLANNED, index));
+        }
+        return render(plan, edges, List.of(State.PLANNED), true);
+    }
+
+    private static String render(CablingReport report, List<Edge> edges, List<State> legend, boolean plan) {
         Map<String, double[]> centres = new LinkedHashMap<>();
         List<String> machines = report.machines();
         for (int index = 0; index < machines.size(); index++) {
@@ -55,7 +78,7 @@ public final class CablingSvg {
                 .append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(SIZE + 130).append("\" font-family=\"sans-serif\" font-size=\"12\">\n");
         svg.append("<title>Cabling of cluster ").append(escape(report.cluster())).append(": ").append(escape(report.verdict())).append("</title>\n");
         svg.append("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
-        for (Edge edge : edges(report)) {
+        for (Edge edge : edges) {
             double[] from = centres.get(edge.first().machine());
             double[] to = centres.get(edge.second().machine());
             if (from == null || to == null) {
@@ -76,7 +99,7 @@ public final class CablingSvg {
             svg.append("<title>").append(escape(edge.first() + " <-> " + edge.second() + ": " + edge.state().meaning)).append("</title>");
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>",
                     x1, y1, x2, y2, edge.state().colour,
-                    edge.state() == State.MISSING || edge.state() == State.ONE_SIDED ? " stroke-dasharray=\"8 6\"" : ""));
+                    edge.state() == State.MISSING || edge.state() == State.ONE_SIDED || edge.state() == State.PLANNED ? " stroke-dasharray=\"8 6\"" : ""));
             portLabel(svg, x1 + dx * 0.24, y1 + dy * 0.24, edge.first().port());
             portLabel(svg, x1 + dx * 0.76, y1 + dy * 0.76, edge.second().port());
             svg.append("</g>\n");
@@ -102,14 +125,14 @@ public final class CablingSvg {
                     && finding.machines().contains(machine.getKey()));
             svg.append("<g class=\"machine\" data-machine=\"").append(escape(machine.getKey())).append("\">");
             svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" rx=\"8\" fill=\"%s\" stroke=\"%s\" stroke-width=\"2\"/>",
-                    x, y, BOX_WIDTH, BOX_HEIGHT, problem ? "#ffebee" : "#e8f5e9", problem ? "#c62828" : "#2e7d32"));
+                    x, y, BOX_WIDTH, BOX_HEIGHT, plan ? "#f5f5f5" : problem ? "#ffebee" : "#e8f5e9", plan ? "#424242" : problem ? "#c62828" : "#2e7d32"));
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-weight=\"bold\">%s</text>",
                     machine.getValue()[0], machine.getValue()[1] + 4, escape(machine.getKey())));
             svg.append("</g>\n");
         }
         int legendY = SIZE + 10;
         int column = 0;
-        for (State state : State.values()) {
+        for (State state : legend) {
             int x = 16 + (column % 3) * 245;
             int y = legendY + (column / 3) * 22;
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>", x, y + 8, x + 24, y + 8, state.colour));
@@ -119,7 +142,7 @@ public final class CablingSvg {
         int line = 0;
         for (String part : (report.cluster() + ": " + report.verdict()).split("; ")) {
             svg.append(String.format(Locale.ROOT, "<text x=\"16\" y=\"%d\" fill=\"%s\">%s</text>\n", legendY + 66 + 16 * line++,
-                    report.passed() ? "#2e7d32" : "#c62828", escape(part)));
+                    plan ? "#424242" : report.passed() ? "#2e7d32" : "#c62828", escape(part)));
         }
         svg.append("</svg>\n");
         return svg.toString();

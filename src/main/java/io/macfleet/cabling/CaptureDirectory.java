@@ -21,6 +21,7 @@ import java.util.stream.Stream;
  * DIR/studio-01/rdma_ctl-status.txt          rdma_ctl status
  * DIR/studio-01/sw_vers.txt                  sw_vers
  * DIR/studio-01/ibv_devices.txt              ibv_devices                                   (optional)
+ * DIR/studio-01/ibv_devinfo.txt              ibv_devinfo                                   (optional)
  * DIR/studio-01/ifconfig.txt                 ifconfig                                      (optional)
  * DIR/studio-01/address.txt                  the machine's management (Ethernet) address   (optional)
  * </pre>
@@ -31,6 +32,7 @@ public final class CaptureDirectory {
     public static final String RDMA_STATUS = "rdma_ctl-status.txt";
     public static final String SOFTWARE_VERSION = "sw_vers.txt";
     public static final String RDMA_DEVICES = "ibv_devices.txt";
+    public static final String RDMA_PORTS = "ibv_devinfo.txt";
     public static final String IFCONFIG = "ifconfig.txt";
     public static final String ADDRESS = "address.txt";
 
@@ -87,7 +89,8 @@ public final class CaptureDirectory {
                 parse(machine, RDMA_STATUS, SimpleOutputParsers::rdmaEnabled, false),
                 parse(machine, RDMA_DEVICES, SimpleOutputParsers::rdmaDevices, false),
                 parse(machine, SOFTWARE_VERSION, output -> SimpleOutputParsers.softwareVersion(output).productVersion(), false),
-                parse(machine, IFCONFIG, SimpleOutputParsers::bridgeActive, false));
+                parse(machine, IFCONFIG, SimpleOutputParsers::bridgeActive, false),
+                parse(machine, RDMA_PORTS, SimpleOutputParsers::rdmaPortStates, false));
     }
 
     private static <T> Optional<T> parse(Path machine, String file, java.util.function.Function<String, T> parser, boolean required) {

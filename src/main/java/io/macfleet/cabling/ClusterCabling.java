@@ -108,7 +108,8 @@ public class ClusterCabling {
                     Optional.of(observation.facts().rdmaEnabled()),
                     Optional.of(observation.facts().rdmaDevices()),
                     Optional.of(observation.facts().macosVersion()),
-                    Optional.of(observation.facts().thunderboltBridgeActive()));
+                    Optional.of(observation.facts().thunderboltBridgeActive()),
+                    observation.rdmaPortStates());
         } catch (FactsGatheringException e) {
             throw new IllegalStateException("stored facts of " + observation.machine() + " lack readable Thunderbolt output: " + e.getMessage(), e);
         }

@@ -66,14 +66,73 @@ public final class EngineConfigurations {
                 throw new RefusedException("cluster " + report.cluster() + " has no Thunderbolt ring through all machines ("
                         + report.verdict() + "); fix the cabling or pass --force");
             }
+            refuseErrors(report, report.findings().stream()
+                    .filter(finding -> finding.severity() == Finding.Severity.ERROR && !RING_UNAFFECTED.contains(finding.code())).toList(),
+                    " for the ring backend");
             return;
         }
-        if (!report.passed()) {
-            String errors = report.findings().stream().filter(finding -> finding.severity() == Finding.Severity.ERROR)
-                    .map(Finding::message).limit(5).reduce((a, b) -> a + "; " + b).orElse("");
-            throw new RefusedException("cluster " + report.cluster() + " fails the cabling check (" + report.count(Finding.Severity.ERROR)
-                    + " errors: " + errors + "); fix them (macfleet cabling check) or pass --force");
+        refuseErrors(report, report.findings().stream().filter(finding -> finding.severity() == Finding.Severity.ERROR).toList(), "");
+    }
+
+    /**
+     * Errors the ring backend does not care about: it runs TCP over the Thunderbolt links of one ring, so RDMA's state,
+     * a link slower than Thunderbolt 5 and the pairs a full mesh would add do not stop it. Everything else (a one-sided
+     * cable, an active Thunderbolt Bridge, differing macOS versions, a machine without facts) does.
+     */
+    private static final java.util.Set<Finding.Code> RING_UNAFFECTED = java.util.EnumSet.of(Finding.Code.MISSING_LINK,
+            Finding.Code.SLOW_LINK, Finding.Code.RDMA_INCAPABLE_PORT, Finding.Code.RDMA_DISABLED, Finding.Code.RDMA_STATUS_UNKNOWN,
+            Finding.Code.NO_RDMA_DEVICE, Finding.Code.RDMA_PORT_DOWN);
+
+    private static void refuseErrors(CablingReport report, List<Finding> errors, String forWhat) {
+        if (errors.isEmpty()) {
+            return;
         }
+        String listed = errors.stream().map(Finding::message).limit(5).reduce((a, b) -> a + "; " + b).orElse("");
+        throw new RefusedException("cluster " + report.cluster() + " fails the cabling check" + forWhat + " (" + errors.size()
+                + " errors: " + listed + "); fix them (macfleet cabling check) or pass --force");
+    }
+
+    /**
+     * The network configuration a generated file takes for granted and macfleet does not set up: for mlx-ring and
+     * macfleet, one /30 point-to-point address pair per Thunderbolt link (the scheme of {@link PeerConfiguration}) with
+     * the Thunderbolt Bridge off; for mlx-jaccl, each machine's management address (rank 0's is the coordinator).
+     * Printed on standard error by {@code cabling config}, so standard output stays the file.
+     */
+    public static String networkAssumptions(Format format, CablingReport report, List<MachineCablingFacts> facts) {
+        PeerConfiguration peers = PeerConfiguration.from(report, facts);
+        StringBuilder text = new StringBuilder();
+        if (format == Format.MLX_JACCL) {
+            text.append("This hostfile assumes each machine is reachable at its management address (rank 0's is the JACCL coordinator):\n");
+            for (String machine : report.machines()) {
+                text.append("  ").append(machine).append(": ").append(peers.managementAddress(machine).orElse("(no address known)")).append('\n');
+            }
+            return text.toString();
+        }
+        List<String> order = format == Format.MLX_RING ? report.ringOrder().orElse(report.machines()) : report.machines();
+        text.append("This ").append(format == Format.MLX_RING ? "hostfile" : "configuration")
+                .append(" assumes these point-to-point addresses on the Thunderbolt links (one /").append(PeerConfiguration.PREFIX_LENGTH)
+                .append(" per cable out of 192.168.0.0/16, the scheme mlx.distributed_config uses) and the Thunderbolt Bridge off.\n")
+                .append("macfleet does not set them: on each machine, sudo ifconfig INTERFACE inet ADDRESS netmask ").append(PeerConfiguration.NETMASK)
+                .append(" (or mlx.distributed_config --auto-setup, which assigns the same addresses).\n");
+        java.util.Set<String> shown = new java.util.HashSet<>();
+        for (int index = 0; index < order.size(); index++) {
+            String machine = order.get(index);
+            List<String> neighbours = format == Format.MLX_RING && order.size() > 1
+                    ? List.of(order.get((index + 1) % order.size())) : order;
+            for (String peer : neighbours) {
+                for (PeerConfiguration.PeerLink link : peers.between(machine, peer)) {
+                    if (!shown.add(machine + ":" + link.networkInterface())) {
+                        continue;
+                    }
+                    PeerConfiguration.PeerLink back = peers.between(peer, machine).stream()
+                            .filter(other -> other.localAddress().equals(link.peerAddress())).findFirst().orElseThrow();
+                    shown.add(peer + ":" + back.networkInterface());
+                    text.append("  ").append(machine).append(' ').append(link.networkInterface()).append(' ').append(link.localAddress())
+                            .append("  <->  ").append(peer).append(' ').append(back.networkInterface()).append(' ').append(back.localAddress()).append('\n');
+                }
+            }
+        }
+        return text.toString();
     }
 
     private static ObjectNode header(String backend, List<String> envs) {

@@ -25,7 +25,8 @@ public record Finding(Severity severity, Code code, List<String> machines, List<
         BRIDGE_ACTIVE,
         RDMA_DISABLED,
         RDMA_STATUS_UNKNOWN,
-        NO_RDMA_DEVICE
+        NO_RDMA_DEVICE,
+        RDMA_PORT_DOWN
     }
 
     public Finding {

@@ -3,6 +3,7 @@ package io.macfleet.cabling;
 import io.macfleet.facts.HardwarePorts;
 import io.macfleet.facts.ThunderboltFacts;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -17,17 +18,26 @@ import java.util.Optional;
  * @param rdmaDevices {@code ibv_devices}, if captured
  * @param macosVersion {@code sw_vers -productVersion}, if captured
  * @param bridgeActive whether the Thunderbolt Bridge ({@code bridge0}) is up, if captured
+ * @param rdmaPortStates {@code ibv_devinfo}: each RDMA device's port state (rdma_en3 to PORT_ACTIVE), if captured
  */
 public record MachineCablingFacts(String machine, Optional<String> managementAddress, ThunderboltFacts thunderbolt,
                                   HardwarePorts hardwarePorts, Optional<Boolean> rdmaEnabled,
                                   Optional<List<String>> rdmaDevices, Optional<String> macosVersion,
-                                  Optional<Boolean> bridgeActive) {
+                                  Optional<Boolean> bridgeActive, Optional<Map<String, String>> rdmaPortStates) {
+
+    /** Without RDMA port states (captures and observations that predate {@code ibv_devinfo}). */
+    public MachineCablingFacts(String machine, Optional<String> managementAddress, ThunderboltFacts thunderbolt,
+                               HardwarePorts hardwarePorts, Optional<Boolean> rdmaEnabled, Optional<List<String>> rdmaDevices,
+                               Optional<String> macosVersion, Optional<Boolean> bridgeActive) {
+        this(machine, managementAddress, thunderbolt, hardwarePorts, rdmaEnabled, rdmaDevices, macosVersion, bridgeActive, Optional.empty());
+    }
 
     public MachineCablingFacts {
         Objects.requireNonNull(machine, "machine");
         Objects.requireNonNull(thunderbolt, "thunderbolt");
         Objects.requireNonNull(hardwarePorts, "hardwarePorts");
         rdmaDevices = rdmaDevices.map(List::copyOf);
+        rdmaPortStates = rdmaPortStates.map(Map::copyOf);
     }
 
     /** The network interface behind a Thunderbolt port, e.g. en4 for port 3 on a Mac Studio. */
@@ -44,5 +54,10 @@ public record MachineCablingFacts(String machine, Optional<String> managementAdd
     public boolean portCarriesRdma(int port) {
         boolean macStudio = thunderbolt.busForReceptacle(port).map(bus -> bus.hostName().equals("Mac Studio")).orElse(false);
         return !(macStudio && interfaceOf(port).filter("en2"::equals).isPresent());
+    }
+
+    /** The port state of the RDMA device behind a Thunderbolt port (e.g. PORT_DOWN), when ibv_devinfo was captured. */
+    public Optional<String> rdmaPortState(int port) {
+        return rdmaPortStates.flatMap(states -> interfaceOf(port).map(networkInterface -> states.get("rdma_" + networkInterface)));
     }
 }

@@ -29,8 +29,12 @@ public class AuditCommand implements Callable<Integer> {
     @Option(names = "--machine", paramLabel = "NAME", description = "only entries about this machine")
     String machine;
 
-    @Option(names = "--action", paramLabel = "ACTION", description = "only this action, e.g. inventory.apply")
+    @Option(names = "--action", paramLabel = "ACTION", description = "only this action (inventory.apply), or every action with a prefix ('inventory.*')")
     String action;
+
+    @Option(names = "--exclude-action", paramLabel = "ACTION", split = ",",
+            description = "leave out this action or prefix (ssh.exec, 'demo.*'); repeatable or comma-separated")
+    List<String> excludedActions = new java.util.ArrayList<>();
 
     @Option(names = "--actor", paramLabel = "NAME", description = "only entries by this actor")
     String actor;
@@ -56,7 +60,7 @@ public class AuditCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         AuditQuery query;
         try {
-            query = new AuditQuery(machine, action, actor, since == null ? null : parseTime(since), limit);
+            query = new AuditQuery(machine, action, actor, since == null ? null : parseTime(since), limit, excludedActions);
         } catch (IllegalArgumentException e) {
             err.println("macfleet audit: " + e.getMessage());
             return ExitCodes.USAGE;

@@ -1,6 +1,5 @@
 package io.macfleet.cli;
 
-import io.macfleet.command.Actors;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.InventoryLoader;
@@ -19,6 +18,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -32,7 +32,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Start simulated Mac Studios (real SSH servers on loopback addresses), write a matching inventory and run the service.",
-        subcommands = {DemoCommand.Recovery.class, DemoCommand.Fault.class, DemoCommand.Machines.class})
+        subcommands = {DemoCommand.Recovery.class, DemoCommand.Fault.class, DemoCommand.Machines.class, DemoCommand.Reset.class})
 public class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--machines", defaultValue = "4", description = "How many Mac Studios (default ${DEFAULT-VALUE}: half 512 GB, half 256 GB).")
@@ -106,7 +106,7 @@ public class DemoCommand implements Callable<Integer> {
             System.out.println("Inventory applied to the demo database: " + applied.appliedSummary());
             // The demo inventory pins every host key, so nothing is trusted on first use here.
             io.macfleet.cabling.ClusterCabling.Cluster cluster = clusterCabling.cluster(DemoEnvironment.CLUSTER,
-                    java.util.Optional.of(io.macfleet.ssh.SshSettings.defaults(Actors.commandLine())
+                    java.util.Optional.of(io.macfleet.ssh.SshSettings.defaults("demo")
                             .withLimits(io.macfleet.ssh.ExecutionLimits.DEFAULTS.withCommandTimeout(Duration.ofSeconds(30)))));
             System.out.println("Facts gathered over SSH from " + cluster.facts().size() + " machines. Cabling check of cluster "
                     + DemoEnvironment.CLUSTER + ":");
@@ -170,6 +170,9 @@ public class DemoCommand implements Callable<Integer> {
                 description = "File holding the API token to send (default: $MACFLEET_API_TOKEN if set, else ~/.macfleet/demo/api-token, written by `macfleet demo`).")
         Path tokenFile;
 
+        @Option(names = "--json", description = "Print the demo's JSON answer as it came (for scripts) instead of a table for people.")
+        boolean json;
+
         /** The API token the requests carry, or null (the demo then answers 401, and the message says why). */
         private String token() {
             String fromEnvironment = System.getenv("MACFLEET_API_TOKEN");
@@ -218,7 +221,11 @@ public class DemoCommand implements Callable<Integer> {
                     System.err.println(response.body());
                     return response.statusCode() == 409 ? ExitCodes.CHECK_FAILED : ExitCodes.USAGE;
                 }
-                print(response.body());
+                if (json) {
+                    System.out.println(response.body());
+                } else {
+                    print(response.body());
+                }
                 return ExitCodes.OK;
             } catch (IOException e) {
                 System.err.println("macfleet demo: no running demo at " + request.uri().getScheme() + "://" + request.uri().getAuthority()
@@ -280,7 +287,7 @@ public class DemoCommand implements Callable<Integer> {
     @Command(name = "fault", mixinStandardHelpOptions = true,
             description = "Inject a fault into a running demo. Machine faults: " + "hang, hang-connect, slow, drop-connection, garbage, reboot-never-returns, disk-full, "
                     + "crash-loop, daemon-crash, host-key-change, reboot, power-off, power-on, recovery, clear. Cable faults (target machine:port): "
-                    + "unplug, plug, tb4, tb5, one-sided, move.")
+                    + "unplug, plug, tb4, tb5, one-sided, rdma-down, move, clear.")
     static class Fault extends Client implements Callable<Integer> {
         @Parameters(index = "0", description = "A machine (studio-02) or a port (studio-01:3).")
         String target;
@@ -305,6 +312,20 @@ public class DemoCommand implements Callable<Integer> {
             boolean port = target.contains(":");
             return post("/faults", new FaultStep(port ? null : target, port ? target : null, fault, millis, daemon, to, peer));
         }
+
+        @Override
+        void print(String body) {
+            try {
+                var node = new ObjectMapper().readTree(body);
+                if (node.has("result")) {
+                    System.out.println(target + ": " + node.get("result").asText());
+                    return;
+                }
+            } catch (IOException e) {
+                // Not the simulator's answer: show it as it came.
+            }
+            System.out.println(body);
+        }
     }
 
     @Command(name = "machines", mixinStandardHelpOptions = true, description = "List the simulated Macs of a running demo.")
@@ -313,6 +334,65 @@ public class DemoCommand implements Callable<Integer> {
         public Integer call() {
             return get("/machines");
         }
+
+        @Override
+        void print(String body) {
+            System.out.print(machinesTable(body));
+        }
+    }
+
+    @Command(name = "reset", mixinStandardHelpOptions = true,
+            description = "Restore a running demo as delivered: every Mac on macOS 26.1 with RDMA off, the Thunderbolt Bridge on, no faults, "
+                    + "a fresh file system, and the cables as at start. The service's database (inventory, facts, runs) is kept.")
+    static class Reset extends Client implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            return post("/reset", Map.of());
+        }
+
+        @Override
+        void print(String body) {
+            try {
+                var node = new ObjectMapper().readTree(body);
+                if (node.has("result")) {
+                    System.out.println(node.get("result").asText());
+                    return;
+                }
+            } catch (IOException e) {
+                // Not the simulator's answer: show it as it came.
+            }
+            System.out.println(body);
+        }
+    }
+
+    /** The simulator's machine list as a table for people: one line per Mac. */
+    static String machinesTable(String body) {
+        com.fasterxml.jackson.databind.JsonNode machines;
+        try {
+            machines = new ObjectMapper().readTree(body);
+        } catch (IOException e) {
+            return body + "\n";
+        }
+        StringBuilder table = new StringBuilder(String.format(java.util.Locale.ROOT, "%-12s %-21s %-9s %-6s %-5s %-6s %-7s %s%n",
+                "machine", "ssh", "power", "macOS", "RDMA", "bridge", "memory", "faults"));
+        for (var machine : machines) {
+            List<String> active = new java.util.ArrayList<>();
+            machine.path("faults").fields().forEachRemaining(fault -> {
+                var value = fault.getValue();
+                if (value.isBoolean() && value.asBoolean() || value.isNumber() && value.asLong() > 0) {
+                    active.add(value.isNumber() ? fault.getKey() + " " + value.asLong() : fault.getKey());
+                } else if (value.isArray() && !value.isEmpty()) {
+                    value.forEach(item -> active.add(fault.getKey() + " " + item.asText()));
+                }
+            });
+            String faults = String.join(", ", active);
+            table.append(String.format(java.util.Locale.ROOT, "%-12s %-21s %-9s %-6s %-5s %-6s %4d GB %s%n", machine.path("name").asText(),
+                    machine.path("address").asText() + ":" + machine.path("sshPort").asInt() + (machine.path("sshReachable").asBoolean() ? "" : " (down)"),
+                    machine.path("power").asText(), machine.path("macosVersion").asText(), machine.path("rdmaEnabled").asBoolean() ? "on" : "off",
+                    machine.path("thunderboltBridgeActive").asBoolean() ? "on" : "off", machine.path("memoryGb").asInt(),
+                    faults.isEmpty() ? "-" : faults));
+        }
+        return table.toString();
     }
 
 }

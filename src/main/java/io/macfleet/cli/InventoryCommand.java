@@ -12,6 +12,7 @@ import io.macfleet.inventory.InventoryError;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.LoadResult;
 import io.macfleet.inventory.Plan;
+import io.macfleet.inventory.SavedPlan;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -41,6 +42,30 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getErr());
         return ExitCodes.USAGE;
+    }
+
+    /** `inventory plan --detailed-exitcode`: the plan has changes. */
+    static final int CHANGES_PRESENT = 4;
+
+    /** The question `inventory apply` asks before changing the desired state, when a person is at a terminal. */
+    interface Confirmation {
+        /** Whether anyone can be asked (standard input and output are a terminal). */
+        boolean available();
+
+        boolean confirm(String question);
+
+        Confirmation TERMINAL = new Confirmation() {
+            @Override
+            public boolean available() {
+                return System.console() != null && System.console().isTerminal();
+            }
+
+            @Override
+            public boolean confirm(String question) {
+                String answer = System.console().readLine("%s", question);
+                return answer != null && answer.strip().equals("yes");
+            }
+        };
     }
 
     /** Made on first use: `inventory validate` runs without Quarkus and should not pay for Jackson's set-up. */
@@ -121,14 +146,22 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
     @Command(name = "plan", mixinStandardHelpOptions = true,
             description = "Show what apply would add, change and remove in the stored desired state; changes nothing.",
             exitCodeListHeading = "%nExit codes:%n",
-            exitCodeList = {"0:the plan was shown (empty or not)", "1:the inventory has errors, or the database failed",
-                    "2:the directory cannot be read"})
+            exitCodeList = {"0:the plan was shown (with --detailed-exitcode: there are no changes)",
+                    "1:the inventory has errors, or the database failed", "2:the directory cannot be read",
+                    "4:with --detailed-exitcode: there are changes (Terraform uses 2, which macfleet uses for unusable input)"})
     static class PlanCommand implements Callable<Integer> {
         @Parameters(paramLabel = "DIR", description = "the inventory directory")
         Path directory;
 
         @Option(names = "--json", description = "print the plan as JSON")
         boolean json;
+
+        @Option(names = "--detailed-exitcode", description = "exit 0 when there are no changes and 4 when there are (for scripts)")
+        boolean detailedExitCode;
+
+        @Option(names = "--out", paramLabel = "FILE",
+                description = "save the plan (with the inventory as it is now) to FILE, mode 600, for `macfleet inventory apply FILE`")
+        Path planFile;
 
         @Spec
         CommandSpec spec;
@@ -146,6 +179,9 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
                     return ExitCodes.CHECK_FAILED;
                 }
                 Plan plan = store.plan(result.inventory());
+                if (planFile != null) {
+                    SavedPlan.of(directory, InventoryLoader.texts(directory), plan).write(planFile);
+                }
                 if (json) {
                     Map<String, Object> document = new java.util.LinkedHashMap<>();
                     document.put("add", plan.count(Plan.Action.ADD));
@@ -155,9 +191,12 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
                     out.println(Json.MAPPER.writeValueAsString(document));
                 } else {
                     printPlan(plan, out);
+                    if (planFile != null) {
+                        out.println("Saved the plan to " + planFile + "; apply exactly it with: macfleet inventory apply " + planFile);
+                    }
                 }
                 out.flush();
-                return ExitCodes.OK;
+                return detailedExitCode && !plan.isEmpty() ? CHANGES_PRESENT : ExitCodes.OK;
             } catch (InventoryDirectoryException e) {
                 err.println(e.getMessage());
                 return ExitCodes.USAGE;
@@ -171,11 +210,19 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
     @Command(name = "apply", mixinStandardHelpOptions = true,
             description = "Make the stored desired state match the inventory, in one transaction, recorded in the audit log.",
             exitCodeListHeading = "%nExit codes:%n",
-            exitCodeList = {"0:applied (or nothing to change)", "1:the inventory has errors or the apply failed; nothing was changed",
-                    "2:the directory cannot be read"})
+            exitCodeList = {"0:applied (or nothing to change)",
+                    "1:the inventory has errors, the apply failed, the saved plan is stale or the operator declined; nothing was changed",
+                    "2:the directory or plan file cannot be read"})
     static class Apply implements Callable<Integer> {
-        @Parameters(paramLabel = "DIR", description = "the inventory directory")
+        @Parameters(paramLabel = "DIR|PLANFILE",
+                description = "the inventory directory, or a plan saved by `macfleet inventory plan --out FILE` (applied exactly, or refused when the stored state moved)")
         Path directory;
+
+        @Option(names = "--yes", description = "do not ask for confirmation on a terminal")
+        boolean yes;
+
+        /** Asks the person at the terminal; replaced by a fake in tests. */
+        Confirmation confirmation = Confirmation.TERMINAL;
 
         @Mixin
         ActorOption actor;
@@ -191,16 +238,48 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             try {
-                LoadResult result = load(directory, err);
+                SavedPlan saved = java.nio.file.Files.isRegularFile(directory) ? SavedPlan.read(directory) : null;
+                LoadResult result = saved != null ? InventoryLoader.loadTexts(saved.files()) : load(directory, err);
+                if (saved != null) {
+                    result.errors().forEach(err::println);
+                }
                 if (!result.valid()) {
                     err.println("Nothing was applied.");
                     return ExitCodes.CHECK_FAILED;
                 }
-                Plan plan = store.apply(result.inventory(), actor.name(), directory.toAbsolutePath().normalize() + actor.osUserNote());
-                printPlan(plan, out);
+                String source = (saved != null ? "plan " + directory.toAbsolutePath().normalize() + " of " + saved.directory()
+                        : directory.toAbsolutePath().normalize().toString()) + actor.osUserNote();
+                Plan expected = saved != null ? saved.plan() : null;
+                if (saved == null && !yes && confirmation.available()) {
+                    // What the person confirms is what is applied: a change made meanwhile makes the apply refuse.
+                    expected = store.plan(result.inventory());
+                    if (expected.isEmpty()) {
+                        printPlan(expected, out);
+                        out.flush();
+                        return ExitCodes.OK;
+                    }
+                    printPlan(expected, out);
+                    out.flush();
+                    if (!confirmation.confirm("Apply these changes to the stored desired state? Only 'yes' is accepted: ")) {
+                        out.println("Apply cancelled: nothing was changed.");
+                        out.flush();
+                        return ExitCodes.CHECK_FAILED;
+                    }
+                }
+                boolean shown = expected != null && saved == null;
+                Plan plan = store.apply(result.inventory(), actor.name(), source, expected);
+                if (!shown) {
+                    printPlan(plan, out);
+                }
                 out.println(plan.isEmpty() ? "Apply complete: nothing to do." : "Apply complete: " + plan.appliedSummary() + ".");
                 out.flush();
                 return ExitCodes.OK;
+            } catch (DesiredStateStore.StalePlanException e) {
+                err.println("macfleet inventory apply: " + e.getMessage());
+                return ExitCodes.CHECK_FAILED;
+            } catch (SavedPlan.UnreadablePlanException e) {
+                err.println("macfleet inventory apply: " + e.getMessage());
+                return ExitCodes.USAGE;
             } catch (InventoryDirectoryException e) {
                 err.println(e.getMessage());
                 return ExitCodes.USAGE;

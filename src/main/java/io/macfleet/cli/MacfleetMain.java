@@ -78,7 +78,7 @@ public class MacfleetMain implements QuarkusApplication {
         return false;
     }
 
-    private static final java.util.Set<String> DEMO_CLIENT_COMMANDS = java.util.Set.of("recovery", "fault", "machines");
+    private static final java.util.Set<String> DEMO_CLIENT_COMMANDS = java.util.Set.of("recovery", "fault", "machines", "reset");
 
     @Override
     public int run(String... args) {

@@ -6,6 +6,11 @@ package io.macfleet.facts;
  */
 public record BootstrapTokenStatus(boolean supportedOnServer, boolean escrowed) {
 
+    /** Whether escrow can happen at all: only when the server supports bootstrap tokens. */
+    public boolean escrowApplicable() {
+        return supportedOnServer;
+    }
+
     public static final String COMMAND = "profiles status -type bootstraptoken";
 
     public static BootstrapTokenStatus parse(String output) {
@@ -18,6 +23,11 @@ public record BootstrapTokenStatus(boolean supportedOnServer, boolean escrowed) 
             } else if (text.startsWith("profiles: Bootstrap Token escrowed to server:")) {
                 escrowed = yes(text, "escrowed to server");
             }
+        }
+        if (Boolean.FALSE.equals(supported) && escrowed == null) {
+            // An MDM server without bootstrap-token support: profiles prints only the first line, and escrow does
+            // not apply (seen on real Macs; macos-samples/profiles/status-bootstraptoken-server-unsupported.txt).
+            return new BootstrapTokenStatus(false, false);
         }
         if (supported == null || escrowed == null) {
             throw new FactsParseException(COMMAND, "expected the lines 'profiles: Bootstrap Token supported on server: YES|NO' and "

@@ -31,6 +31,12 @@ public final class FactsGatherer {
     public static final Command IFCONFIG = Command.reading("ifconfig");
     public static final Command RDMA_STATUS = Command.reading("rdma_ctl", "status");
     public static final Command RDMA_DEVICES = Command.reading("ibv_devices");
+    /**
+     * Port state of each RDMA device: ibv_devices lists every rdma_enN whether or not its cable works. Exits 255 with
+     * "No IB devices found" when RDMA is off, and does not exist before macOS 26.2: then no states are recorded
+     * (empty output), which is not an error.
+     */
+    public static final Command RDMA_PORTS = Command.reading("ibv_devinfo");
     public static final Command BOOTSTRAP_TOKEN = Command.reading("profiles", "status", "-type", "bootstraptoken");
     public static final Command MEMORY = Command.reading("sysctl", "hw.memsize");
     public static final Command UPTIME = Command.reading("uptime");
@@ -38,7 +44,7 @@ public final class FactsGatherer {
 
     /** Every command, in the order they are sent. */
     public static final List<Command> COMMANDS = List.of(SOFTWARE_VERSION, HARDWARE, DISPLAYS, THUNDERBOLT, HARDWARE_PORTS, IFCONFIG,
-            RDMA_STATUS, RDMA_DEVICES, BOOTSTRAP_TOKEN, MEMORY, UPTIME, DISK_FREE);
+            RDMA_STATUS, RDMA_DEVICES, RDMA_PORTS, BOOTSTRAP_TOKEN, MEMORY, UPTIME, DISK_FREE);
 
     private final Clock clock;
 
@@ -75,7 +81,9 @@ public final class FactsGatherer {
                 running.put(command, threads.submit(() -> {
                     channels.acquire();
                     try {
-                        return session.execute(command).requireSuccess().stdout();
+                        io.macfleet.ssh.CommandResult result = session.execute(command);
+                        boolean noDevices = command == RDMA_PORTS && result.exitStatus() != null && result.exitStatus() != 0 && result.exitSignal() == null;
+                        return noDevices ? "" : result.requireSuccess().stdout();
                     } finally {
                         channels.release();
                     }
@@ -129,6 +137,15 @@ public final class FactsGatherer {
     /** The hardware ports (port to interface) in stored command output; the one place that output is parsed. */
     public static HardwarePorts hardwarePorts(String machine, Map<String, String> outputs) {
         return parse(machine, outputs, HARDWARE_PORTS, HardwarePortsParser::parse);
+    }
+
+    /**
+     * The RDMA port states (device to PORT_ACTIVE, PORT_DOWN, ...) in stored output; empty when the observation
+     * predates this command.
+     */
+    public static Optional<Map<String, String>> rdmaPortStates(String machine, Map<String, String> outputs) {
+        return outputs.containsKey(RDMA_PORTS.render())
+                ? Optional.of(parse(machine, outputs, RDMA_PORTS, SimpleOutputParsers::rdmaPortStates)) : Optional.empty();
     }
 
     private static <T> T parse(String machine, Map<String, String> outputs, Command command, Function<String, T> parser) {

@@ -36,4 +36,13 @@ public record FactsObservation(MachineFacts facts, Map<String, String> outputs) 
     public HardwarePorts hardwarePorts() {
         return FactsGatherer.hardwarePorts(machine(), outputs);
     }
+
+    /**
+     * The RDMA port state of each device ({@code ibv_devinfo}), if this observation recorded it.
+     *
+     * @throws FactsGatheringException when the output is unreadable
+     */
+    public java.util.Optional<Map<String, String>> rdmaPortStates() {
+        return FactsGatherer.rdmaPortStates(machine(), outputs);
+    }
 }

@@ -77,6 +77,42 @@ public final class SimpleOutputParsers {
     }
 
     /**
+     * {@code ibv_devinfo}: the state of each RDMA device's port, e.g. rdma_en3 to PORT_ACTIVE. A device is active when
+     * any of its ports is (Thunderbolt devices have one). Reads both macOS's layout and rdma-core's with a
+     * "Device ports:" line. Empty output (no devices: ibv_devinfo then prints "No IB devices found" on standard
+     * error and exits 255) gives no states.
+     */
+    public static Map<String, String> rdmaPortStates(String output) {
+        Map<String, String> states = new LinkedHashMap<>();
+        String device = null;
+        String[] lines = output.split("\\R");
+        for (int index = 0; index < lines.length; index++) {
+            String line = lines[index].strip();
+            if (line.startsWith("hca_id:")) {
+                device = line.substring("hca_id:".length()).strip();
+                if (device.isEmpty()) {
+                    throw new FactsParseException("ibv_devinfo", "line " + (index + 1) + ": hca_id without a device name");
+                }
+            } else if (line.startsWith("state:")) {
+                if (device == null) {
+                    throw new FactsParseException("ibv_devinfo", "line " + (index + 1) + ": a port state before any hca_id line");
+                }
+                String state = line.substring("state:".length()).strip().split("\\s+")[0];
+                if (!state.startsWith("PORT_")) {
+                    throw new FactsParseException("ibv_devinfo", "line " + (index + 1) + ": expected a port state such as PORT_ACTIVE (4), got '" + abbreviate(line) + "'");
+                }
+                if (!"PORT_ACTIVE".equals(states.get(device))) {
+                    states.put(device, state);
+                }
+            }
+        }
+        if (device == null && !output.isBlank()) {
+            throw new FactsParseException("ibv_devinfo", "no 'hca_id:' line, got '" + abbreviate(output.strip()) + "'");
+        }
+        return states;
+    }
+
+    /**
      * Whether {@code bridge0} (the Thunderbolt Bridge) is up in {@code ifconfig} output. RDMA over
      * Thunderbolt needs it down: with several cables it also forms a switching loop.
      */

@@ -62,10 +62,24 @@ public class DesiredStateStore {
      * @param source where the inventory came from (a directory), for the audit entry
      */
     public Plan apply(Inventory inventory, String actor, String source) {
+        return apply(inventory, actor, source, null);
+    }
+
+    /**
+     * Applies the inventory only if it still makes exactly the expected changes (a saved or confirmed plan); otherwise
+     * changes nothing and throws {@link StalePlanException}.
+     *
+     * @param expected the plan the operator saw, or null to apply whatever the inventory now changes
+     */
+    public Plan apply(Inventory inventory, String actor, String source, Plan expected) {
         return Jdbc.inTransaction(dataSource, connection -> {
             // Serializes concurrent applies: the second one plans against what the first committed.
             Jdbc.query(connection, "select id from inventory_lock where id = 1 for update", row -> row.getInt(1));
             Plan plan = plan(connection, inventory);
+            if (expected != null && !expected.equals(plan)) {
+                throw new StalePlanException("the stored desired state changed since the plan was made (planned: " + expected.appliedSummary()
+                        + "; applying now: " + plan.appliedSummary() + "); nothing was applied: make a new plan");
+            }
             Instant now = clock.instant();
             OffsetDateTime updatedAt = OffsetDateTime.ofInstant(now, ZoneOffset.UTC);
             Map<String, Cluster> clusters = inventory.clusters().stream().collect(Collectors.toMap(Cluster::name, cluster -> cluster));
@@ -241,6 +255,13 @@ public class DesiredStateStore {
             return JSON.readValue(json, DOCUMENT);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("stored document is not JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** A saved or confirmed plan no longer matches what applying would change. */
+    public static final class StalePlanException extends RuntimeException {
+        public StalePlanException(String message) {
+            super(message);
         }
     }
 }

@@ -55,6 +55,31 @@ public final class InventoryLoader {
      * @throws InventoryDirectoryException when the directory itself cannot be read
      */
     public static LoadResult load(Path directory) {
+        return new Run().load(files(directory));
+    }
+
+    /**
+     * The text of every YAML file {@link #load(Path)} reads, keyed by its path relative to the directory: what a saved
+     * plan keeps, so that applying it applies exactly what was planned even if the directory changes afterwards.
+     */
+    public static Map<String, String> texts(Path directory) {
+        Map<String, String> texts = new java.util.TreeMap<>();
+        for (Path file : files(directory)) {
+            try {
+                texts.put(directory.relativize(file).toString(), PositionedYaml.decodeUtf8(Files.readAllBytes(file)));
+            } catch (IOException | PositionedYaml.SyntaxException e) {
+                throw new InventoryDirectoryException(file + ": cannot be read (" + e.getMessage() + ")");
+            }
+        }
+        return texts;
+    }
+
+    /** Loads an inventory given as YAML texts keyed by file name (a saved plan's copy of its directory). */
+    public static LoadResult loadTexts(Map<String, String> texts) {
+        return new Run().loadTexts(new java.util.TreeMap<>(texts));
+    }
+
+    private static List<Path> files(Path directory) {
         if (!Files.isDirectory(directory)) {
             throw new InventoryDirectoryException(directory + ": not a directory; expected a directory of inventory YAML files");
         }
@@ -73,7 +98,7 @@ public final class InventoryLoader {
             throw new InventoryDirectoryException(directory + ": no *.yaml or *.yml files; expected an inventory directory"
                     + " (an intentionally empty inventory is a file with 'machines: []')");
         }
-        return new Run().load(files);
+        return files;
     }
 
     /** The name errors give an inventory that arrives as one document in a request: inventory.yaml:12:5: ... */

@@ -76,6 +76,14 @@ public class ProvisionCommand implements Callable<Integer> {
     @Mixin
     SshOptions ssh;
 
+    @Option(names = "--serial", paramLabel = "N", defaultValue = "0",
+            description = "Rolling run: N machines at a time through the whole playbook, batch after batch (default: all at once).")
+    int serial;
+
+    @Option(names = "--max-fail-percent", paramLabel = "P", defaultValue = "100",
+            description = "With --serial: stop before the next batch when more than P percent of a batch failed (default ${DEFAULT-VALUE}: never).")
+    int maxFailPercent;
+
     @Option(names = "--json", description = "With --dry-run: the plan as JSON.")
     boolean json;
 
@@ -93,8 +101,14 @@ public class ProvisionCommand implements Callable<Integer> {
             err.println("macfleet provision: " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        ProvisioningService.Options options = new ProvisioningService.Options(settings.parallelism(), settings.acceptNewHostKeys(),
-                settings.limits().connectTimeout(), settings.limits().commandTimeout(), ProvisioningService.Options.DEFAULTS.leaseTimeout());
+        ProvisioningService.Options options;
+        try {
+            options = new ProvisioningService.Options(settings.parallelism(), settings.acceptNewHostKeys(), settings.limits().connectTimeout(),
+                    settings.limits().commandTimeout(), ProvisioningService.Options.DEFAULTS.leaseTimeout(), serial, maxFailPercent);
+        } catch (IllegalArgumentException e) {
+            err.println("macfleet provision: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
         ProvisioningService.Request request = new ProvisioningService.Request(cluster, machines, playbook, only, from, newRun, options);
         String who = actor.name();
         try {
@@ -118,6 +132,7 @@ public class ProvisionCommand implements Callable<Integer> {
                 listener.finish();
             }
             printSummary(out, outcome, !nonInteractive);
+            service.run(outcome.runId()).ifPresent(detail -> printRecap(out, detail));
             out.flush();
             return exitCode(outcome);
         } catch (PlaybookLoader.InvalidPlaybookException e) {
@@ -149,6 +164,40 @@ public class ProvisionCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "  %-26s %-9s %-15s %s%n", step.step(), step.type(), step.verdict(), abbreviate(step.detail()));
             }
         }
+    }
+
+    /**
+     * Steps per machine by outcome, like Ansible's PLAY RECAP: ok (already as wanted), changed (the step acted), skipped
+     * (not applicable), failed, waiting for a person. Steps not reached (pending) are not counted.
+     */
+    static void printRecap(PrintWriter out, RunView.Detail detail) {
+        out.println();
+        out.println("Recap of run " + detail.run().id() + ":");
+        out.printf(Locale.ROOT, "  %-14s %4s %8s %8s %7s %20s%n", "machine", "ok", "changed", "skipped", "failed", "waiting-for-a-person");
+        for (String machine : detail.run().machines()) {
+            Map<StepStatus, Long> counts = detail.steps().stream().filter(step -> step.machine().equals(machine))
+                    .collect(java.util.stream.Collectors.groupingBy(step -> StepStatus.fromLabel(step.status()), java.util.stream.Collectors.counting()));
+            out.printf(Locale.ROOT, "  %-14s %4d %8d %8d %7d %20d%n", machine, counts.getOrDefault(StepStatus.SKIPPED_ALREADY_DONE, 0L),
+                    counts.getOrDefault(StepStatus.DONE, 0L), counts.getOrDefault(StepStatus.SKIPPED_NOT_APPLICABLE, 0L),
+                    counts.getOrDefault(StepStatus.FAILED, 0L), counts.getOrDefault(StepStatus.WAITING_FOR_OPERATOR, 0L));
+        }
+    }
+
+    /** "8 done, 1 waiting-for-operator" from a run's step counts, in status order. */
+    static String describeCounts(Map<String, Integer> counts) {
+        List<String> parts = new java.util.ArrayList<>();
+        for (StepStatus status : StepStatus.values()) {
+            Integer count = counts.get(status.label());
+            if (count != null && count > 0) {
+                parts.add(count + " " + status.label());
+            }
+        }
+        counts.forEach((label, count) -> {
+            if (java.util.Arrays.stream(StepStatus.values()).noneMatch(status -> status.label().equals(label))) {
+                parts.add(count + " " + label);
+            }
+        });
+        return parts.isEmpty() ? "-" : String.join(", ", parts);
     }
 
     static void printSummary(PrintWriter out, RunOutcome outcome, boolean interactive) {
@@ -200,7 +249,7 @@ public class ProvisionCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "%-5s %-16s %-12s %-21s %-20s %-12s %s%n", "run", "playbook", "cluster", "status", "started", "by", "steps");
                 for (RunView.Run run : runs) {
                     out.printf(Locale.ROOT, "%-5d %-16s %-12s %-21s %-20s %-12s %s%n", run.id(), run.playbook(), run.cluster() == null ? "-" : run.cluster(),
-                            run.status(), run.createdAt().toString().substring(0, 19), run.startedBy(), run.counts());
+                            run.status(), run.createdAt().toString().substring(0, 19), run.startedBy(), describeCounts(run.counts()));
                 }
             }
             out.flush();

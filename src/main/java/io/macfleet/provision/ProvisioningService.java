@@ -66,13 +66,29 @@ public class ProvisioningService {
      *
      * @param leaseTimeout how old a run's heartbeat must be before another process may take the run over
      */
-    public record Options(int parallel, boolean acceptNewHostKeys, Duration connectTimeout, Duration commandTimeout, Duration leaseTimeout) {
+    /**
+     * @param serial machines per batch of a rolling run, 0 for all at once ({@code --serial})
+     * @param maxFailPercent the share of a batch that may fail before later batches stop ({@code --max-fail-percent}, 100: never)
+     */
+    public record Options(int parallel, boolean acceptNewHostKeys, Duration connectTimeout, Duration commandTimeout, Duration leaseTimeout,
+                          int serial, int maxFailPercent) {
         public static final Options DEFAULTS = new Options(32, false, Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(20));
 
         public Options {
             if (parallel < 1) {
                 throw new IllegalArgumentException("--parallel must be at least 1");
             }
+            if (serial < 0) {
+                throw new IllegalArgumentException("--serial " + serial + " is negative; expected machines per batch, or 0 for all at once");
+            }
+            if (maxFailPercent < 0 || maxFailPercent > 100) {
+                throw new IllegalArgumentException("--max-fail-percent " + maxFailPercent + " is out of range; expected 0 to 100");
+            }
+        }
+
+        /** All machines at once, never stopping early. */
+        public Options(int parallel, boolean acceptNewHostKeys, Duration connectTimeout, Duration commandTimeout, Duration leaseTimeout) {
+            this(parallel, acceptNewHostKeys, connectTimeout, commandTimeout, leaseTimeout, 0, 100);
         }
     }
 
@@ -245,6 +261,8 @@ public class ProvisioningService {
             options.put("only", request.only());
             options.put("from", request.from());
             options.put("parallel", request.options().parallel());
+            options.put("serial", request.options().serial());
+            options.put("maxFailPercent", request.options().maxFailPercent());
             runId = store.createRun(resolved.playbook(), resolved.targetKey(), request.cluster(), resolved.machineNames(), options,
                     resolved.steps(), actor, clock.instant());
             resumed = false;
@@ -444,7 +462,8 @@ public class ProvisioningService {
             for (MachineContext context : contexts(resolved, transport, run, false)) {
                 targets.add(new RunExecutor.Target(context, context.entry().cluster()));
             }
-            RunExecutor executor = new RunExecutor(store, facts, cabling, audit, clock, actor, owner, options.leaseTimeout(), options.parallel());
+            RunExecutor executor = new RunExecutor(store, facts, cabling, audit, clock, actor, owner, options.leaseTimeout(), options.parallel())
+                    .rolling(options.serial(), options.maxFailPercent());
             return executor.execute(runId, resumed, resolved.playbook(), resolved.steps(), targets, listener);
         } finally {
             store.release(runId, owner);

@@ -48,6 +48,9 @@ final class RunExecutor {
     private final Duration leaseTimeout;
     private final int parallelism;
     private final AtomicBoolean leaseLost = new AtomicBoolean();
+    /** Machines per batch of a rolling run (0: all at once), and the share of a batch that may fail before the rest stops. */
+    private int serial;
+    private int maxFailPercent = 100;
     private final ReentrantLock operatorTurn = new ReentrantLock(true);
 
     RunExecutor(ProvisioningStore store, FactsService facts, ClusterCabling cabling, AuditLog audit, Clock clock, String actor,
@@ -63,52 +66,44 @@ final class RunExecutor {
         this.parallelism = parallelism;
     }
 
+    /**
+     * A rolling run, like Ansible's serial and max_fail_percentage: the machines go through the playbook in batches of
+     * {@code serial}, one batch after the other (cluster steps meet within the batch), and when more than
+     * {@code maxFailPercent} percent of a batch failed the later batches do not start.
+     */
+    RunExecutor rolling(int serial, int maxFailPercent) {
+        this.serial = serial;
+        this.maxFailPercent = maxFailPercent;
+        return this;
+    }
+
     RunOutcome execute(long runId, boolean resumed, Playbook playbook, List<PlaybookStep> steps, List<Target> targets, ProvisioningListener listener) {
         long start = System.nanoTime();
         store.runStatus(runId, "running", clock.instant(), false);
         listener.runStarted(runId, resumed, playbook.name(), targets.stream().map(t -> t.context().machine()).toList());
         Map<String, RunView.Step> initial = new HashMap<>();
         store.detail(runId).orElseThrow().steps().forEach(step -> initial.put(step.machine() + "/" + step.step(), step));
-        Map<String, Rendezvous> rendezvous = new ConcurrentHashMap<>();
-        for (PlaybookStep step : steps) {
-            if (step.scope() == PlaybookStep.Scope.CLUSTER) {
-                Map<String, List<String>> members = new LinkedHashMap<>();
-                for (Target target : targets) {
-                    if (target.cluster() != null) {
-                        members.computeIfAbsent(target.cluster(), key -> new ArrayList<>()).add(target.context().machine());
-                    }
-                }
-                members.forEach((cluster, machines) -> rendezvous.put(step.name() + "/" + cluster, new Rendezvous(Set.copyOf(machines))));
-            }
-        }
         Map<String, String> states = new ConcurrentHashMap<>();
         Map<String, String> messages = new ConcurrentHashMap<>();
         List<OperatorRequest> waiting = Collections.synchronizedList(new ArrayList<>());
         Thread heartbeat = Thread.ofVirtual().name("provision-lease-" + runId).start(() -> heartbeat(runId));
         Semaphore slots = new Semaphore(parallelism);
-        try (ExecutorService machines = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (Target target : targets) {
-                machines.submit(() -> {
-                    String machine = target.context().machine();
-                    boolean acquired = false;
-                    try {
-                        slots.acquire();
-                        acquired = true;
-                        runMachine(runId, playbook, steps, target, initial, rendezvous, listener, states, messages, waiting);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        states.put(machine, "in-progress");
-                    } catch (RuntimeException e) {
-                        states.put(machine, "failed");
-                        messages.put(machine, machine + ": " + e);
-                    } finally {
-                        if (acquired) {
-                            slots.release();
-                        }
-                        departEverywhere(rendezvous, target, machine + " stopped before this step");
+        int batchSize = serial <= 0 ? Math.max(1, targets.size()) : serial;
+        boolean stopped = false;
+        try {
+            for (int first = 0; first < targets.size(); first += batchSize) {
+                List<Target> batch = targets.subList(first, Math.min(targets.size(), first + batchSize));
+                if (stopped) {
+                    for (Target target : batch) {
+                        states.put(target.context().machine(), "in-progress");
+                        messages.put(target.context().machine(), "not started: more than " + maxFailPercent
+                                + "% of an earlier batch failed (--max-fail-percent)");
                     }
-                    return null;
-                });
+                    continue;
+                }
+                runBatch(runId, playbook, steps, batch, initial, listener, states, messages, waiting, slots);
+                long failed = batch.stream().filter(target -> "failed".equals(states.get(target.context().machine()))).count();
+                stopped = failed * 100 > (long) maxFailPercent * batch.size();
             }
         } finally {
             heartbeat.interrupt();
@@ -131,6 +126,55 @@ final class RunExecutor {
             orderedMessages.put(machine, messages.getOrDefault(machine, ""));
         }
         return new RunOutcome(runId, resumed, status, ordered, orderedMessages, List.copyOf(waiting), Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /** Every machine of one batch through the playbook, at most {@code parallelism} at a time; returns when all stopped. */
+    private void runBatch(long runId, Playbook playbook, List<PlaybookStep> steps, List<Target> batch, Map<String, RunView.Step> initial,
+                          ProvisioningListener listener, Map<String, String> states, Map<String, String> messages,
+                          List<OperatorRequest> waiting, Semaphore slots) {
+        Map<String, Rendezvous> rendezvous = rendezvous(steps, batch);
+        try (ExecutorService machines = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Target target : batch) {
+                machines.submit(() -> {
+                    String machine = target.context().machine();
+                    boolean acquired = false;
+                    try {
+                        slots.acquire();
+                        acquired = true;
+                        runMachine(runId, playbook, steps, target, initial, rendezvous, listener, states, messages, waiting);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        states.put(machine, "in-progress");
+                    } catch (RuntimeException e) {
+                        states.put(machine, "failed");
+                        messages.put(machine, machine + ": " + e);
+                    } finally {
+                        if (acquired) {
+                            slots.release();
+                        }
+                        departEverywhere(rendezvous, target, machine + " stopped before this step");
+                    }
+                    return null;
+                });
+            }
+        }
+    }
+
+    /** One meeting per cluster step and cluster, of the machines of this batch. */
+    private static Map<String, Rendezvous> rendezvous(List<PlaybookStep> steps, List<Target> targets) {
+        Map<String, Rendezvous> rendezvous = new ConcurrentHashMap<>();
+        for (PlaybookStep step : steps) {
+            if (step.scope() == PlaybookStep.Scope.CLUSTER) {
+                Map<String, List<String>> members = new LinkedHashMap<>();
+                for (Target target : targets) {
+                    if (target.cluster() != null) {
+                        members.computeIfAbsent(target.cluster(), key -> new ArrayList<>()).add(target.context().machine());
+                    }
+                }
+                members.forEach((cluster, machines) -> rendezvous.put(step.name() + "/" + cluster, new Rendezvous(Set.copyOf(machines))));
+            }
+        }
+        return rendezvous;
     }
 
     private void runMachine(long runId, Playbook playbook, List<PlaybookStep> steps, Target target, Map<String, RunView.Step> initial,
@@ -287,8 +331,20 @@ final class RunExecutor {
             store.stepWaiting(runId, request, clock.instant());
             OperatorAnswer answer;
             // Machine by machine: one walkthrough at a time, the others wait their turn.
-            operatorTurn.lock();
+            boolean waitedForTurn = !operatorTurn.tryLock();
+            if (waitedForTurn) {
+                operatorTurn.lock();
+            }
             try {
+                if (waitedForTurn) {
+                    // Another Mac's walkthrough came first, and a person often does several Macs in Recovery at once:
+                    // check this one again before asking for what may be done already.
+                    CheckResult again = step.definition().check(context);
+                    if (again.satisfied()) {
+                        listener.progress(machine, step.name(), "done meanwhile, checked again before asking: " + again.detail());
+                        return new OperatorResult(StepStatus.DONE, "done meanwhile (checked again before asking): " + again.detail(), null);
+                    }
+                }
                 answer = awaitAnswer(runId, machine, step.name(), listener.operatorNeeded(request));
             } finally {
                 operatorTurn.unlock();

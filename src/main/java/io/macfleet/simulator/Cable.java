@@ -4,9 +4,10 @@ import java.util.Objects;
 
 /**
  * A Thunderbolt cable between two ports. A one-sided cable is seen by end {@code a} only (a half-seated
- * connector or a failing cable: one Mac lists the peer, the other does not).
+ * connector or a failing cable: one Mac lists the peer, the other does not). A cable whose RDMA is down links at
+ * Thunderbolt speed on both sides, but its RDMA ports stay PORT_DOWN (a faulty cable or a stale RDMA state).
  */
-public record Cable(PortRef a, PortRef b, LinkSpeed speed, boolean oneSided) {
+public record Cable(PortRef a, PortRef b, LinkSpeed speed, boolean oneSided, boolean rdmaDown) {
     public Cable {
         Objects.requireNonNull(a, "a");
         Objects.requireNonNull(b, "b");
@@ -14,6 +15,10 @@ public record Cable(PortRef a, PortRef b, LinkSpeed speed, boolean oneSided) {
         if (a.machine().equals(b.machine())) {
             throw new IllegalArgumentException("a cable from " + a + " to " + b + " loops back into the same Mac");
         }
+    }
+
+    public Cable(PortRef a, PortRef b, LinkSpeed speed, boolean oneSided) {
+        this(a, b, speed, oneSided, false);
     }
 
     public Cable(PortRef a, PortRef b, LinkSpeed speed) {
@@ -37,6 +42,6 @@ public record Cable(PortRef a, PortRef b, LinkSpeed speed, boolean oneSided) {
 
     @Override
     public String toString() {
-        return a + " <-> " + b + " (" + speed + (oneSided ? ", one-sided" : "") + ")";
+        return a + " <-> " + b + " (" + speed + (oneSided ? ", one-sided" : "") + (rdmaDown ? ", RDMA down" : "") + ")";
     }
 }

@@ -36,8 +36,8 @@ public final class Cabling {
     public synchronized Cable move(PortRef from, PortRef to) {
         Cable cable = unplug(from).orElseThrow(() -> new IllegalStateException("no cable in " + from));
         Cable moved = cable.a().equals(from)
-                ? new Cable(to, cable.b(), cable.speed(), cable.oneSided())
-                : new Cable(cable.a(), to, cable.speed(), cable.oneSided());
+                ? new Cable(to, cable.b(), cable.speed(), cable.oneSided(), cable.rdmaDown())
+                : new Cable(cable.a(), to, cable.speed(), cable.oneSided(), cable.rdmaDown());
         try {
             plug(moved);
         } catch (RuntimeException e) {
@@ -49,8 +49,13 @@ public final class Cabling {
 
     /** Replaces the cable at this port with one of another speed or sidedness (a TB4 cable, a half-seated plug). */
     public synchronized Cable replace(PortRef port, LinkSpeed speed, boolean oneSided) {
+        return replace(port, speed, oneSided, false);
+    }
+
+    /** Replaces the cable at this port with one of another speed, sidedness or RDMA state (a faulty cable). */
+    public synchronized Cable replace(PortRef port, LinkSpeed speed, boolean oneSided, boolean rdmaDown) {
         Cable cable = unplug(port).orElseThrow(() -> new IllegalStateException("no cable in " + port));
-        Cable replacement = new Cable(cable.a(), cable.b(), speed, oneSided);
+        Cable replacement = new Cable(cable.a(), cable.b(), speed, oneSided, rdmaDown);
         cables.add(replacement);
         return replacement;
     }

@@ -181,7 +181,11 @@ public final class SimulatedFleet implements AutoCloseable {
      * {@link PortPlan#fullMesh(String, java.util.List)}.
      */
     public List<String> cableFullMesh() {
-        List<String> names = new ArrayList<>(machines.keySet());
+        return cableFullMesh(new ArrayList<>(machines.keySet()));
+    }
+
+    /** Cables every pair of these Macs (at most 6) with Thunderbolt 5, following {@link PortPlan#fullMesh}. */
+    public List<String> cableFullMesh(List<String> names) {
         if (names.size() < 2) {
             return List.of();
         }
@@ -231,6 +235,14 @@ public final class SimulatedFleet implements AutoCloseable {
                 powerOnNow(mac);
             }
         }, rebootDuration.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Powers the Mac off, restores it as delivered ({@link SimulatedMac#restoreAsDelivered}) and boots it again. */
+    public void restoreAsDelivered(String name, MacosRelease delivered) {
+        SimulatedMac mac = machine(name);
+        shutDown(mac, PowerState.OFF);
+        mac.restoreAsDelivered(delivered);
+        powerOnNow(mac);
     }
 
     public void powerOff(String name) {
@@ -309,12 +321,13 @@ public final class SimulatedFleet implements AutoCloseable {
     /** The fault kinds {@link #inject(FaultStep)} understands. */
     public static final List<String> FAULT_KINDS = List.of("hang", "hang-connect", "slow", "drop-connection", "garbage", "reboot-never-returns",
             "disk-full", "crash-loop", "daemon-crash", "host-key-change", "reboot", "power-off", "power-on", "recovery", "clear",
-            "unplug", "plug", "tb4", "tb5", "one-sided", "move");
+            "unplug", "plug", "tb4", "tb5", "one-sided", "rdma-down", "move");
 
     /**
      * Injects one fault. Machine faults: hang, slow (millis), drop-connection, garbage, reboot-never-returns,
      * disk-full, crash-loop (daemon), daemon-crash (daemon), host-key-change, reboot, power-off, power-on, recovery,
-     * clear. Cable faults (cable = a port): unplug, plug (peer, TB5), tb4, tb5, one-sided, move (to).
+     * clear. Cable faults (cable = a port): unplug, plug (peer, TB5), tb4, tb5, one-sided, rdma-down (links, but its RDMA
+     * ports stay PORT_DOWN), move (to), clear (a sound Thunderbolt 5 cable again, in the same ports).
      *
      * @return a sentence saying what was done
      */
@@ -343,13 +356,16 @@ public final class SimulatedFleet implements AutoCloseable {
                     cabling.plug(seenFromHereOnly);
                     yield "now " + seenFromHereOnly;
                 }
+                case "rdma-down" -> "now " + cabling.replace(port, cabling.at(port).map(Cable::speed)
+                        .orElseThrow(() -> new IllegalStateException("no cable in " + port)), false, true);
+                case "clear" -> "now " + cabling.replace(port, LinkSpeed.TB5, false, false);
                 case "move" -> {
                     if (step.to() == null) {
                         throw new IllegalArgumentException("fault 'move' of " + port + " needs 'to' (machine:port)");
                     }
                     yield "moved to " + cabling.move(port, PortRef.parse(step.to()));
                 }
-                default -> throw new IllegalArgumentException("'" + kind + "' is not a cable fault (unplug, plug, tb4, tb5, one-sided, move)");
+                default -> throw new IllegalArgumentException("'" + kind + "' is not a cable fault (unplug, plug, tb4, tb5, one-sided, rdma-down, move, clear)");
             };
         }
         if (step.machine() == null) {
@@ -465,7 +481,8 @@ public final class SimulatedFleet implements AutoCloseable {
         for (int port = 1; port <= MacSpec.THUNDERBOLT_PORTS; port++) {
             String device = "rdma_" + MacSpec.thunderboltInterface(port);
             Link link = link(mac, port);
-            boolean active = link != null && link.speed() == LinkSpeed.TB5 && link.peer().snapshot().rdmaEnabled();
+            boolean faulty = cabling.at(new PortRef(mac.name(), port)).map(cable -> cable.rdmaDown() || cable.oneSided()).orElse(false);
+            boolean active = link != null && !faulty && link.speed() == LinkSpeed.TB5 && link.peer().snapshot().rdmaEnabled();
             devices.add(new MacosOutput.RdmaDevice(device, MacosOutput.guidFor(mac.spec(), device), systemImage, active, port));
         }
         return devices;

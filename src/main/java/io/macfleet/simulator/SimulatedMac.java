@@ -47,6 +47,12 @@ public final class SimulatedMac {
         this.release = release;
         this.volumeOwnerUser = volumeOwnerUser;
         this.volumeOwnerPassword = volumeOwnerPassword;
+        createFileSystem();
+        this.launchd = new Launchd(this);
+        ipv4.put("en0", address + "/24");
+    }
+
+    private void createFileSystem() {
         for (String directory : List.of("Library/LaunchDaemons", "usr/local/bin", "var/log", "etc", "Users/" + volumeOwnerUser, "tmp")) {
             try {
                 Files.createDirectories(root.resolve(directory));
@@ -54,10 +60,37 @@ public final class SimulatedMac {
                 throw new UncheckedIOException("cannot create the file system of " + spec.name() + " under " + root, e);
             }
         }
-        this.launchd = new Launchd(this);
-        ipv4.put("en0", address + "/24");
         writeIfMissing("etc/ssh/sshd_config.d/100-macos.conf", MacosOutput.SSHD_CONFIG_D_MACOS);
         installJava();
+    }
+
+    /**
+     * Back to how the Mac was delivered (`macfleet demo reset`), while it is off: this release, RDMA off, the Thunderbolt
+     * Bridge on, no bootstrap token, default power settings, no faults, and a fresh file system (what provisioning and
+     * deployments wrote is gone). The SSH host key stays.
+     */
+    synchronized void restoreAsDelivered(MacosRelease delivered) {
+        release = delivered;
+        releaseAfterReboot = null;
+        rdmaEnabled = false;
+        rdmaAfterReboot = null;
+        bootstrapTokenEscrowed = false;
+        mdmEnrolled = false;
+        thunderboltBridgeActive = true;
+        String management = ipv4.get("en0");
+        ipv4.clear();
+        ipv4.put("en0", management);
+        powerSettings.clear();
+        powerSettings.putAll(MacosOutput.MAC_STUDIO_POWER_DEFAULTS);
+        faults.clear();
+        try (var paths = Files.walk(root)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot clear the file system of " + spec.name() + " under " + root, e);
+        }
+        createFileSystem();
     }
 
     /** What {@code ps} would have shown to any local user: the command lines and programs' arguments this Mac ran (the newest 2,000). */

@@ -86,6 +86,33 @@ class CablingCheckTest {
     }
 
     @Test
+    void oneSidedCableInItsPlannedPortsIsOneFindingNotAlsoAMissingCable() {
+        ClusterFixture cluster = ClusterFixture.macStudios(first(2)).oneSided("studio-02", 4, "studio-01", 4, "80 Gb/s");
+        PlannedTopology plan = new PlannedTopology("llm-a", cluster.names(), PlannedTopology.Kind.FULL_MESH, List.of(
+                new Topology.Link(new PortReference("studio-01", 4), new PortReference("studio-02", 4))));
+
+        CablingReport report = CablingCheck.check(plan, cluster.facts(), Optional.of("26.2"));
+
+        assertThat(report.findings()).extracting(Finding::code).containsExactly(Code.ONE_SIDED_LINK);
+    }
+
+    @Test
+    void everyMachineOnTheSameVersionThatIsNotTheTargetIsFound() {
+        ClusterFixture cluster = ClusterFixture.fullMesh(first(2)).version("studio-01", "26.1").version("studio-02", "26.1");
+
+        CablingReport report = check(cluster);
+
+        assertThat(report.findings()).singleElement().satisfies(finding -> {
+            assertThat(finding.code()).isEqualTo(Code.MACOS_VERSION_MISMATCH);
+            assertThat(finding.machines()).containsExactly("studio-01", "studio-02");
+            assertThat(finding.message()).isEqualTo("every machine of cluster llm-a runs macOS 26.1, not the cluster's target 26.2");
+            assertThat(finding.fix()).isEqualTo("Update studio-01, studio-02 from macOS 26.1 to 26.2.");
+        });
+        assertThat(report.passed()).isFalse();
+        assertThat(report.verdict()).doesNotStartWith("ready");
+    }
+
+    @Test
     void cableInTheWrongPortsAgainstAnExplicitPlan() {
         ClusterFixture cluster = ClusterFixture.macStudios(first(2)).cable("studio-01", 3, "studio-02", 5);
         PlannedTopology plan = new PlannedTopology("llm-a", cluster.names(), PlannedTopology.Kind.EXPLICIT, List.of(

@@ -99,4 +99,37 @@ class CablingCommandTest {
         assertThat(tooMany.exitCode()).isEqualTo(2);
         assertThat(tooMany.err()).contains("a full RDMA mesh has at most 6 machines");
     }
+
+    @Test
+    void ringConfigRefusesAFailingClusterUnlessForcedAndSaysWhichAddressesItAssumes(@TempDir Path captures) throws Exception {
+        ClusterFixture ring = ClusterFixture.macStudios("a", "b", "c").cable("a", 2, "b", 2).cable("b", 3, "c", 3).cable("c", 4, "a", 4);
+        ring.writeCaptures(captures.resolve("good"));
+        ring.bridgeActive("b").writeCaptures(captures.resolve("bad"));
+
+        Run good = run("config", "--from", captures.resolve("good").toString(), "--format", "mlx-ring");
+        Run bad = run("config", "--from", captures.resolve("bad").toString(), "--format", "mlx-ring");
+        Run forced = run("config", "--from", captures.resolve("bad").toString(), "--format", "mlx-ring", "--force");
+
+        assertThat(good.exitCode()).as(good.err()).isZero();
+        assertThat(good.out()).contains("\"backend\" : \"ring\"").doesNotContain("assumes");
+        assertThat(good.err()).contains("assumes these point-to-point addresses on the Thunderbolt links (one /30 per cable")
+                .contains("Thunderbolt Bridge off").containsPattern("a en\\d 192\\.168\\.0\\.\\d+  <->  b en\\d 192\\.168\\.0\\.\\d+");
+        assertThat(bad.exitCode()).isEqualTo(1);
+        assertThat(bad.out()).isEmpty();
+        assertThat(bad.err()).contains("fails the cabling check for the ring backend").contains("Thunderbolt Bridge").contains("--force");
+        assertThat(forced.exitCode()).as(forced.err()).isZero();
+        assertThat(forced.out()).contains("\"backend\" : \"ring\"");
+    }
+
+    @Test
+    void planSvgDrawsPlannedCablesAsPlannedNotAsAgreeing(@TempDir Path directory) throws Exception {
+        Path svg = directory.resolve("plan.svg");
+
+        Run plan = run("plan", "--machines", "a,b,c,d", "--cluster", "llm-a", "--svg", svg.toString());
+
+        assertThat(plan.exitCode()).as(plan.err()).isZero();
+        String drawn = Files.readString(svg);
+        assertThat(drawn.split("data-state=\"planned\"", -1)).hasSize(7);
+        assertThat(drawn).doesNotContain("data-state=\"ok\"").doesNotContain("both sides agree").contains("planned, not yet observed");
+    }
 }

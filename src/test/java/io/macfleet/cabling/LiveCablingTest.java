@@ -136,6 +136,41 @@ class LiveCablingTest {
     }
 
     @Test
+    void aLinkSeenFromOneSideOnlyAgainstPinnedPortsIsOneFinding() throws Exception {
+        // The demo's inventory pins every cable's ports; a one-sided cable used to be reported missing as well.
+        List<String> links = PortPlan.fullMesh("llm-a", FOUR).cables().stream().map(Topology.Link::toString).toList();
+        simulation.fleet.inject(FaultStep.cable(end(plannedCable("studio-01", "studio-02"), "studio-02").toString(), "one-sided"));
+
+        CablingReport report = check(new SimulatedInventory.ClusterSpec("llm-a", "26.2", FOUR, links));
+
+        assertThat(codes(report)).containsExactly(Finding.Code.ONE_SIDED_LINK);
+    }
+
+    @Test
+    void aCableWhoseRdmaPortStaysDown() throws Exception {
+        Topology.Link cable = plannedCable("studio-02", "studio-04");
+        simulation.fleet.inject(FaultStep.cable(end(cable, "studio-02").toString(), "rdma-down"));
+
+        CablingReport report = checkFourMachineMesh();
+
+        assertThat(codes(report)).containsExactly(Finding.Code.RDMA_PORT_DOWN, Finding.Code.RDMA_PORT_DOWN);
+        assertThat(report.findings()).extracting(finding -> finding.machines().getFirst()).containsExactlyInAnyOrder("studio-02", "studio-04");
+        assertThat(report.findings().getFirst().message()).contains("is PORT_DOWN (ibv_devinfo), not PORT_ACTIVE");
+        assertThat(report.passed()).isFalse();
+
+        simulation.fleet.inject(FaultStep.cable(end(cable, "studio-02").toString(), "clear"));
+        assertThat(codes(checkFourMachineMesh())).isEmpty();
+    }
+
+    @Test
+    void everyMachineOnOneVersionThatIsNotTheTarget() throws Exception {
+        FOUR.forEach(machine -> simulation.fleet.machine(machine).setRelease(MacosRelease.of("26.1")));
+        CablingReport report = checkFourMachineMesh();
+        assertThat(codes(report)).containsExactly(Finding.Code.MACOS_VERSION_MISMATCH);
+        assertThat(report.findings().getFirst().machines()).containsExactlyElementsOf(FOUR);
+    }
+
+    @Test
     void anExtraCableBetweenAPairIsADuplicateLink() throws Exception {
         simulation.fleet.cabling().plug("studio-01:" + freePort("studio-01"), "studio-04:" + freePort("studio-04"), LinkSpeed.TB5);
         CablingReport report = checkFourMachineMesh();

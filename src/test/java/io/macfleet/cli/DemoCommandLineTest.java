@@ -17,4 +17,21 @@ class DemoCommandLineTest {
         assertThat(MacfleetMain.isServe("demo", "machines")).isFalse();
         assertThat(MacfleetMain.isServe("inventory", "apply")).isFalse();
     }
+
+    @Test
+    void demoMachinesIsATableForPeople() {
+        String body = "[{\"name\":\"studio-01\",\"address\":\"127.0.0.11\",\"sshPort\":2222,\"power\":\"on\",\"sshReachable\":true,"
+                + "\"memoryGb\":512,\"macosVersion\":\"26.1\",\"rdmaEnabled\":false,\"thunderboltBridgeActive\":true,"
+                + "\"faults\":{\"hang\":true,\"slowMillis\":0,\"crashLoopingDaemons\":[]}},"
+                + "{\"name\":\"studio-02\",\"address\":\"127.0.0.12\",\"sshPort\":2222,\"power\":\"off\",\"sshReachable\":false,"
+                + "\"memoryGb\":256,\"macosVersion\":\"26.2\",\"rdmaEnabled\":true,\"thunderboltBridgeActive\":false,"
+                + "\"faults\":{\"hang\":false,\"slowMillis\":0,\"crashLoopingDaemons\":[]}}]";
+
+        String table = DemoCommand.machinesTable(body);
+
+        assertThat(table.lines().toList()).containsExactly(
+                "machine      ssh                   power     macOS  RDMA  bridge memory  faults",
+                "studio-01    127.0.0.11:2222       on        26.1   off   on      512 GB hang",
+                "studio-02    127.0.0.12:2222 (down) off       26.2   on    off     256 GB -");
+    }
 }

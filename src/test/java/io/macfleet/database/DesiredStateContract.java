@@ -140,6 +140,25 @@ abstract class DesiredStateContract {
     }
 
     @Test
+    void theAuditLogFiltersByActionPrefixAndLeavesOutNoise() {
+        JdbcAuditLog audit = new JdbcAuditLog(dataSource());
+        Instant start = Instant.parse("2026-01-01T00:00:00Z");
+        audit.record(new AuditEvent(start, "alice", "studio-01", "ssh.exec", "uname -a", AuditEvent.Outcome.SUCCESS));
+        audit.record(new AuditEvent(start.plusSeconds(1), "alice", "studio-01", "inventory.machine.add", "", AuditEvent.Outcome.SUCCESS));
+        audit.record(new AuditEvent(start.plusSeconds(2), "alice", null, "inventory.apply", "", AuditEvent.Outcome.SUCCESS));
+        audit.record(new AuditEvent(start.plusSeconds(3), "demo", "studio-01", "demo.fault", "hang", AuditEvent.Outcome.SUCCESS));
+        audit.record(new AuditEvent(start.plusSeconds(4), "alice", null, "inventoryX", "not under inventory.", AuditEvent.Outcome.SUCCESS));
+
+        assertThat(audit.find(new AuditQuery(null, "inventory.*", null, null, 100, List.of()))).extracting(entry -> entry.event().action())
+                .containsExactly("inventory.apply", "inventory.machine.add");
+        assertThat(audit.find(new AuditQuery(null, null, null, null, 100, List.of("ssh.exec", "demo.*")))).extracting(entry -> entry.event().action())
+                .containsExactly("inventoryX", "inventory.apply", "inventory.machine.add");
+        assertThat(audit.find(new AuditQuery("studio-01", "inventory.*", null, null, 100, List.of("inventory.apply")))).hasSize(1);
+        assertThatThrownBy(() -> new AuditQuery(null, "inv*ntory", null, null, 100, List.of()))
+                .hasMessage("action 'inv*ntory': a * may only end the name, as in inventory.*");
+    }
+
+    @Test
     void theAuditLogFiltersAndKeepsNewestFirst() {
         JdbcAuditLog audit = new JdbcAuditLog(dataSource());
         Instant start = Instant.parse("2026-01-01T00:00:00Z");

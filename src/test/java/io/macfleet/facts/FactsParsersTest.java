@@ -49,6 +49,30 @@ class FactsParsersTest {
     }
 
     @Test
+    void bootstrapTokenOfAServerWithoutSupportHasOnlyOneLine() {
+        BootstrapTokenStatus status = BootstrapTokenStatus.parse(sample("profiles/status-bootstraptoken-server-unsupported.txt"));
+
+        assertThat(status).isEqualTo(new BootstrapTokenStatus(false, false));
+        assertThat(status.escrowApplicable()).isFalse();
+        assertThatThrownBy(() -> BootstrapTokenStatus.parse("profiles: Bootstrap Token supported on server: YES\n"))
+                .hasMessageContaining("escrowed to server");
+    }
+
+    @Test
+    void rdmaPortStatesFromIbvDevinfo() {
+        assertThat(SimpleOutputParsers.rdmaPortStates(sample("ibv_devinfo/macbook-pro-three-ports-down.txt")))
+                .containsExactly(java.util.Map.entry("rdma_en1", "PORT_DOWN"), java.util.Map.entry("rdma_en6", "PORT_DOWN"),
+                        java.util.Map.entry("rdma_en2", "PORT_DOWN"));
+        assertThat(SimpleOutputParsers.rdmaPortStates(sample("ibv_devinfo/linux-mlx4-two-ports.txt")))
+                .containsExactly(java.util.Map.entry("mlx4_1", "PORT_ACTIVE"));
+        assertThat(SimpleOutputParsers.rdmaPortStates("")).isEmpty();
+        assertThatThrownBy(() -> SimpleOutputParsers.rdmaPortStates("zsh: command not found: ibv_devinfo\n"))
+                .hasMessage("ibv_devinfo: no 'hca_id:' line, got 'zsh: command not found: ibv_devinfo'");
+        assertThatThrownBy(() -> SimpleOutputParsers.rdmaPortStates("hca_id:\trdma_en3\n\t\tport:\t1\n\t\t\tstate:\t\t\tbroken\n"))
+                .hasMessage("ibv_devinfo: line 3: expected a port state such as PORT_ACTIVE (4), got 'state:\t\t\tbroken'");
+    }
+
+    @Test
     void softwareVersionMemoryAndBootstrapToken() {
         assertThat(SimpleOutputParsers.softwareVersion(sample("sw_vers/macos-26.2.txt")))
                 .isEqualTo(new SoftwareVersion("macOS", "26.2", "25C56"));

@@ -60,7 +60,10 @@ class ProvisionCliTest {
 
         LaunchResult runs = launcher.launch("provision", "runs");
         assertThat(runs.exitCode()).isZero();
-        assertThat(output(runs)).contains("1     provision        llm-a        waiting-for-operator", "frank");
+        assertThat(output(runs)).contains("1     provision        llm-a        waiting-for-operator", "frank")
+                .containsPattern("frank +.*\\d+ waiting-for-operator, \\d+ done").doesNotContainPattern("[a-z-]+=[0-9]");
+        assertThat(output(stopped)).contains("Recap of run 1:", "machine          ok  changed  skipped  failed waiting-for-a-person")
+                .containsPattern("studio-01 +\\d+ +[1-9]\\d* +\\d+ +0 +1\\n");
 
         LaunchResult show = launcher.launch("provision", "show", "1");
         assertThat(show.exitCode()).isZero();

@@ -1,6 +1,7 @@
 package io.macfleet.provision;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import io.macfleet.simulator.FaultStep;
 import io.macfleet.simulator.SimulatedMac;
@@ -66,6 +67,57 @@ class ProvisionFailuresAndDryRunTest {
                 });
         assertThat(cabled.messages().get("studio-02")).startsWith("reachable: studio-02 (").contains("unreachable");
         assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("studio-01 cabling failed").contains("did not reach this step: studio-02"));
+    }
+
+    @Test
+    void aRollingRunStopsBeforeTheNextBatchWhenTooManyOfABatchFailed() {
+        fixture.fleet.powerOff("studio-01");
+        ProvisioningService.Options rolling = new ProvisioningService.Options(4, false, java.time.Duration.ofSeconds(2),
+                java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(20), 1, 0);
+
+        RunOutcome outcome = fixture.service.start(new ProvisioningService.Request(ProvisioningFixture.CLUSTER, List.of(),
+                "src/test/resources/playbooks/reach-and-cable.yaml", null, null, false, rolling), "carol", new ProvisioningListener() {
+                });
+
+        List<String> order = List.copyOf(outcome.machines().keySet());
+        int failedAt = order.indexOf("studio-01");
+        assertThat(outcome.machines()).containsEntry("studio-01", "failed");
+        for (int index = 0; index < order.size(); index++) {
+            String machine = order.get(index);
+            if (index < failedAt) {
+                assertThat(outcome.machines().get(machine)).as(machine + " ran in an earlier batch, which did not stop the run").isNotEqualTo("failed");
+            } else if (index > failedAt) {
+                assertThat(outcome.messages().get(machine)).as(machine).isEqualTo("not started: more than 0% of an earlier batch failed (--max-fail-percent)");
+            }
+        }
+        assertThat(failedAt).as("batches of one, in order: studio-01 is not last").isLessThan(order.size() - 1);
+        assertThat(outcome.status()).isEqualTo("failed");
+        assertThat(fixture.service.run(outcome.runId()).orElseThrow().run().options()).containsEntry("serial", 1).containsEntry("maxFailPercent", 0);
+        assertThatIllegalArgumentException().isThrownBy(() -> new ProvisioningService.Options(4, false, java.time.Duration.ofSeconds(2),
+                java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(20), 1, 101)).withMessage("--max-fail-percent 101 is out of range; expected 0 to 100");
+    }
+
+    @Test
+    void aMacDoneMeanwhileIsCheckedAgainAndNotAskedFor() throws Exception {
+        ConsoleTranscript console = new ConsoleTranscript();
+        ConsoleListener listener = new ConsoleListener(console.out, console.input(), false, true, "ines");
+        java.util.concurrent.CompletableFuture<RunOutcome> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> fixture.service.start(
+                new ProvisioningService.Request(null, List.of("studio-03", "studio-04"), "src/test/resources/playbooks/rdma-quick.yaml", null, null,
+                        false, null), "ines", listener));
+        java.util.regex.Matcher first = console.await(java.util.regex.Pattern.compile("\\n  (studio-0[34]) > $"), 0, java.time.Duration.ofSeconds(30), run);
+        String asked = first.group(1);
+        String other = asked.equals("studio-03") ? "studio-04" : "studio-03";
+        // The person does both Macs in Recovery while the first walkthrough is on the screen.
+        fixture.enableRdmaInRecovery(asked);
+        fixture.enableRdmaInRecovery(other);
+        console.type("done");
+
+        RunOutcome outcome = run.get(60, java.util.concurrent.TimeUnit.SECONDS);
+
+        assertThat(outcome.machines()).containsEntry("studio-03", "ready").containsEntry("studio-04", "ready");
+        assertThat(console.text()).doesNotContain("\n  " + other + " > ").contains(other);
+        assertThat(fixture.service.run(outcome.runId()).orElseThrow().steps()).filteredOn(step -> step.machine().equals(other)).singleElement()
+                .satisfies(step -> assertThat(step.summary()).startsWith("done meanwhile (checked again before asking): "));
     }
 
     @Test

@@ -55,6 +55,17 @@ public class SimulatorResource {
 
     @POST
     @RolesAllowed(Roles.OPERATOR)
+    @Path("/reset")
+    public Response reset() {
+        DemoEnvironment demo = DemoEnvironment.current();
+        if (demo == null) {
+            return problem(404, "Simulator not running", "the simulator control API exists only while `macfleet demo` runs");
+        }
+        return Response.ok(Map.of("result", demo.reset())).build();
+    }
+
+    @POST
+    @RolesAllowed(Roles.OPERATOR)
     @Path("/faults")
     public Response fault(FaultStep step) {
         if (step == null) {

@@ -13,7 +13,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPair;
 import java.security.PublicKey;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.apache.sshd.common.util.security.SecurityUtils;
@@ -30,14 +33,19 @@ public final class DemoEnvironment implements AutoCloseable {
     public static final String DEMO_MACOS = "26.1";
     public static final String VOLUME_OWNER_PASSWORD = "macfleet-demo";
 
+    /** The most Macs a demo runs; they form clusters of {@value #CLUSTER_SIZE} (the last one smaller). */
+    public static final int MAXIMUM_MACHINES = 250;
+    public static final int CLUSTER_SIZE = 4;
+
     private static volatile DemoEnvironment current;
     private static final List<Consumer<DemoEnvironment>> STARTED_HOOKS = new CopyOnWriteArrayList<>();
 
     /** How to start the demo. */
     public record Options(Path directory, int machines, String baseAddress, int sshPort, Duration rebootDuration, Path scenario) {
         public Options {
-            if (machines < 1 || machines > 250) {
-                throw new IllegalArgumentException("--machines must be between 1 and 250, got " + machines);
+            if (machines < 2 || machines > MAXIMUM_MACHINES) {
+                // One Mac makes no cluster: a full mesh needs 2 to 6.
+                throw new IllegalArgumentException("--machines must be between 2 and " + MAXIMUM_MACHINES + ", got " + machines);
             }
         }
     }
@@ -93,8 +101,12 @@ public final class DemoEnvironment implements AutoCloseable {
         }
         SimulatedFleet fleet = builder.build().start();
         List<String> links;
+        Map<String, List<String>> clusters = clusters(fleet.machines().stream().map(SimulatedMac::name).toList());
         try {
-            links = cable(fleet, options.machines());
+            links = new ArrayList<>();
+            for (List<String> members : clusters.values()) {
+                links.addAll(fleet.cableFullMesh(members));
+            }
             if (options.scenario() != null) {
                 Scenario.load(options.scenario()).applyTo(fleet);
             }
@@ -114,8 +126,7 @@ public final class DemoEnvironment implements AutoCloseable {
             mdm.enroll(mac.spec().hardwareUuid(), new io.macfleet.simulator.mdm.SimulatedMacHost(fleet, mac));
         }
         Path inventory = directory.resolve("inventory");
-        DemoInventory.write(inventory, fleet, privateKey, passwordFile, links, options.machines() <= io.macfleet.cabling.PortPlan.MAC_STUDIO_RDMA_PORTS.size() + 1,
-                mdm.url().toString(), mdmKeyFile);
+        DemoInventory.write(inventory, fleet, privateKey, passwordFile, clusters, links, mdm.url().toString(), mdmKeyFile);
         DemoEnvironment demo = new DemoEnvironment(options, fleet, privateKey, inventory, links);
         demo.mdm = mdm;
         current = demo;
@@ -129,9 +140,30 @@ public final class DemoEnvironment implements AutoCloseable {
         return count >= 100 ? String.format("studio-%03d", index) : String.format("studio-%02d", index);
     }
 
-    /** Full mesh when the five RDMA-capable ports suffice (up to 6 Macs), else a ring. */
-    private static List<String> cable(SimulatedFleet fleet, int count) {
-        return count <= io.macfleet.cabling.PortPlan.MAC_STUDIO_RDMA_PORTS.size() + 1 ? fleet.cableFullMesh() : fleet.cableRing();
+    /**
+     * The demo's clusters: {@value #CLUSTER_SIZE} Macs each, fully meshed (the last cluster smaller), named llm-a, llm-b,
+     * ... llm-z, llm-aa, ...; the first is {@link #CLUSTER}. A single Mac left over joins the cluster before it (5 Macs,
+     * still a full mesh), since a cluster of one is no mesh.
+     */
+    static Map<String, List<String>> clusters(List<String> machines) {
+        Map<String, List<String>> clusters = new LinkedHashMap<>();
+        int start = 0;
+        while (start < machines.size()) {
+            int end = machines.size() - (start + CLUSTER_SIZE) == 1 ? machines.size() : Math.min(machines.size(), start + CLUSTER_SIZE);
+            clusters.put(clusterName(clusters.size()), List.copyOf(machines.subList(start, end)));
+            start = end;
+        }
+        return clusters;
+    }
+
+    static String clusterName(int index) {
+        StringBuilder letters = new StringBuilder();
+        int remaining = index;
+        do {
+            letters.insert(0, (char) ('a' + remaining % 26));
+            remaining = remaining / 26 - 1;
+        } while (remaining >= 0);
+        return "llm-" + letters;
     }
 
     private static PublicKey loadOrCreateKey(Path privateKey) throws IOException {
@@ -165,6 +197,34 @@ public final class DemoEnvironment implements AutoCloseable {
         return fleet.hostKeyFingerprint(machine);
     }
 
+    /**
+     * `macfleet demo reset`: every Mac as delivered (macOS {@value #DEMO_MACOS}, RDMA off, Thunderbolt Bridge on, no faults,
+     * fresh file system) and the cables as at start (each cluster a full mesh); the scenario file is not applied again.
+     *
+     * @return what was done, in a sentence
+     */
+    public synchronized String reset() {
+        for (io.macfleet.simulator.Cable cable : fleet.cabling().all()) {
+            fleet.cabling().unplug(cable.a());
+        }
+        List<String> names = fleet.machines().stream().map(SimulatedMac::name).toList();
+        try (var workers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (String name : names) {
+                workers.submit(() -> fleet.restoreAsDelivered(name, MacosRelease.of(DEMO_MACOS)));
+            }
+        }
+        int cables = 0;
+        for (List<String> members : clusters(names).values()) {
+            cables += fleet.cableFullMesh(members).size();
+        }
+        return names.size() + " Macs restored as delivered (macOS " + DEMO_MACOS + ", RDMA off, Thunderbolt Bridge on, no faults) and "
+                + cables + " Thunderbolt 5 cables plugged as at start";
+    }
+
+    private int clusterCount() {
+        return (fleet.machines().size() + CLUSTER_SIZE - 1) / CLUSTER_SIZE;
+    }
+
     public SimulatedFleet fleet() {
         return fleet;
     }
@@ -190,7 +250,8 @@ public final class DemoEnvironment implements AutoCloseable {
     public String summary(int httpPort) {
         StringBuilder out = new StringBuilder();
         out.append("macfleet demo: ").append(fleet.machines().size()).append(" simulated Mac Studios (M3 Ultra, macOS ")
-                .append(DEMO_MACOS).append(", RDMA off), cluster ").append(CLUSTER).append(" targets macOS ").append(TARGET_MACOS).append("\n\n");
+                .append(DEMO_MACOS).append(", RDMA off), ").append(clusterCount() == 1 ? "cluster " + CLUSTER : clusterCount() + " clusters of up to " + CLUSTER_SIZE + " (" + CLUSTER
+                        + " to " + clusterName(clusterCount() - 1) + ")").append(" targeting macOS ").append(TARGET_MACOS).append("\n\n");
         out.append(String.format("  %-11s %-17s %6s  %s%n", "machine", "ssh", "memory", "serial"));
         for (SimulatedMac mac : fleet.machines()) {
             SimulatedFleet.Endpoint endpoint = fleet.endpoint(mac.name());

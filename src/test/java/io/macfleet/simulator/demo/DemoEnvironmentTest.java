@@ -25,6 +25,59 @@ import org.junit.jupiter.api.io.TempDir;
 class DemoEnvironmentTest {
 
     @Test
+    void resetRestoresTheFleetAsDelivered(@TempDir Path directory) throws Exception {
+        try (DemoEnvironment demo = DemoEnvironment.start(new DemoEnvironment.Options(directory, 2, "127.0.0.71", 0, Duration.ofSeconds(1), null))) {
+            var fleet = demo.fleet();
+            var studio1 = fleet.machine("studio-01");
+            studio1.setRdmaEnabled(true);
+            studio1.setThunderboltBridgeActive(false);
+            studio1.setRelease(io.macfleet.simulator.MacosRelease.of("26.2"));
+            studio1.setPowerSetting("sleep", "0");
+            Files.writeString(studio1.resolve("/etc/ssh/sshd_config.d/010-macfleet.conf"), "PasswordAuthentication no\n");
+            fleet.inject(io.macfleet.simulator.FaultStep.machine("studio-02", "hang"));
+            fleet.cabling().unplug(fleet.cabling().all().getFirst().a());
+            assertThat(fleet.cabling().all()).isEmpty();
+
+            String result = demo.reset();
+
+            assertThat(result).isEqualTo("2 Macs restored as delivered (macOS 26.1, RDMA off, Thunderbolt Bridge on, no faults) and 1 Thunderbolt 5 cables plugged as at start");
+            var state = studio1.snapshot();
+            assertThat(state.rdmaEnabled()).isFalse();
+            assertThat(state.thunderboltBridgeActive()).isTrue();
+            assertThat(state.release().version()).isEqualTo("26.1");
+            assertThat(state.powerSettings()).containsEntry("sleep", "1");
+            assertThat(Files.exists(studio1.resolve("/etc/ssh/sshd_config.d/010-macfleet.conf"))).isFalse();
+            assertThat(Files.exists(studio1.resolve("/etc/ssh/sshd_config.d/100-macos.conf"))).isTrue();
+            assertThat(fleet.machine("studio-02").faults().hang).isFalse();
+            assertThat(fleet.sshReachable("studio-01")).isTrue();
+            assertThat(fleet.cabling().all()).hasSize(1);
+        }
+    }
+
+    @Test
+    void largeDemosFormClustersOfFourAndTheirInventoryIsValid(@TempDir Path directory) throws Exception {
+        try (DemoEnvironment demo = DemoEnvironment.start(new DemoEnvironment.Options(directory, 10, "127.0.0.61", 0, Duration.ofSeconds(1), null))) {
+            io.macfleet.inventory.LoadResult loaded = io.macfleet.inventory.InventoryLoader.load(demo.inventoryDirectory());
+            assertThat(loaded.errors()).isEmpty();
+            assertThat(loaded.inventory().clusters()).extracting(io.macfleet.inventory.Cluster::name).containsExactly("llm-a", "llm-b", "llm-c");
+            assertThat(loaded.inventory().machines()).filteredOn(machine -> "llm-c".equals(machine.cluster()))
+                    .extracting(io.macfleet.inventory.Machine::name).containsExactly("studio-09", "studio-10");
+            assertThat(loaded.inventory().machines()).filteredOn(machine -> machine.role() == io.macfleet.inventory.Machine.Role.COORDINATOR)
+                    .extracting(io.macfleet.inventory.Machine::name).containsExactly("studio-01", "studio-05", "studio-09");
+            // Two meshes of four and one of two: 6 + 6 + 1 cables, none between clusters.
+            assertThat(demo.links()).hasSize(13).noneMatch(link -> link.contains("studio-04") && link.contains("studio-05"));
+            assertThat(demo.summary(8480)).contains("3 clusters of up to 4 (llm-a to llm-c)");
+        }
+        assertThat(DemoEnvironment.clusters(java.util.stream.IntStream.rangeClosed(1, 200).mapToObj(i -> "m" + i).toList()))
+                .hasSize(50).allSatisfy((name, members) -> assertThat(members).hasSize(4)).containsKey("llm-ax");
+        // A lone Mac left over joins the cluster before it: a cluster of one is no mesh.
+        assertThat(DemoEnvironment.clusters(List.of("a", "b", "c", "d", "e")).values()).extracting(List::size).containsExactly(5);
+        assertThat(DemoEnvironment.clusters(List.of("a", "b", "c")).values()).extracting(List::size).containsExactly(3);
+        assertThat(DemoEnvironment.clusterName(25)).isEqualTo("llm-z");
+        assertThat(DemoEnvironment.clusterName(26)).isEqualTo("llm-aa");
+    }
+
+    @Test
     void demoComesUpWithAMatchingInventoryAndAWorkingKey(@TempDir Path directory) throws Exception {
         List<String> hooked = new ArrayList<>();
         DemoEnvironment.whenStarted(demo -> hooked.add(demo.inventoryDirectory().toString()));
