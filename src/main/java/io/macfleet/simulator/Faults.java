@@ -20,6 +20,11 @@ public final class Faults {
     public volatile boolean rebootNeverReturns;
     /** SFTP uploads fail with "no space left on device" and df shows a full disk. */
     public volatile boolean diskFull;
+    /**
+     * RDMA over Thunderbolt is wedged (exo #1847, #1712): every launch daemon logs the JACCL queue-pair error and exits
+     * as soon as it starts, and {@code ibv_devinfo} hangs; only a reboot of the machine clears it.
+     */
+    public volatile boolean rdmaWedged;
     /** Launch daemons (by label) whose program exits with an error as soon as it starts. */
     public final Set<String> crashLoopingDaemons = ConcurrentHashMap.newKeySet();
 
@@ -30,6 +35,7 @@ public final class Faults {
         garbage = false;
         rebootNeverReturns = false;
         diskFull = false;
+        rdmaWedged = false;
         crashLoopingDaemons.clear();
     }
 
@@ -41,6 +47,7 @@ public final class Faults {
         map.put("garbage", garbage);
         map.put("rebootNeverReturns", rebootNeverReturns);
         map.put("diskFull", diskFull);
+        map.put("rdmaWedged", rdmaWedged);
         map.put("crashLoopingDaemons", java.util.List.copyOf(crashLoopingDaemons));
         return map;
     }
