@@ -7,12 +7,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** echo, true, false, cat, tail -n N, ls, mkdir, rm, test ([), chmod and chown: the file and shell basics, on the machine's own directory. */
+/** echo, true, false, cat, ls, mkdir, rm, test ([), chmod and chown: the file and shell basics, on the machine's own directory. */
 final class FilePrograms implements SimulatedProgram {
 
     @Override
     public List<String> names() {
-        return List.of("echo", "true", "false", "cat", "tail", "ls", "mkdir", "rm", "test", "[", "chmod", "chown");
+        return List.of("echo", "true", "false", "cat", "ls", "mkdir", "rm", "test", "[", "chmod", "chown");
     }
 
     @Override
@@ -24,7 +24,6 @@ final class FilePrograms implements SimulatedProgram {
             case "true" -> Result.ok("");
             case "false" -> Result.fail(1, "");
             case "cat" -> cat(mac, args);
-            case "tail" -> tail(mac, args);
             case "ls" -> ls(mac, args);
             case "mkdir" -> mkdir(mac, args);
             case "rm" -> rm(mac, args);
@@ -48,41 +47,6 @@ final class FilePrograms implements SimulatedProgram {
             }
         }
         return Result.ok(out.toString());
-    }
-
-    /** tail [-n N] FILE: the last N lines (10 by default), as BSD tail prints them. */
-    private static Result tail(SimulatedMac mac, List<String> args) {
-        int lines = 10;
-        String path = null;
-        for (int index = 0; index < args.size(); index++) {
-            String arg = args.get(index);
-            if (arg.equals("-n") && index + 1 < args.size()) {
-                try {
-                    lines = Integer.parseInt(args.get(++index));
-                } catch (NumberFormatException e) {
-                    return Result.fail(1, "tail: illegal offset -- " + args.get(index) + "\n");
-                }
-            } else {
-                path = arg;
-            }
-        }
-        if (path == null) {
-            return Result.fail(1, "usage: tail [-F | -f | -r] [-q] [-b # | -c # | -n #] [file ...]\n");
-        }
-        Path file = mac.resolve(path);
-        if (!Files.isRegularFile(file)) {
-            return Result.fail(1, "tail: " + path + ": No such file or directory\n");
-        }
-        try {
-            List<String> all = Files.readAllLines(file);
-            StringBuilder out = new StringBuilder();
-            for (String line : all.subList(Math.max(0, all.size() - lines), all.size())) {
-                out.append(line).append('\n');
-            }
-            return Result.ok(out.toString());
-        } catch (IOException e) {
-            return Result.fail(1, "tail: " + path + ": " + e.getMessage() + "\n");
-        }
     }
 
     private static Result ls(SimulatedMac mac, List<String> args) {

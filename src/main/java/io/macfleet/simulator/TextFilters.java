@@ -20,7 +20,18 @@ final class TextFilters implements SimulatedProgram {
 
     @Override
     public MacShell.Result run(Call call) {
-        return run(call.program(), call.arguments(), call.pipeInput() == null ? "" : call.pipeInput());
+        List<String> args = call.arguments();
+        if ((call.program().equals("head") || call.program().equals("tail")) && !args.isEmpty() && !args.getLast().startsWith("-")
+                && (args.size() < 2 || !args.get(args.size() - 2).equals("-n"))) {
+            // head/tail FILE: the file's lines instead of the pipe's (the node's log is read this way).
+            java.nio.file.Path file = call.mac().resolve(args.getLast());
+            try {
+                return run(call.program(), args.subList(0, args.size() - 1), java.nio.file.Files.readString(file));
+            } catch (java.io.IOException | RuntimeException e) {
+                return MacShell.Result.fail(1, call.program() + ": " + args.getLast() + ": No such file or directory\n");
+            }
+        }
+        return run(call.program(), args, call.pipeInput() == null ? "" : call.pipeInput());
     }
 
     static MacShell.Result run(String program, List<String> args, String input) {
