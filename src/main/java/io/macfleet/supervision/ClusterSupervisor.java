@@ -88,15 +88,19 @@ public final class ClusterSupervisor {
         synchronized (this) {
             incident = incidents.computeIfAbsent(cluster.name(), name -> new Incident());
             diagnosis = Diagnoser.diagnose(observation, incident.runs);
-            incident.runs = new HashMap<>();
-            for (RankObservation rank : observation.ranks()) {
-                rank.runs().ifPresent(runs -> incident.runs.put(rank.rank(), runs));
+            if (diagnosis instanceof Diagnosis.Serving || incident.runs.isEmpty()) {
+                // The run counts a crash loop is measured from: those of the last serving look (or the first look).
+                incident.runs = new HashMap<>();
+                for (RankObservation rank : observation.ranks()) {
+                    rank.runs().ifPresent(runs -> incident.runs.put(rank.rank(), runs));
+                }
             }
         }
         Instant now = clock.instant();
         Runnable action = null;
         synchronized (this) {
             switch (diagnosis) {
+                case Diagnosis.NotDeployed notDeployed -> incidents.remove(cluster.name());
                 case Diagnosis.Serving serving -> {
                     if (incident.unhealthySince != null || incident.alert != null || incident.restarts > 0) {
                         emit(cluster, SupervisionEvent.Kind.RECOVERED, "serving again after "

@@ -15,6 +15,9 @@ final class Diagnoser {
     /** The node's handshake refusal: "node version differs: rank 0 has A, rank 1 has B". */
     private static final Pattern REFUSAL = Pattern.compile("(node version|model) differs: rank (\\d+) has (.+?), rank (\\d+) has (.+)");
 
+    /** Starts by launchd since the cluster last served that make a crash loop. */
+    static final int CRASH_LOOP_RUNS = 2;
+
     private Diagnoser() {
     }
 
@@ -22,10 +25,15 @@ final class Diagnoser {
      * In order of what to act on: a version or model skew first (restarting cannot fix it and RDMA errors may follow
      * from it), then RDMA (a restart would crash again), then ranks down.
      *
-     * @param previousRuns launchd run count per rank at the previous look (absent ranks: unknown)
+     * @param servingRuns launchd run count per rank when the cluster last served (absent ranks: unknown); a rank that
+     *                    launchd started twice or more since then and still does not serve is crash-looping (one
+     *                    restart is launchd's KeepAlive answering a single crash, which the node recovers from)
      */
-    static Diagnosis diagnose(ClusterObservation observation, Map<Integer, Integer> previousRuns) {
+    static Diagnosis diagnose(ClusterObservation observation, Map<Integer, Integer> servingRuns) {
         SupervisedCluster cluster = observation.cluster();
+        if (observation.ranks().stream().allMatch(rank -> rank.launchd().map(service -> !service.loaded()).orElse(false))) {
+            return new Diagnosis.NotDeployed();
+        }
         Optional<Diagnosis.Skew> skew = skew(cluster, observation.ranks(), RankObservation::version, "node version")
                 .or(() -> skew(cluster, observation.ranks(), RankObservation::model, "model"))
                 .or(() -> loggedRefusal(cluster, observation.ranks()));
@@ -49,8 +57,8 @@ final class Diagnoser {
         List<String> problems = new ArrayList<>();
         boolean looping = false;
         for (RankObservation rank : observation.ranks()) {
-            Integer before = previousRuns.get(rank.rank());
-            boolean restarted = before != null && rank.runs().map(runs -> runs > before).orElse(false);
+            Integer before = servingRuns.get(rank.rank());
+            boolean restarted = before != null && rank.runs().map(runs -> runs >= before + CRASH_LOOP_RUNS).orElse(false);
             if (rank.health() == RankObservation.Health.SERVING) {
                 continue;
             }

@@ -7,6 +7,14 @@ public sealed interface Diagnosis {
 
     String explain();
 
+    /** No rank's machine has the node's daemon loaded: nothing deployed yet, nothing to supervise. */
+    record NotDeployed() implements Diagnosis {
+        @Override
+        public String explain() {
+            return "not deployed";
+        }
+    }
+
     /** Every rank is formed and serving. */
     record Serving() implements Diagnosis {
         @Override

@@ -140,9 +140,12 @@ class ClusterSupervisorTest {
     void aCrashLoopSkipsThePatience() {
         SupervisedCluster cluster = cluster(false);
         supervisor.observe(look(cluster, rank(0, RankObservation.Health.SERVING, 1, "1.0"), rank(1, RankObservation.Health.SERVING, 1, "1.0")));
-        supervisor.observe(look(cluster, rank(0, RankObservation.Health.DEGRADED, 1, "1.0"), rank(1, RankObservation.Health.UNREACHABLE, 2, null)));
+        // One restart by launchd (a single crash, e.g. kill -9) gets the patience: the node re-forms by itself.
+        supervisor.observe(look(cluster, rank(0, RankObservation.Health.DEGRADED, 1, "1.0"), rank(1, RankObservation.Health.STARTING, 2, null)));
+        assertThat(control.orders).isEmpty();
+        supervisor.observe(look(cluster, rank(0, RankObservation.Health.DEGRADED, 1, "1.0"), rank(1, RankObservation.Health.UNREACHABLE, 3, null)));
         assertThat(control.orders).containsExactly("restart llm-a");
-        assertThat(events.getFirst().detail()).contains("restarting in a loop").contains("launchd restarted it, 2 runs");
+        assertThat(events.getFirst().detail()).contains("restarting in a loop").contains("launchd restarted it, 3 runs");
     }
 
     @Test
