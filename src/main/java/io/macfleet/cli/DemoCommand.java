@@ -62,6 +62,12 @@ public class DemoCommand implements Callable<Integer> {
     @Inject
     io.macfleet.accounts.AccountService accounts;
 
+    @Inject
+    io.macfleet.deployment.NodeService nodes;
+
+    @Option(names = "--no-node", description = "Do not deploy the inference node to the simulated Macs.")
+    boolean noNode;
+
     /** The demo directory named by {@code --dir} in a demo command line, else ~/.macfleet/demo. */
     static Path directory(String... args) {
         for (int i = 0; i < args.length; i++) {
@@ -123,6 +129,9 @@ public class DemoCommand implements Callable<Integer> {
             return ExitCodes.CHECK_FAILED;
         }
         System.out.flush();
+        if (!noNode) {
+            io.macfleet.deployment.DemoNode.deploy(nodes, DemoEnvironment.CLUSTER, dir, new java.io.PrintWriter(System.out, true));
+        }
         try {
             Quarkus.waitForExit();
         } finally {
@@ -270,7 +279,7 @@ public class DemoCommand implements Callable<Integer> {
 
     @Command(name = "fault", mixinStandardHelpOptions = true,
             description = "Inject a fault into a running demo. Machine faults: " + "hang, hang-connect, slow, drop-connection, garbage, reboot-never-returns, disk-full, "
-                    + "crash-loop, daemon-crash, host-key-change, reboot, power-off, power-on, recovery, clear. Cable faults (target machine:port): "
+                    + "crash-loop, daemon-crash, wedge-rdma, host-key-change, reboot, power-off, power-on, recovery, clear. Cable faults (target machine:port): "
                     + "unplug, plug, tb4, tb5, one-sided, move.")
     static class Fault extends Client implements Callable<Integer> {
         @Parameters(index = "0", description = "A machine (studio-02) or a port (studio-01:3).")
@@ -282,7 +291,7 @@ public class DemoCommand implements Callable<Integer> {
         @Option(names = "--millis", description = "Delay of 'slow'.")
         Long millis;
 
-        @Option(names = "--daemon", description = "Launch daemon label of 'crash-loop' and 'daemon-crash'.")
+        @Option(names = "--daemon", description = "Launch daemon label of 'crash-loop' and 'daemon-crash' (the node's: io.macfleet.inference-node).")
         String daemon;
 
         @Option(names = "--to", description = "New port of 'move', e.g. studio-01:5.")

@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
                 DemoCommand.class, io.macfleet.facts.FactsCommand.class, io.macfleet.facts.DriftCommand.class,
                 io.macfleet.cabling.CablingCommand.class, io.macfleet.provision.ProvisionCommand.class,
                 io.macfleet.provision.PlaybookCommand.class, io.macfleet.accounts.UsersCommand.class,
-                io.macfleet.accounts.TokensCommand.class},
+                io.macfleet.accounts.TokensCommand.class, io.macfleet.deployment.NodeCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:success",

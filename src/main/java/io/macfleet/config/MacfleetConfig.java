@@ -146,10 +146,6 @@ public interface MacfleetConfig {
         @WithDefault("10M")
         Duration rebootTimeout();
 
-        /** The node's LaunchDaemon label on every machine. */
-        @WithDefault("io.macfleet.inference-node")
-        String daemonLabel();
-
         /** A URL that receives every alert as a JSON POST (cluster, kind, detail, at); none by default. */
         Optional<String> webhook();
     }

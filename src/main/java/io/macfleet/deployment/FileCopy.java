@@ -195,7 +195,7 @@ public final class FileCopy {
 
     /** The Mac's SHA-256 of a file, by its own shasum, so what is checked is what is on its disk. */
     String remoteSha256(String remotePath) throws IOException {
-        RemoteShell.Answer answer = shell.run("shasum -a 256 " + RemoteShell.quote(remotePath));
+        RemoteShell.Answer answer = shell.run("shasum", java.util.List.of("-a", "256", remotePath));
         String line = answer.stdout().strip();
         int space = line.indexOf(' ');
         if (answer.exitStatus() != 0 || space != 64 || !line.substring(0, 64).matches("[0-9a-f]{64}")) {

@@ -11,6 +11,13 @@ public interface RemoteShell {
 
     Answer run(String commandLine) throws IOException;
 
+    /** Runs one program with its arguments, each quoted as one word. Implementations that take words override it. */
+    default Answer run(String program, java.util.List<String> arguments) throws IOException {
+        StringBuilder line = new StringBuilder(program);
+        arguments.forEach(argument -> line.append(' ').append(quote(argument)));
+        return run(line.toString());
+    }
+
     /** What a command answered. */
     record Answer(int exitStatus, String stdout, String stderr) {
     }

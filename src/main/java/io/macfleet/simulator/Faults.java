@@ -25,6 +25,8 @@ public final class Faults {
      * as soon as it starts, and {@code ibv_devinfo} hangs; only a reboot of the machine clears it.
      */
     public volatile boolean rdmaWedged;
+    /** What df -k says is available on the boot volume, in KiB; negative: the default (most of the disk). */
+    public volatile long diskAvailableKilobytes = -1;
     /** Launch daemons (by label) whose program exits with an error as soon as it starts. */
     public final Set<String> crashLoopingDaemons = ConcurrentHashMap.newKeySet();
 
@@ -36,6 +38,7 @@ public final class Faults {
         rebootNeverReturns = false;
         diskFull = false;
         rdmaWedged = false;
+        diskAvailableKilobytes = -1;
         crashLoopingDaemons.clear();
     }
 

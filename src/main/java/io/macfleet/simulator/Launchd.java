@@ -31,6 +31,16 @@ public final class Launchd {
         return thread;
     });
 
+    /**
+     * Daemons still running when the simulator's JVM ends are killed: on a real Mac they would stop with the machine,
+     * and an inference node left behind would hold its ports (it does not end with its parent).
+     */
+    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "simulator-launchd-shutdown"));
+    }
+
     /** A launch daemon definition read from its plist. */
     public record Job(String label, String plistPath, List<String> programArguments, boolean keepAlive, boolean runAtLoad,
                       int throttleSeconds, String standardOutPath, String standardErrorPath, boolean disabled) {
@@ -279,8 +289,14 @@ public final class Launchd {
 
     /** Shutdown: every daemon stops and is unloaded. */
     synchronized void stopAll() {
+        // Every daemon is told first, then waited for: they stop together, not one after another.
         for (Service service : services.values()) {
             service.removed = true;
+            if (service.process != null) {
+                service.process.destroy();
+            }
+        }
+        for (Service service : services.values()) {
             stop(service);
         }
         services.clear();
@@ -320,6 +336,8 @@ public final class Launchd {
         builder.redirectError(redirect(service.job.standardErrorPath()));
         try {
             Process process = builder.start();
+            LIVE.add(process);
+            process.onExit().thenRun(() -> LIVE.remove(process));
             service.process = process;
             service.spawnFailed = false;
             process.onExit().thenAccept(exited -> onExit(service, exited));
@@ -381,6 +399,20 @@ public final class Launchd {
             return List.of("/bin/sh", "-c", "echo 'simulated crash' >&2; exit 1");
         }
         List<String> arguments = new ArrayList<>(job.programArguments());
+        // Arguments naming files of the simulated file system (a jar, a model, a configuration) point into it.
+        for (int index = 1; index < arguments.size(); index++) {
+            String argument = arguments.get(index);
+            if (argument.startsWith("/") && !argument.equals("/")) {
+                try {
+                    Path mapped = mac.resolve(argument);
+                    if (Files.exists(mapped)) {
+                        arguments.set(index, mapped.toString());
+                    }
+                } catch (IllegalArgumentException outside) {
+                    // Not a path of this machine: passed as it is.
+                }
+            }
+        }
         String program = arguments.getFirst();
         Path simulated = program.startsWith("/") ? mac.resolve(program) : null;
         if (simulated != null && Files.isRegularFile(simulated)) {

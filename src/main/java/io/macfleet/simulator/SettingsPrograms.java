@@ -88,8 +88,32 @@ final class SettingsPrograms implements SimulatedProgram {
         return args.contains("-T") ? Result.ok(MacosOutput.sshdEffective(contents)) : Result.ok("");
     }
 
+    /** install -d [-m MODE] [-o OWNER] [-g GROUP] DIRECTORY...: creates the directories (system ones need root). */
+    private static Result installDirectories(SimulatedMac mac, List<String> args, boolean root) {
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            if (List.of("-m", "-o", "-g").contains(arg)) {
+                i++;
+            } else if (!arg.startsWith("-")) {
+                boolean system = !arg.startsWith("/Users/") && !arg.startsWith("/tmp/");
+                if (system && !root) {
+                    return Result.fail(71, "install: " + arg + ": Permission denied\n");
+                }
+                try {
+                    Files.createDirectories(mac.resolve(arg));
+                } catch (java.io.IOException e) {
+                    return Result.fail(71, "install: " + arg + ": " + e.getMessage() + "\n");
+                }
+            }
+        }
+        return Result.ok("");
+    }
+
     /** install [-m MODE] [-o OWNER] [-g GROUP] SOURCE DESTINATION: system directories need root. */
     private static Result install(SimulatedMac mac, List<String> args, boolean root) {
+        if (args.contains("-d")) {
+            return installDirectories(mac, args, root);
+        }
         List<String> paths = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);

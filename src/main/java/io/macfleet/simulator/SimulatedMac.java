@@ -55,6 +55,7 @@ public final class SimulatedMac {
         this.launchd = new Launchd(this);
         ipv4.put("en0", address + "/24");
         writeIfMissing("etc/ssh/sshd_config.d/100-macos.conf", MacosOutput.SSHD_CONFIG_D_MACOS);
+        installJava();
     }
 
     public MacSpec spec() {
@@ -185,6 +186,33 @@ public final class SimulatedMac {
             throw new IllegalArgumentException("power setting " + name + " takes a number, got '" + value + "'");
         }
         powerSettings.put(name, value);
+    }
+
+    /**
+     * A JDK 25 as installed from a package: /usr/bin/java runs the simulator's own Java runtime, so a launch daemon
+     * that starts /usr/bin/java on this Mac runs a real JVM. {@link #removeJava()} makes a Mac without Java.
+     */
+    public void installJava() {
+        Path java = root.resolve("usr/bin/java");
+        try {
+            Files.createDirectories(java.getParent());
+            Files.writeString(java, "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java") + "' \"$@\"\n");
+            java.toFile().setExecutable(true);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot install Java on " + spec.name(), e);
+        }
+    }
+
+    public void removeJava() {
+        try {
+            Files.deleteIfExists(root.resolve("usr/bin/java"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove Java from " + spec.name(), e);
+        }
+    }
+
+    public boolean hasJava() {
+        return Files.isRegularFile(root.resolve("usr/bin/java"));
     }
 
     private void writeIfMissing(String macPath, String content) {

@@ -12,7 +12,7 @@ final class SimulatedPrograms {
 
     static List<SimulatedProgram> standard() {
         return List.of(new SystemInformationPrograms(), new NetworkPrograms(), new RdmaPrograms(), new SettingsPrograms(), new FilePrograms(),
-                new TextFilters(), new LaunchctlProgram(), new PowerPrograms(), new UpdatePrograms(), new ShasumProgram());
+                new TextFilters(), new LaunchctlProgram(), new PowerPrograms(), new UpdatePrograms(), new ShasumProgram(), new JavaProgram());
     }
 
     /** Programs by name; two programs may not answer to the same name. */

@@ -29,7 +29,7 @@ final class SystemInformationPrograms implements SimulatedProgram {
             case "whoami" -> Result.ok((root ? "root" : fleet.sshUser()) + "\n");
             case "id" -> Result.ok(args.contains("-u") ? (root ? "0\n" : "501\n") : (root ? "uid=0(root) gid=0(wheel)\n" : "uid=501(" + fleet.sshUser() + ") gid=20(staff)\n"));
             case "uptime" -> Result.ok(MacosOutput.uptime(Duration.between(state.bootTime(), Instant.now())));
-            case "df" -> df(mac);
+            case "df" -> args.contains("-k") ? dfKilobytes(mac) : df(mac);
             case "csrutil" -> args.contains("status") ? Result.ok("System Integrity Protection status: enabled.\n")
                     : Result.fail(1, "csrutil: failed to modify system integrity configuration. This tool needs to be executed from the Recovery OS.\n");
             default -> throw new IllegalArgumentException("not a program of this family: " + call.program());
@@ -119,6 +119,20 @@ final class SystemInformationPrograms implements SimulatedProgram {
             case "-v" -> Result.ok("Darwin Kernel Version " + release.darwinVersion() + ": " + release.kernelBuildDate() + "; root:" + release.xnu() + "/RELEASE_ARM64_T6031\n");
             default -> Result.fail(1, "usage: uname [-amnprsv]\n");
         };
+    }
+
+    /**
+     * df -k PATH: macOS's layout with 1024-byte blocks and the inode columns (see SOURCES.md); the boot volume of a
+     * Mac Studio with 2 TB; the disk-full fault leaves 0 available.
+     */
+    private static Result dfKilobytes(SimulatedMac mac) {
+        boolean full = mac.faults().diskFull;
+        long size = 1_952_363_840L;
+        long available = full ? 0 : mac.faults().diskAvailableKilobytes >= 0 ? mac.faults().diskAvailableKilobytes : 1_717_986_918L;
+        long used = size - available;
+        return Result.ok("Filesystem     1024-blocks       Used  Available Capacity iused      ifree %iused  Mounted on\n"
+                + String.format("/dev/disk3s1s1  %10d %10d %10d    %3d%%  453019 4294967295    0%%   /%n", size, used, available,
+                Math.round(100.0 * used / size)));
     }
 
     /** df -h /: layout from memory of macOS (marked invented in SOURCES.md); a disk-full fault shows 100%. */

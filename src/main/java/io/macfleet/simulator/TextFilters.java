@@ -20,18 +20,26 @@ final class TextFilters implements SimulatedProgram {
 
     @Override
     public MacShell.Result run(Call call) {
-        List<String> args = call.arguments();
-        if ((call.program().equals("head") || call.program().equals("tail")) && !args.isEmpty() && !args.getLast().startsWith("-")
-                && (args.size() < 2 || !args.get(args.size() - 2).equals("-n"))) {
-            // head/tail FILE: the file's lines instead of the pipe's (the node's log is read this way).
-            java.nio.file.Path file = call.mac().resolve(args.getLast());
-            try {
-                return run(call.program(), args.subList(0, args.size() - 1), java.nio.file.Files.readString(file));
-            } catch (java.io.IOException | RuntimeException e) {
-                return MacShell.Result.fail(1, call.program() + ": " + args.getLast() + ": No such file or directory\n");
+        if ((call.program().equals("head") || call.program().equals("tail")) && call.pipeInput() == null) {
+            // head -n N FILE / tail -n N FILE: the file of the simulated Mac (a daemon's log).
+            List<String> args = call.arguments();
+            for (int i = 0; i < args.size(); i++) {
+                if (args.get(i).equals("-n")) {
+                    i++;
+                } else if (!args.get(i).startsWith("-")) {
+                    java.nio.file.Path file = call.mac().resolve(args.get(i));
+                    try {
+                        String content = java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+                        List<String> options = new java.util.ArrayList<>(args);
+                        options.remove(i);
+                        return run(call.program(), options, content);
+                    } catch (java.io.IOException e) {
+                        return MacShell.Result.fail(1, call.program() + ": " + args.get(i) + ": No such file or directory\n");
+                    }
+                }
             }
         }
-        return run(call.program(), args, call.pipeInput() == null ? "" : call.pipeInput());
+        return run(call.program(), call.arguments(), call.pipeInput() == null ? "" : call.pipeInput());
     }
 
     static MacShell.Result run(String program, List<String> args, String input) {

@@ -316,6 +316,25 @@ final class MachineConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Opens an SFTP channel on this connection for work that streams files (the node deployment's resumable copies).
+     * A broken connection closes this one, so the run opens a fresh connection for the next attempt.
+     */
+    <T> T withSftp(SshRun.SftpWork<T> work) {
+        try (net.schmizz.sshj.sftp.SFTPClient sftp = client.newSFTPClient()) {
+            return work.apply(sftp);
+        } catch (net.schmizz.sshj.sftp.SFTPException e) {
+            throw new SshException.TransferFailed(target, "SFTP failed: " + e.getStatusCode()
+                    + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"), e);
+        } catch (IOException e) {
+            if (!isAlive()) {
+                close();
+                throw new SshException.ConnectionDropped(target, "connection lost during SFTP work: " + e, true, e);
+            }
+            throw new SshException.TransferFailed(target, e.getMessage() == null ? e.toString() : e.getMessage(), e);
+        }
+    }
+
     private static boolean isTimeout(Throwable e) {
         return e.getCause() instanceof TimeoutException
                 || (e.getMessage() != null && e.getMessage().toLowerCase().contains("timeout"));

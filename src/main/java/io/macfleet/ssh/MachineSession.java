@@ -22,4 +22,14 @@ public final class MachineSession {
     public CommandResult execute(Command command, ExecutionLimits limits) {
         return run.execute(target, command, limits);
     }
+
+    /** SFTP work on this machine's connection; see {@link SshRun#withSftp}. */
+    public <T> T withSftp(String description, SshRun.SftpWork<T> work) {
+        return run.withSftp(target, description, work);
+    }
+
+    /** Writes a small file atomically over SFTP; see {@link SshRun#upload}. */
+    public void upload(String remotePath, byte[] content, int mode) {
+        run.upload(target, remotePath, content, mode);
+    }
 }

@@ -135,6 +135,33 @@ public final class SshRun implements AutoCloseable {
         }
     }
 
+    /** Work done with an SFTP channel of a run's connection. */
+    @FunctionalInterface
+    public interface SftpWork<T> {
+        T apply(net.schmizz.sshj.sftp.SFTPClient sftp) throws IOException;
+    }
+
+    /**
+     * Runs {@code work} with an SFTP channel on the run's connection to the machine (opened, host key pinned and
+     * authenticated as for commands). Audited as {@code sftp.session} with what the caller says it did.
+     */
+    public <T> T withSftp(SshTarget target, String description, SftpWork<T> work) {
+        if (closed) {
+            throw new IllegalStateException("this SSH run is closed");
+        }
+        long start = System.nanoTime();
+        try {
+            T result = connection(target, settings.limits()).withSftp(work);
+            auditLog.record(new AuditEvent(clock.instant(), settings.actor(), target.machine(), "sftp.session",
+                    description + " [" + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms]", AuditEvent.Outcome.SUCCESS));
+            return result;
+        } catch (SshException e) {
+            auditLog.record(new AuditEvent(clock.instant(), settings.actor(), target.machine(), "sftp.session",
+                    description + " [" + kind(e) + ": " + e.getMessage() + "]", AuditEvent.Outcome.FAILURE));
+            throw e;
+        }
+    }
+
     private static String kind(SshException e) {
         return switch (e) {
             case SshException.Unreachable ignored -> "unreachable";

@@ -6,9 +6,11 @@ import io.macfleet.audit.JdbcAuditLog;
 import io.macfleet.config.MacfleetConfig;
 import io.macfleet.inventory.Cluster;
 import io.macfleet.inventory.DesiredStateStore;
-import io.macfleet.inventory.Machine;
+import io.macfleet.deployment.NodeDeploymentStore;
+import io.macfleet.deployment.NodeLayout;
+import io.macfleet.deployment.NodeService;
+import io.macfleet.deployment.RankTarget;
 import io.macfleet.lease.Leases;
-import io.macfleet.reach.MachineReach;
 import io.macfleet.ssh.Command;
 import io.macfleet.ssh.JdbcHostKeyStore;
 import io.macfleet.ssh.SshSettings;
@@ -52,6 +54,7 @@ public class SupervisionService {
 
     private final MacfleetConfig.Supervision settings;
     private final DesiredStateStore desiredState;
+    private final NodeService nodes;
     private final JdbcAuditLog audit;
     private final JdbcHostKeyStore hostKeys;
     private final MeterRegistry registry;
@@ -67,9 +70,10 @@ public class SupervisionService {
     private final SupervisionLoop loop;
 
     @Inject
-    public SupervisionService(MacfleetConfig config, DesiredStateStore desiredState, JdbcAuditLog audit, JdbcHostKeyStore hostKeys,
-                              MeterRegistry registry, Instance<Leases> leases) {
+    public SupervisionService(MacfleetConfig config, DesiredStateStore desiredState, NodeService nodes, JdbcAuditLog audit,
+                              JdbcHostKeyStore hostKeys, MeterRegistry registry, Instance<Leases> leases) {
         this.settings = config.supervision();
+        this.nodes = nodes;
         this.desiredState = desiredState;
         this.audit = audit;
         this.hostKeys = hostKeys;
@@ -101,33 +105,33 @@ public class SupervisionService {
 
     /** One round over every deployed cluster; returns what this instance saw. */
     public synchronized List<ClusterStatus> round() {
-        Map<String, Machine> machines = new LinkedHashMap<>();
+        Map<String, SshTarget> targets = new LinkedHashMap<>();
         List<SupervisedCluster> clusters = new ArrayList<>();
         for (Cluster cluster : desiredState.clusters()) {
-            if (cluster.inference() == null || cluster.inference().model() == null) {
+            // Only what a deployment finished: while one runs (or was left half way), the deployer owns the daemons.
+            boolean deployed = nodes.deployments().latest(cluster.name()).map(NodeDeploymentStore.Deployment::finished).orElse(false);
+            if (!deployed) {
                 continue;
             }
-            List<Machine> members = desiredState.machines(cluster.name());
-            if (members.isEmpty()) {
-                continue;
-            }
-            members.forEach(machine -> machines.put(machine.name(), machine));
-            clusters.add(supervised(cluster, members));
-        }
-        Map<String, SshTarget> targets = new LinkedHashMap<>();
-        for (Machine machine : machines.values()) {
             try {
-                targets.put(machine.name(), MachineReach.of(machine).ssh());
-            } catch (IllegalArgumentException e) {
-                LOG.debugf("machine %s is not reachable over SSH: %s", machine.name(), e.getMessage());
+                List<RankTarget> ranks = nodes.ranks(cluster.name());
+                ranks.forEach(rank -> targets.put(rank.machine(), rank.ssh()));
+                clusters.add(supervised(cluster, ranks));
+            } catch (RuntimeException e) {
+                LOG.debugf("cluster %s cannot be supervised: %s", cluster.name(), e.getMessage());
             }
         }
         try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit), targets)) {
             control.get().shell = shell;
             List<ClusterStatus> seen = loop.round(clusters);
             seen.forEach(status -> {
-                status.observation().ranks().forEach(rank -> rank.pid().ifPresent(pid ->
-                        pidSeen.putIfAbsent(status.name() + "/" + rank.rank() + "/" + pid, status.observation().at())));
+                for (RankObservation rank : status.observation().ranks()) {
+                    String prefix = status.name() + "/" + rank.rank() + "/";
+                    String current = prefix + rank.pid().map(String::valueOf).orElse("");
+                    // Only the rank's current process is remembered: an earlier pid's start is no one's uptime.
+                    pidSeen.keySet().removeIf(key -> key.startsWith(prefix) && !key.equals(current));
+                    rank.pid().ifPresent(pid -> pidSeen.putIfAbsent(current, status.observation().at()));
+                }
                 statuses.put(status.name(), status);
                 gauges(status.name()).set(status);
             });
@@ -158,10 +162,10 @@ public class SupervisionService {
     public void restart(String clusterName, String actor) throws IOException {
         Cluster cluster = desiredState.cluster(clusterName).orElseThrow(() -> new IllegalArgumentException(
                 "no cluster named '" + clusterName + "' in the applied inventory"));
-        List<Machine> members = desiredState.machines(clusterName);
-        SupervisedCluster supervised = supervised(cluster, members);
+        List<RankTarget> ranks = nodes.ranks(clusterName);
+        SupervisedCluster supervised = supervised(cluster, ranks);
         Map<String, SshTarget> targets = new LinkedHashMap<>();
-        members.forEach(machine -> targets.put(machine.name(), MachineReach.of(machine).ssh()));
+        ranks.forEach(rank -> targets.put(rank.machine(), rank.ssh()));
         try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(actor), hostKeys, audit), targets)) {
             new ShellNodeControl(shell, Duration.ofSeconds(30), settings.rebootTimeout()).restartInOrder(supervised);
         }
@@ -174,38 +178,29 @@ public class SupervisionService {
     public String log(String clusterName, int rank, int lines, String actor) throws IOException {
         Cluster cluster = desiredState.cluster(clusterName).orElseThrow(() -> new IllegalArgumentException(
                 "no cluster named '" + clusterName + "' in the applied inventory"));
-        List<Machine> members = desiredState.machines(clusterName);
-        SupervisedCluster supervised = supervised(cluster, members);
+        List<RankTarget> ranks = nodes.ranks(clusterName);
+        SupervisedCluster supervised = supervised(cluster, ranks);
         if (rank < 0 || rank >= supervised.ranks().size()) {
             throw new IllegalArgumentException("cluster " + clusterName + " has ranks 0.." + (supervised.ranks().size() - 1) + ", not " + rank);
         }
         SupervisedCluster.Rank target = supervised.ranks().get(rank);
-        Machine machine = members.stream().filter(m -> m.name().equals(target.machine())).findFirst().orElseThrow();
         try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(actor), hostKeys, audit),
-                Map.of(machine.name(), MachineReach.of(machine).ssh()))) {
-            return shell.run(machine.name(), Command.reading("tail", "-n", Integer.toString(Math.clamp(lines, 1, 2000)), target.logPath()),
+                Map.of(target.machine(), ranks.get(rank).ssh()))) {
+            return shell.run(target.machine(), Command.reading("tail", "-n", Integer.toString(Math.clamp(lines, 1, 2000)), target.logPath()),
                     Duration.ofSeconds(15)).stdout();
         }
     }
 
-    /**
-     * The ranks of a cluster as the deployment lays them out: rank order is the cabling's (the coordinator, then by
-     * name), each rank's HTTP port is the cluster's inference port on its machine's address, the daemon and its log
-     * are the deployment's.
-     */
-    SupervisedCluster supervised(Cluster cluster, List<Machine> members) {
-        List<Machine> ordered = members.stream()
-                .sorted(Comparator.comparing((Machine machine) -> machine.role() != Machine.Role.COORDINATOR).thenComparing(Machine::name))
-                .toList();
-        int port = cluster.inference().port();
-        List<SupervisedCluster.Rank> ranks = new ArrayList<>();
-        for (int index = 0; index < ordered.size(); index++) {
-            Machine machine = ordered.get(index);
-            ranks.add(new SupervisedCluster.Rank(index, machine.name(), URI.create("http://" + machine.address() + ":" + port + "/"),
-                    settings.daemonLabel(), io.macfleet.deployment.LaunchDaemon.LOG_DIRECTORY + settings.daemonLabel() + ".err.log"));
+    /** The ranks of a cluster as the deployment lays them out (rank order, addresses, HTTP ports, daemon and log). */
+    SupervisedCluster supervised(Cluster cluster, List<RankTarget> ranks) {
+        List<SupervisedCluster.Rank> supervised = new ArrayList<>();
+        for (RankTarget rank : ranks) {
+            supervised.add(new SupervisedCluster.Rank(rank.rank(), rank.machine(),
+                    URI.create("http://" + rank.managementAddress() + ":" + rank.httpPort() + "/"), NodeLayout.LABEL, NodeLayout.errorLog()));
         }
-        return new SupervisedCluster(cluster.name(), URI.create("http://" + ordered.getFirst().address() + ":" + port + "/v1"),
-                new SupervisedCluster.Policy(cluster.supervision().rebootOnRdmaFailure()), ranks);
+        RankTarget first = ranks.getFirst();
+        return new SupervisedCluster(cluster.name(), URI.create("http://" + first.managementAddress() + ":" + first.httpPort() + "/v1"),
+                new SupervisedCluster.Policy(cluster.supervision().rebootOnRdmaFailure()), supervised);
     }
 
     private void record(SupervisionEvent event) {

@@ -108,6 +108,6 @@ class SimulatedProgramsTest {
                 // added with the OS-update programs (issue 15)
                 "startosinstall", "diskutil", "dscl",
                 // added with the deployment groundwork (issue 17)
-                "shasum")));
+                "shasum", "java")));
     }
 }

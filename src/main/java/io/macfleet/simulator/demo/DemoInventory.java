@@ -27,7 +27,9 @@ final class DemoInventory {
         for (String link : links) {
             yaml.append("        - ").append(link).append('\n');
         }
-        yaml.append("    inference:\n      model: /opt/models/Llama-3.3-70B-Instruct-Q8_0.gguf\n      parallelism: tensor\n      port: 8080\n");
+        // The small model `macfleet demo` generates and deploys (DemoNode.model): `macfleet node deploy llm-a` redeploys it.
+        yaml.append("    inference:\n      model: ").append(quote(directory.getParent().resolve("models").resolve("macfleet-tiny-f32.gguf").toString()))
+                .append("\n      parallelism: tensor\n      port: 8080\n");
         yaml.append("machines:\n");
         boolean first = true;
         for (SimulatedMac mac : fleet.machines()) {

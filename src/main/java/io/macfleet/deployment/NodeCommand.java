@@ -1,0 +1,338 @@
+package io.macfleet.deployment;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.macfleet.command.Actors;
+import io.macfleet.command.ExitCodes;
+import io.macfleet.ssh.SshOptions;
+import io.macfleet.ssh.SshSettings;
+import jakarta.inject.Inject;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code macfleet node}: deploy the inference node to a cluster and run it under launchd. */
+@Command(name = "node", mixinStandardHelpOptions = true,
+        description = "Deploy the inference node to a cluster's Macs (launchd daemons) and start, stop, restart and watch it.",
+        subcommands = {NodeCommand.Deploy.class, NodeCommand.Status.class, NodeCommand.Start.class, NodeCommand.Stop.class,
+                NodeCommand.Restart.class, NodeCommand.Logs.class})
+public class NodeCommand {
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    @Command(name = "deploy", mixinStandardHelpOptions = true,
+            description = {"Copy the node and the model to every Mac of CLUSTER (resumable, SHA-256 verified), write each rank's"
+                    + " configuration and launch daemon, then restart all ranks together. Without --model, an unfinished deployment"
+                    + " of CLUSTER is taken up again, else the inventory's inference.model is deployed."},
+            exitCodeListHeading = "%nExit codes:%n",
+            exitCodeList = {"0:serving (or nothing to do)", "1:a machine failed (nothing switched unless the message says so)", "2:bad input"})
+    static class Deploy implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "CLUSTER", description = "A cluster of the applied inventory.")
+        String cluster;
+
+        @Option(names = "--model", paramLabel = "PATH|URL", description = "The GGUF model: a file on this host, or a URL each Mac downloads itself.")
+        String model;
+
+        @Option(names = "--model-sha256", paramLabel = "HEX", description = "With --model URL: the model's SHA-256, checked on every Mac.")
+        String modelSha256;
+
+        @Option(names = "--model-size", paramLabel = "BYTES", description = "With --model URL: the model's size (for the free-space check).")
+        Long modelSize;
+
+        @Option(names = "--node-jar", paramLabel = "FILE", description = "The node's jar (default: inference-node/target/inference-node-*.jar).")
+        Path nodeJar;
+
+        @Option(names = "--dry-run", description = "Print the plan (ranks, ports, files, the cluster file) without touching any Mac.")
+        boolean dryRun;
+
+        @Mixin
+        SshOptions ssh;
+
+        @Inject
+        NodeService nodes;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            NodeRelease release = nodes.release(cluster, new NodeService.Request(Optional.ofNullable(model), Optional.ofNullable(modelSha256),
+                    Optional.ofNullable(modelSize), Optional.ofNullable(nodeJar)));
+            NodeDeployer.Plan plan = nodes.plan(cluster, release);
+            if (dryRun) {
+                out.print(describe(plan));
+                out.flush();
+                return ExitCodes.OK;
+            }
+            SshSettings settings;
+            try {
+                settings = ssh.settings(Actors.commandLine());
+            } catch (IllegalArgumentException e) {
+                spec.commandLine().getErr().println("macfleet node deploy: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+            out.println("Deploying node " + release.nodeVersion() + " and " + release.modelFileName() + " to " + plan.ranks().size()
+                    + " machines of " + cluster);
+            out.flush();
+            NodeDeployer.Outcome outcome = nodes.deploy(cluster, release, settings, new ProgressPrinter(out, plan));
+            out.println(outcome.summary());
+            out.println("Endpoint: " + outcome.endpoint());
+            out.flush();
+            return ExitCodes.OK;
+        }
+    }
+
+    /** The plan as text: what would be written where. */
+    static String describe(NodeDeployer.Plan plan) {
+        StringBuilder text = new StringBuilder();
+        text.append("Plan for cluster ").append(plan.cluster()).append(" (").append(plan.parallelism()).append(", ")
+                .append(plan.ranks().size()).append(" ranks), nothing changed:\n");
+        for (RankTarget rank : plan.ranks()) {
+            text.append(String.format(Locale.ROOT, "  rank %d  %-12s %-15s http %d  mesh %d%n", rank.rank(), rank.machine(),
+                    rank.managementAddress(), rank.httpPort(), rank.clusterPort()));
+        }
+        text.append("  node:   ").append(plan.release().nodeJar()).append(" -> ").append(plan.release().jarPath()).append('\n');
+        text.append("  model:  ").append(plan.release().modelFile().map(Path::toString).orElseGet(() -> plan.release().modelUrl().orElseThrow().toString()))
+                .append(" -> ").append(plan.release().modelPath()).append(" (").append(DiskFree.human(plan.release().modelSize())).append(")\n");
+        text.append("  daemon: ").append(NodeLayout.PLIST).append(" running ").append(String.join(" ", plan.daemon(plan.coordinator()).programArguments()))
+                .append('\n');
+        text.append("  endpoint: ").append(plan.endpoint()).append('\n');
+        text.append("  cluster file ").append(plan.clusterFilePath()).append(":\n").append(plan.clusterFile());
+        return text.toString();
+    }
+
+    /** One line per machine each time its copy passes another tenth, with the overall share. */
+    static final class ProgressPrinter implements NodeDeployer.Listener {
+        private final PrintWriter out;
+        private final long grandTotal;
+        private final Map<String, Long> done = new ConcurrentHashMap<>();
+        private final Map<String, Integer> shownTenth = new ConcurrentHashMap<>();
+
+        ProgressPrinter(PrintWriter out, NodeDeployer.Plan plan) {
+            this.out = out;
+            long perMachine = plan.release().modelSize();
+            try {
+                perMachine += java.nio.file.Files.size(plan.release().nodeJar());
+            } catch (java.io.IOException e) {
+                // counted without the jar
+            }
+            this.grandTotal = perMachine * plan.ranks().size();
+        }
+
+        @Override
+        public void copying(String machine, String file, long bytes, long total) {
+            done.put(machine + "/" + file, bytes);
+            int tenth = total == 0 ? 10 : (int) (bytes * 10 / total);
+            Integer previous = shownTenth.put(machine + "/" + file, tenth);
+            if (previous == null || previous != tenth) {
+                long all = done.values().stream().mapToLong(Long::longValue).sum();
+                synchronized (out) {
+                    out.printf(Locale.ROOT, "  %-12s %-5s [%-10s] %3d%%  %s of %s   overall %3d%%%n", machine, file, "#".repeat(tenth),
+                            tenth * 10, DiskFree.human(bytes), DiskFree.human(total), grandTotal == 0 ? 100 : Math.min(100, all * 100 / grandTotal));
+                    out.flush();
+                }
+            }
+        }
+
+        @Override
+        public void step(String machine, String what) {
+            synchronized (out) {
+                out.println("  " + machine + ": " + what);
+                out.flush();
+            }
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Each rank's launchd state, pid, runs, last exit, node version and model.")
+    static class Status implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "CLUSTER", arity = "0..1", description = "A cluster of the applied inventory (default: every cluster).")
+        String cluster;
+
+        @Option(names = "--json", description = "Print JSON.")
+        boolean json;
+
+        @Mixin
+        SshOptions ssh;
+
+        @Inject
+        NodeService nodes;
+
+        @Inject
+        io.macfleet.inventory.DesiredStateStore desiredState;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter out = spec.commandLine().getOut();
+            SshSettings settings = ssh.settings(Actors.commandLine());
+            List<String> clusters = cluster != null ? List.of(cluster)
+                    : desiredState.clusters().stream().map(io.macfleet.inventory.Cluster::name).toList();
+            ObjectNode document = JSON.createObjectNode();
+            boolean allRunning = true;
+            for (String name : clusters) {
+                List<NodeRankStatus> statuses = nodes.status(name, settings);
+                allRunning &= statuses.stream().allMatch(NodeRankStatus::running);
+                if (json) {
+                    ArrayNode ranks = document.putArray(name);
+                    for (NodeRankStatus status : statuses) {
+                        ObjectNode rank = ranks.addObject();
+                        rank.put("rank", status.rank());
+                        rank.put("machine", status.machine());
+                        rank.put("state", status.state());
+                        status.pid().ifPresent(pid -> rank.put("pid", pid));
+                        status.runs().ifPresent(runs -> rank.put("runs", runs));
+                        rank.put("lastExit", lastExit(status.launchd().lastExit()));
+                        status.nodeVersion().ifPresent(version -> rank.put("nodeVersion", version));
+                        status.nodeSha256().ifPresent(sha -> rank.put("nodeSha256", sha));
+                        status.modelSha256().ifPresent(sha -> rank.put("modelSha256", sha));
+                        status.error().ifPresent(error -> rank.put("error", error));
+                    }
+                } else {
+                    out.println("cluster " + name + ":");
+                    out.printf(Locale.ROOT, "  %-4s %-12s %-13s %-8s %-5s %-16s %-16s %s%n", "rank", "machine", "state", "pid", "runs", "last exit", "node", "model");
+                    for (NodeRankStatus status : statuses) {
+                        out.printf(Locale.ROOT, "  %-4d %-12s %-13s %-8s %-5s %-16s %-16s %s%n", status.rank(), status.machine(), status.state(),
+                                status.pid().isPresent() ? Long.toString(status.pid().getAsLong()) : "-",
+                                status.runs().isPresent() ? Integer.toString(status.runs().getAsInt()) : "-",
+                                lastExit(status.launchd().lastExit()),
+                                status.nodeVersion().map(version -> version + " " + status.nodeSha256().map(NodeLayout::shortHash).orElse("")).orElse("-"),
+                                status.error().orElse(status.modelSha256().map(NodeLayout::shortHash).orElse("-")));
+                    }
+                }
+            }
+            if (json) {
+                out.println(JSON.writeValueAsString(document));
+            }
+            out.flush();
+            return allRunning ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+        }
+    }
+
+    static String lastExit(LaunchdService.LastExit exit) {
+        return switch (exit) {
+            case LaunchdService.LastExit.NeverExited ignored -> "never exited";
+            case LaunchdService.LastExit.Code code -> code.name().isEmpty() ? Integer.toString(code.code()) : code.code() + ": " + code.name();
+            case LaunchdService.LastExit.Signal signal -> signal.name() + ": " + signal.number();
+            case LaunchdService.LastExit.Unreadable unreadable -> unreadable.printed();
+        };
+    }
+
+    abstract static class Act implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "CLUSTER", description = "A cluster of the applied inventory.")
+        String cluster;
+
+        @Mixin
+        SshOptions ssh;
+
+        @Inject
+        NodeService nodes;
+
+        abstract NodeService.Action action();
+
+        @Override
+        public Integer call() {
+            for (String line : nodes.act(cluster, action(), ssh.settings(Actors.commandLine()))) {
+                spec.commandLine().getOut().println(line);
+            }
+            spec.commandLine().getOut().flush();
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "start", mixinStandardHelpOptions = true, description = "Load the node's daemon on every rank (launchctl bootstrap system).")
+    static class Start extends Act {
+        NodeService.Action action() {
+            return NodeService.Action.START;
+        }
+    }
+
+    @Command(name = "stop", mixinStandardHelpOptions = true, description = "Unload the node's daemon on every rank (launchctl bootout): the cluster stops serving.")
+    static class Stop extends Act {
+        NodeService.Action action() {
+            return NodeService.Action.STOP;
+        }
+    }
+
+    @Command(name = "restart", mixinStandardHelpOptions = true, description = "Restart every rank together (launchctl kickstart -k).")
+    static class Restart extends Act {
+        NodeService.Action action() {
+            return NodeService.Action.RESTART;
+        }
+    }
+
+    @Command(name = "logs", mixinStandardHelpOptions = true, description = "The node's log on one machine (/var/log/macfleet/).")
+    static class Logs implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "MACHINE", description = "A machine of the applied inventory.")
+        String machine;
+
+        @Option(names = {"-n", "--lines"}, defaultValue = "200", description = "Lines to show (default: ${DEFAULT-VALUE}).")
+        int lines;
+
+        @Option(names = {"-f", "--follow"}, description = "Keep printing new lines (every 2 s) until interrupted.")
+        boolean follow;
+
+        @Mixin
+        SshOptions ssh;
+
+        @Inject
+        NodeService nodes;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            PrintWriter out = spec.commandLine().getOut();
+            SshSettings settings = ssh.settings(Actors.commandLine());
+            String shown = nodes.logs(machine, lines, settings);
+            out.print(shown);
+            out.flush();
+            while (follow) {
+                Thread.sleep(2000);
+                String now = nodes.logs(machine, lines, settings);
+                out.print(newLines(shown, now));
+                out.flush();
+                shown = now;
+            }
+            return ExitCodes.OK;
+        }
+    }
+
+    /** The lines of {@code now} after the last line of {@code before} (both are tails of one growing file). */
+    static String newLines(String before, String now) {
+        if (before.isEmpty()) {
+            return now;
+        }
+        List<String> old = before.lines().toList();
+        List<String> fresh = now.lines().toList();
+        int best = 0;
+        for (int overlap = Math.min(old.size(), fresh.size()); overlap > 0; overlap--) {
+            if (fresh.subList(0, overlap).equals(old.subList(old.size() - overlap, old.size()))) {
+                best = overlap;
+                break;
+            }
+        }
+        StringBuilder text = new StringBuilder();
+        fresh.subList(best, fresh.size()).forEach(line -> text.append(line).append('\n'));
+        return text.toString();
+    }
+}

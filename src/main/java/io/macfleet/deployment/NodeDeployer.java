@@ -1,0 +1,399 @@
+package io.macfleet.deployment;
+
+import io.macfleet.ssh.Command;
+import io.macfleet.ssh.CommandResult;
+import io.macfleet.ssh.MachineResult;
+import io.macfleet.ssh.MachineSession;
+import io.macfleet.ssh.PrivilegedProgram;
+import io.macfleet.ssh.SshRun;
+import io.macfleet.ssh.SshTarget;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Deploys the inference node to the ranks of a cluster in two phases. Staging (every Mac in parallel): directories,
+ * free space for the model, the jar and the model copied resumably and verified by SHA-256 (skipped when already
+ * there), the cluster file and the daemon's plist written next to them. Only when every Mac staged, the switch: the
+ * daemon is booted out on every rank, then the new plist installed and bootstrapped on every rank, so all ranks
+ * restart together. A failure while staging switches nothing: the old version keeps serving, and the error names
+ * the machine. Every step is idempotent, so running the same deployment again (after a failure or a kill of macfleet)
+ * ends in the same state; with nothing changed and every rank running it does nothing.
+ */
+public final class NodeDeployer {
+
+    /** What to deploy where. */
+    public record Plan(String cluster, String parallelism, List<RankTarget> ranks, NodeRelease release, String clusterFile,
+                       List<String> javaOptions, int threads) {
+        public Plan {
+            ranks = List.copyOf(ranks);
+            javaOptions = List.copyOf(javaOptions);
+            if (ranks.isEmpty()) {
+                throw new IllegalArgumentException("cluster " + cluster + " has no machines to deploy to");
+            }
+        }
+
+        public String clusterFilePath() {
+            return NodeLayout.clusterFile(NodeRelease.sha256(clusterFile.getBytes(StandardCharsets.UTF_8)));
+        }
+
+        public RankTarget coordinator() {
+            return ranks.stream().filter(rank -> rank.rank() == 0).findFirst().orElseThrow();
+        }
+
+        public String endpoint() {
+            return "http://" + coordinator().managementAddress() + ":" + coordinator().httpPort() + "/v1";
+        }
+
+        /** The daemon definition of one rank. */
+        public LaunchDaemon daemon(RankTarget rank) {
+            List<String> arguments = new ArrayList<>();
+            arguments.add("/usr/bin/java");
+            arguments.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"));
+            arguments.addAll(javaOptions);
+            arguments.addAll(List.of("-jar", release.jarPath(), "serve", "--model", release.modelPath(), "--cluster", clusterFilePath(),
+                    "--rank", Integer.toString(rank.rank()), "--host",
+                    // Simulated Macs share this host: each listens on its own loopback address only.
+                    rank.managementAddress().startsWith("127.") ? rank.managementAddress() : "0.0.0.0"));
+            if (threads > 0) {
+                arguments.addAll(List.of("--threads", Integer.toString(threads)));
+            }
+            Map<String, String> environment = new LinkedHashMap<>();
+            environment.put(NodeLayout.CLUSTER, cluster);
+            environment.put(NodeLayout.RANK, Integer.toString(rank.rank()));
+            environment.put(NodeLayout.NODE_VERSION, release.nodeVersion());
+            environment.put(NodeLayout.NODE_SHA256, release.nodeSha256());
+            environment.put(NodeLayout.MODEL_SHA256, release.modelSha256());
+            return LaunchDaemon.node(NodeLayout.LABEL, arguments, environment, NodeLayout.NODE_DIRECTORY);
+        }
+    }
+
+    /** Told what happens, for progress bars and logs; called from several threads. */
+    public interface Listener {
+        Listener NONE = new Listener() {
+        };
+
+        default void copying(String machine, String file, long done, long total) {
+        }
+
+        default void step(String machine, String what) {
+        }
+    }
+
+    /** What staging did on one Mac. */
+    public record Staged(String machine, CopyOutcome.Kind jar, CopyOutcome.Kind model, boolean definitionChanged, boolean running) {
+        boolean unchanged() {
+            return jar == CopyOutcome.Kind.ALREADY_PRESENT && model == CopyOutcome.Kind.ALREADY_PRESENT && !definitionChanged && running;
+        }
+    }
+
+    /** How a deployment ended. */
+    public record Outcome(boolean switched, List<Staged> staged, String endpoint, String summary) {
+    }
+
+    /** A deployment that stopped; {@code switched} says whether the old version may still serve (false: it does). */
+    public static final class DeployFailedException extends RuntimeException implements io.macfleet.command.CommandFailure {
+        private final boolean switched;
+
+        public DeployFailedException(String message, boolean switched, Throwable cause) {
+            super(message, cause);
+            this.switched = switched;
+        }
+
+        public boolean switched() {
+            return switched;
+        }
+
+        @Override
+        public Kind failureKind() {
+            return Kind.CHECK_FAILED;
+        }
+    }
+
+    /** Journal of a deployment's phases (stored in the database by the service). */
+    public interface Journal {
+        Journal NONE = (phase, message) -> {
+        };
+
+        void phase(String phase, String message);
+    }
+
+    private final Duration healthTimeout;
+
+    public NodeDeployer(Duration healthTimeout) {
+        this.healthTimeout = healthTimeout;
+    }
+
+    /** Stages everything everywhere, then switches all ranks together (unless nothing changed), then waits for health. */
+    public Outcome deploy(SshRun run, Plan plan, Listener listener, Journal journal) {
+        journal.phase("staging", "staging on " + plan.ranks().size() + " machines");
+        List<Staged> staged = stage(run, plan, listener);
+        if (staged.stream().allMatch(Staged::unchanged)) {
+            journal.phase("serving", "nothing changed");
+            return new Outcome(false, staged, plan.endpoint(), "nothing to do: every rank already runs node " + plan.release().nodeVersion()
+                    + " (" + NodeLayout.shortHash(plan.release().nodeSha256()) + ") with model " + plan.release().modelFileName()
+                    + " (" + NodeLayout.shortHash(plan.release().modelSha256()) + ")");
+        }
+        journal.phase("switching", "all machines staged; restarting every rank together");
+        switchAll(run, plan, listener);
+        journal.phase("starting", "waiting for the cluster to form");
+        awaitHealthy(plan);
+        journal.phase("serving", "serving at " + plan.endpoint());
+        return new Outcome(true, staged, plan.endpoint(), "switched " + plan.ranks().size() + " ranks to node " + plan.release().nodeVersion()
+                + " (" + NodeLayout.shortHash(plan.release().nodeSha256()) + ") with model " + plan.release().modelFileName()
+                + "; serving at " + plan.endpoint());
+    }
+
+    /** Phase one. Throws {@link DeployFailedException} naming every machine that failed; nothing is switched then. */
+    public List<Staged> stage(SshRun run, Plan plan, Listener listener) {
+        Map<String, RankTarget> byMachine = plan.ranks().stream().collect(Collectors.toMap(RankTarget::machine, Function.identity()));
+        List<SshTarget> targets = plan.ranks().stream().map(RankTarget::ssh).toList();
+        List<MachineResult<Staged>> results = run.onFleet(targets, machine -> stageOne(machine, byMachine.get(machine.target().machine()), plan, listener));
+        List<String> failures = new ArrayList<>();
+        for (MachineResult<Staged> result : results) {
+            if (!result.succeeded()) {
+                failures.add(result.machine() + ": " + message(result.error()));
+            }
+        }
+        if (!failures.isEmpty()) {
+            throw new DeployFailedException("staging failed, nothing was switched (the running version, if any, keeps serving): "
+                    + String.join("; ", failures), false, results.stream().map(MachineResult::error).filter(e -> e != null).findFirst().orElse(null));
+        }
+        return results.stream().map(MachineResult::value).toList();
+    }
+
+    private Staged stageOne(MachineSession machine, RankTarget rank, Plan plan, Listener listener) throws IOException {
+        String name = rank.machine();
+        NodeRelease release = plan.release();
+        listener.step(name, "preparing directories");
+        String user = machine.target().user();
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "755",
+                NodeLayout.HOME, NodeLayout.NODE_DIRECTORY, NodeLayout.MODEL_DIRECTORY)), "cannot create " + NodeLayout.HOME);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-m", "755", NodeLayout.LOG_DIRECTORY)),
+                "cannot create " + NodeLayout.LOG_DIRECTORY);
+        checkJava(machine, name);
+        checkSpace(machine, name, release);
+        RemoteShell shell = shell(machine);
+        CopyOutcome jar = machine.withSftp("copy " + release.jarPath(), sftp -> new FileCopy(name, sftp, shell)
+                .copy(release.nodeJar(), release.jarPath(), (done, total) -> listener.copying(name, "node", done, total)));
+        CopyOutcome.Kind model;
+        if (release.modelFile().isPresent()) {
+            model = machine.withSftp("copy " + release.modelPath(), sftp -> new FileCopy(name, sftp, shell)
+                    .copy(release.modelFile().get(), release.modelPath(), (done, total) -> listener.copying(name, "model", done, total))).kind();
+        } else {
+            model = fetch(machine, name, release, listener);
+        }
+        listener.step(name, "writing the configuration");
+        byte[] clusterFile = plan.clusterFile().getBytes(StandardCharsets.UTF_8);
+        machine.upload(plan.clusterFilePath(), clusterFile, 0644);
+        String plist = LaunchDaemonPlist.render(plan.daemon(rank));
+        String stagedPlist = NodeLayout.NODE_DIRECTORY + "/" + NodeLayout.LABEL + ".plist";
+        machine.upload(stagedPlist, plist.getBytes(StandardCharsets.UTF_8), 0644);
+        CommandResult current = machine.execute(Command.reading("cat", NodeLayout.PLIST));
+        boolean changed = !current.succeeded() || !current.stdout().equals(plist);
+        boolean running = status(machine, rank.rank()).running();
+        return new Staged(name, jar.kind(), model, changed, running);
+    }
+
+    /** Java 25 or later must be on the Mac: {@code /usr/bin/java -version} (it prints to standard error). */
+    static void checkJava(MachineSession machine, String name) {
+        CommandResult version = machine.execute(Command.reading("/usr/bin/java", "-version"));
+        String printed = version.stderr() + version.stdout();
+        java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("version \"(\\d+)").matcher(printed);
+        if (!version.succeeded() || !matcher.find()) {
+            throw new IllegalStateException("no Java runtime: `/usr/bin/java -version` answered "
+                    + (printed.isBlank() ? "exit " + version.exitStatus() : "'" + printed.strip().lines().findFirst().orElse("") + "'")
+                    + "; install a JDK 25 or later (see docs/inference-deployment.md)");
+        }
+        int feature = Integer.parseInt(matcher.group(1));
+        if (feature < 25) {
+            throw new IllegalStateException("Java " + feature + " found, the node needs 25 or later");
+        }
+    }
+
+    /** Enough free space in the model directory for what is not there yet (df -k: 1024-byte blocks). */
+    private static void checkSpace(MachineSession machine, String name, NodeRelease release) throws IOException {
+        long present = machine.withSftp("stat " + release.modelPath(), sftp -> {
+            var whole = sftp.statExistence(release.modelPath());
+            if (whole != null && whole.getSize() == release.modelSize()) {
+                return release.modelSize();
+            }
+            var partial = sftp.statExistence(release.modelPath() + FileCopy.PARTIAL_SUFFIX);
+            return partial == null ? 0L : Math.min(partial.getSize(), release.modelSize());
+        });
+        long needed = release.modelSize() - present;
+        if (needed <= 0) {
+            return;
+        }
+        CommandResult df = machine.execute(Command.reading("df", "-k", NodeLayout.MODEL_DIRECTORY));
+        long available = DiskFree.availableBytes(df.stdout())
+                .orElseThrow(() -> new IllegalStateException("cannot read the free space of " + NodeLayout.MODEL_DIRECTORY + " from `df -k`: "
+                        + (df.stderr().isBlank() ? df.stdout().strip() : df.stderr().strip())));
+        if (available < needed) {
+            throw new IllegalStateException("not enough disk space for the model " + release.modelFileName() + ": "
+                    + DiskFree.human(needed) + " needed in " + NodeLayout.MODEL_DIRECTORY + ", " + DiskFree.human(available) + " available");
+        }
+    }
+
+    /** The Mac downloads the model itself, resuming a partial download (curl -C -), then the hash is checked there. */
+    private static CopyOutcome.Kind fetch(MachineSession machine, String name, NodeRelease release, Listener listener) throws IOException {
+        String target = release.modelPath();
+        RemoteShell.Answer existing = shell(machine).run("shasum", List.of("-a", "256", target));
+        if (existing.exitStatus() == 0 && existing.stdout().startsWith(release.modelSha256())) {
+            listener.copying(name, "model", release.modelSize(), release.modelSize());
+            return CopyOutcome.Kind.ALREADY_PRESENT;
+        }
+        listener.step(name, "downloading " + release.modelUrl().orElseThrow());
+        String partial = target + FileCopy.PARTIAL_SUFFIX;
+        CommandResult curl = machine.execute(Command.of("curl", "--fail", "--silent", "--show-error", "--location", "-C", "-",
+                "--output", partial, release.modelUrl().orElseThrow().toString()), io.macfleet.ssh.ExecutionLimits.DEFAULTS
+                .withCommandTimeout(Duration.ofHours(12)));
+        if (!curl.succeeded()) {
+            throw new IllegalStateException("download of " + release.modelUrl().get() + " failed (exit " + curl.exitStatus() + "): "
+                    + curl.stderr().strip() + "; run the deployment again to resume it");
+        }
+        RemoteShell.Answer sum = shell(machine).run("shasum", List.of("-a", "256", partial));
+        if (sum.exitStatus() != 0 || !sum.stdout().startsWith(release.modelSha256())) {
+            machine.execute(Command.of("rm", "-f", partial));
+            throw new IllegalStateException("the downloaded model's SHA-256 is " + sum.stdout().split("\\s+")[0] + ", expected "
+                    + release.modelSha256() + ": removed it");
+        }
+        require(machine.execute(Command.of("mv", "-f", partial, target)), "cannot move the downloaded model into place");
+        listener.copying(name, "model", release.modelSize(), release.modelSize());
+        return CopyOutcome.Kind.COPIED;
+    }
+
+    /** Phase two: out on every rank, then in on every rank. */
+    public void switchAll(SshRun run, Plan plan, Listener listener) {
+        List<SshTarget> targets = plan.ranks().stream().map(RankTarget::ssh).toList();
+        failOn(run.onFleet(targets, machine -> {
+            listener.step(machine.target().machine(), "stopping the old daemon");
+            bootout(machine);
+            return null;
+        }), "stopping the old version");
+        String stagedPlist = NodeLayout.NODE_DIRECTORY + "/" + NodeLayout.LABEL + ".plist";
+        failOn(run.onFleet(targets, machine -> {
+            listener.step(machine.target().machine(), "starting the new daemon");
+            require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-o", "root", "-g", "wheel", "-m", "644", stagedPlist,
+                    NodeLayout.PLIST)), "cannot install " + NodeLayout.PLIST);
+            bootstrap(machine);
+            return null;
+        }), "starting the new version");
+    }
+
+    static void bootout(MachineSession machine) {
+        CommandResult out = machine.execute(Command.sudo(PrivilegedProgram.LAUNCHCTL, "bootout", "system/" + NodeLayout.LABEL));
+        // 113: not loaded; 3 ("No such process"): older macOS says so for the same.
+        if (!out.succeeded() && out.exitStatus() != 113 && out.exitStatus() != 3) {
+            throw new IllegalStateException("launchctl bootout failed (exit " + out.exitStatus() + "): " + out.stderr().strip());
+        }
+    }
+
+    static void bootstrap(MachineSession machine) {
+        CommandResult in = machine.execute(Command.sudo(PrivilegedProgram.LAUNCHCTL, "bootstrap", "system", NodeLayout.PLIST));
+        if (!in.succeeded()) {
+            throw new IllegalStateException("launchctl bootstrap system " + NodeLayout.PLIST + " failed (exit " + in.exitStatus() + "): "
+                    + in.stderr().strip());
+        }
+    }
+
+    /** The rank's state read from its Mac: launchd's print and the environment of the installed plist. */
+    public static NodeRankStatus status(MachineSession machine, int rank) {
+        String name = machine.target().machine();
+        try {
+            CommandResult print = machine.execute(Command.reading("launchctl", "print", "system/" + NodeLayout.LABEL));
+            LaunchdService launchd = LaunchdService.parse(print.exitStatus() == null ? -1 : print.exitStatus(), print.stdout(), print.stderr());
+            CommandResult plist = machine.execute(Command.reading("cat", NodeLayout.PLIST));
+            Map<String, String> environment = Map.of();
+            if (plist.succeeded()) {
+                try {
+                    environment = LaunchDaemonPlist.parse(plist.stdout()).environment();
+                } catch (IOException | IllegalArgumentException e) {
+                    environment = Map.of();
+                }
+            }
+            return new NodeRankStatus(rank, name, launchd, Optional.ofNullable(environment.get(NodeLayout.NODE_VERSION)),
+                    Optional.ofNullable(environment.get(NodeLayout.NODE_SHA256)), Optional.ofNullable(environment.get(NodeLayout.MODEL_SHA256)),
+                    Optional.empty());
+        } catch (RuntimeException e) {
+            return new NodeRankStatus(rank, name, LaunchdService.notLoaded(), Optional.empty(), Optional.empty(), Optional.empty(),
+                    Optional.of(message(e)));
+        }
+    }
+
+    /** Waits until rank 0's /health says ok (every rank joined), or fails naming what it last said. */
+    public void awaitHealthy(Plan plan) {
+        URI health = URI.create("http://" + plan.coordinator().managementAddress() + ":" + plan.coordinator().httpPort() + "/health");
+        long deadline = System.nanoTime() + healthTimeout.toNanos();
+        String last = "no answer";
+        try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+            while (System.nanoTime() < deadline) {
+                try {
+                    HttpResponse<String> response = client.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(5)).build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    if (response.statusCode() == 200 && response.body().contains("\"ok\"")) {
+                        return;
+                    }
+                    last = "HTTP " + response.statusCode() + " " + response.body().strip();
+                } catch (IOException e) {
+                    last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+                }
+                Thread.sleep(500);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        throw new DeployFailedException("the ranks were restarted but the cluster did not become healthy within " + healthTimeout.toSeconds()
+                + " s: " + health + " last said " + last + " (macfleet node logs MACHINE shows a rank's log)", true, null);
+    }
+
+    private static void failOn(List<MachineResult<Object>> results, String what) {
+        List<String> failures = results.stream().filter(result -> !result.succeeded())
+                .map(result -> result.machine() + ": " + message(result.error())).toList();
+        if (!failures.isEmpty()) {
+            throw new DeployFailedException(what + " failed: " + String.join("; ", failures)
+                    + " (run the deployment again: every step is repeated safely)", true, null);
+        }
+    }
+
+    private static CommandResult require(CommandResult result, String what) {
+        if (!result.succeeded()) {
+            throw new IllegalStateException(what + ": `" + result.command().display() + "` exited " + result.exitStatus()
+                    + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
+        }
+        return result;
+    }
+
+    static RemoteShell shell(MachineSession machine) {
+        return new RemoteShell() {
+            @Override
+            public Answer run(String commandLine) {
+                throw new UnsupportedOperationException("command lines are not sent as text; use run(program, arguments)");
+            }
+
+            @Override
+            public Answer run(String program, List<String> arguments) {
+                CommandResult result = machine.execute(Command.reading(program, arguments.toArray(String[]::new)));
+                return new Answer(result.exitStatus() == null ? -1 : result.exitStatus(), result.stdout(), result.stderr());
+            }
+        };
+    }
+
+    static String message(Throwable error) {
+        if (error == null) {
+            return "unknown error";
+        }
+        return error.getMessage() == null ? error.toString() : error.getMessage();
+    }
+}

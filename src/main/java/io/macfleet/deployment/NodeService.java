@@ -1,0 +1,315 @@
+package io.macfleet.deployment;
+
+import io.macfleet.audit.AuditEvent;
+import io.macfleet.audit.AuditLog;
+import io.macfleet.audit.JdbcAuditLog;
+import io.macfleet.cabling.ClusterCabling;
+import io.macfleet.cabling.PeerConfiguration;
+import io.macfleet.facts.FactsService;
+import io.macfleet.inventory.Cluster;
+import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.inventory.InferenceSettings;
+import io.macfleet.inventory.Machine;
+import io.macfleet.reach.MachineReach;
+import io.macfleet.ssh.Command;
+import io.macfleet.ssh.CommandResult;
+import io.macfleet.ssh.HostKeyStore;
+import io.macfleet.ssh.JdbcHostKeyStore;
+import io.macfleet.ssh.MachineResult;
+import io.macfleet.ssh.PrivilegedProgram;
+import io.macfleet.ssh.SshRun;
+import io.macfleet.ssh.SshSettings;
+import io.macfleet.ssh.SshTransport;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * The inference node of the clusters of the applied inventory: deploy, status, start, stop, restart, logs. The CLI,
+ * the REST API, the console and the playbook step all come through here.
+ */
+@ApplicationScoped
+public class NodeService {
+
+    /** A name the applied inventory does not know, or a request that cannot be carried out as given. */
+    public static final class RefusedException extends RuntimeException implements io.macfleet.command.CommandFailure {
+        public RefusedException(String message) {
+            super(message);
+        }
+
+        @Override
+        public Kind failureKind() {
+            return Kind.USAGE;
+        }
+    }
+
+    /** What to deploy: a model file or URL (with its hash and size), the node jar; empty to take up an unfinished one. */
+    public record Request(Optional<String> model, Optional<String> modelSha256, Optional<Long> modelSize, Optional<Path> nodeJar) {
+        public static Request resume() {
+            return new Request(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+        }
+    }
+
+    private final DesiredStateStore desiredState;
+    private final ClusterCabling cabling;
+    private final HostKeyStore hostKeys;
+    private final AuditLog audit;
+    private final NodeDeploymentStore deployments;
+    private final Clock clock;
+    private volatile Duration healthTimeout = Duration.ofSeconds(300);
+
+    @Inject
+    public NodeService(DesiredStateStore desiredState, ClusterCabling cabling, JdbcHostKeyStore hostKeys, JdbcAuditLog audit, DataSource dataSource) {
+        this(desiredState, cabling, hostKeys, audit, new NodeDeploymentStore(dataSource), Clock.systemUTC());
+    }
+
+    public NodeService(DesiredStateStore desiredState, ClusterCabling cabling, HostKeyStore hostKeys, AuditLog audit,
+                       NodeDeploymentStore deployments, Clock clock) {
+        this.desiredState = desiredState;
+        this.cabling = cabling;
+        this.hostKeys = hostKeys;
+        this.audit = audit;
+        this.deployments = deployments;
+        this.clock = clock;
+    }
+
+    public NodeDeploymentStore deployments() {
+        return deployments;
+    }
+
+    /** The ranks of a cluster: coordinator first, then by name, as the cabling plan orders them. */
+    public List<RankTarget> ranks(String clusterName) {
+        Cluster cluster = cluster(clusterName);
+        List<Machine> machines = desiredState.machines(clusterName);
+        if (machines.isEmpty()) {
+            throw new RefusedException("cluster " + clusterName + " has no machines in the applied inventory");
+        }
+        List<String> order = ClusterCabling.plan(cluster, machines).machines();
+        List<RankTarget> ranks = new ArrayList<>();
+        for (int rank = 0; rank < order.size(); rank++) {
+            String name = order.get(rank);
+            Machine machine = machines.stream().filter(m -> m.name().equals(name)).findFirst().orElseThrow();
+            int port = cluster.inference() == null ? InferenceSettings.DEFAULT_PORT : cluster.inference().port();
+            ranks.add(RankTarget.of(rank, name, MachineReach.of(machine).ssh(), machine.address(),
+                    machine.memoryGb() == null ? 0 : machine.memoryGb(), port));
+        }
+        return ranks;
+    }
+
+    /** The plan of a deployment: ranks, cluster file (Thunderbolt links when the cabling check passes), daemons. */
+    public NodeDeployer.Plan plan(String clusterName, NodeRelease release) {
+        Cluster cluster = cluster(clusterName);
+        List<RankTarget> ranks = ranks(clusterName);
+        List<PeerConfiguration.PeerLink> links = List.of();
+        try {
+            ClusterCabling.Cluster observed = cabling.cluster(clusterName, Optional.empty());
+            var report = observed.check();
+            if (report.passed()) {
+                links = PeerConfiguration.from(report, observed.facts()).links();
+            }
+        } catch (RuntimeException noCheckedCabling) {
+            // No stored facts or no passing check: the ranks reach each other at their management addresses.
+        }
+        String parallelism = cluster.inference() == null || cluster.inference().parallelism() == null ? "tensor"
+                : cluster.inference().parallelism().name().toLowerCase(java.util.Locale.ROOT);
+        boolean oneHost = ranks.stream().allMatch(rank -> rank.managementAddress().startsWith("127."));
+        // Simulated Macs share this host's cores and memory: small heaps and one thread per rank.
+        List<String> javaOptions = oneHost ? List.of("-Xmx256m", "-XX:+UseSerialGC") : List.of();
+        return new NodeDeployer.Plan(clusterName, parallelism, ranks, release,
+                NodeClusterConfig.render(clusterName, parallelism, ranks, links), javaOptions, oneHost ? 1 : 0);
+    }
+
+    /** The release a request names, or that of the cluster's unfinished deployment. */
+    public NodeRelease release(String clusterName, Request request) {
+        cluster(clusterName);
+        Path jar = request.nodeJar().orElseGet(NodeService::defaultNodeJar);
+        try {
+            if (request.model().isPresent()) {
+                String model = request.model().get();
+                if (model.startsWith("http://") || model.startsWith("https://")) {
+                    return NodeRelease.of(jar, URI.create(model), request.modelSha256().orElse(null), request.modelSize().orElse(0L));
+                }
+                return NodeRelease.of(jar, Path.of(model));
+            }
+            Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName);
+            if (unfinished.isPresent()) {
+                NodeDeploymentStore.Deployment pending = unfinished.get();
+                NodeRelease release = pending.modelSource().startsWith("http")
+                        ? NodeRelease.of(Path.of(pending.nodeJar()), URI.create(pending.modelSource()), pending.modelSha256(), pending.modelSize())
+                        : NodeRelease.of(Path.of(pending.nodeJar()), Path.of(pending.modelSource()));
+                if (!release.nodeSha256().equals(pending.nodeSha256()) || !release.modelSha256().equals(pending.modelSha256())) {
+                    throw new RefusedException("the unfinished deployment " + pending.id() + " of " + clusterName + " staged other files than "
+                            + pending.nodeJar() + " and " + pending.modelSource() + " hold now (they changed): give --model to deploy anew");
+                }
+                return release;
+            }
+            Cluster cluster = cluster(clusterName);
+            if (cluster.inference() != null && cluster.inference().model() != null) {
+                return NodeRelease.of(jar, Path.of(cluster.inference().model()));
+            }
+            throw new RefusedException("no --model given and cluster " + clusterName + " names no inference.model in the inventory");
+        } catch (IOException e) {
+            throw new RefusedException("cannot read what to deploy: " + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            throw new RefusedException(e.getMessage());
+        }
+    }
+
+    /** Deploys (see {@link NodeDeployer}), journaling each phase in the database and the audit log. */
+    public NodeDeployer.Outcome deploy(String clusterName, NodeRelease release, SshSettings settings, NodeDeployer.Listener listener) {
+        NodeDeployer.Plan plan = plan(clusterName, release);
+        Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName)
+                .filter(pending -> pending.nodeSha256().equals(release.nodeSha256()) && pending.modelSha256().equals(release.modelSha256()));
+        long id = unfinished.map(NodeDeploymentStore.Deployment::id)
+                .orElseGet(() -> deployments.create(clusterName, release, settings.actor(), clock.instant()));
+        record(settings.actor(), clusterName, "node.deploy", (unfinished.isPresent() ? "resumed deployment " : "deployment ") + id + ": node "
+                + release.nodeVersion() + " (" + NodeLayout.shortHash(release.nodeSha256()) + "), model " + release.modelFileName() + " ("
+                + NodeLayout.shortHash(release.modelSha256()) + ")", AuditEvent.Outcome.SUCCESS);
+        NodeDeployer.Journal journal = (phase, message) -> deployments.phase(id, phase, message, clock.instant());
+        try (SshRun run = transport(settings).openRun()) {
+            NodeDeployer.Outcome outcome = new NodeDeployer(healthTimeout).deploy(run, plan, listener, journal);
+            record(settings.actor(), clusterName, "node.deploy", "deployment " + id + ": " + outcome.summary(), AuditEvent.Outcome.SUCCESS);
+            return outcome;
+        } catch (RuntimeException e) {
+            deployments.phase(id, "failed", e.getMessage(), clock.instant());
+            record(settings.actor(), clusterName, "node.deploy", "deployment " + id + " failed: " + e.getMessage(), AuditEvent.Outcome.FAILURE);
+            throw e;
+        }
+    }
+
+    /** The state of every rank, read from the Macs. */
+    public List<NodeRankStatus> status(String clusterName, SshSettings settings) {
+        List<RankTarget> ranks = ranks(clusterName);
+        try (SshRun run = transport(settings).openRun()) {
+            List<MachineResult<NodeRankStatus>> results = run.onFleet(ranks.stream().map(RankTarget::ssh).toList(),
+                    machine -> NodeDeployer.status(machine, rankOf(ranks, machine.target().machine()).rank()));
+            List<NodeRankStatus> statuses = new ArrayList<>();
+            for (MachineResult<NodeRankStatus> result : results) {
+                statuses.add(result.succeeded() ? result.value() : new NodeRankStatus(rankOf(ranks, result.machine()).rank(), result.machine(),
+                        LaunchdService.notLoaded(), Optional.empty(), Optional.empty(), Optional.empty(),
+                        Optional.of(NodeDeployer.message(result.error()))));
+            }
+            return statuses;
+        }
+    }
+
+    public enum Action { START, STOP, RESTART }
+
+    /** Starts (bootstrap), stops (bootout) or restarts (kickstart -k) the daemon on every rank, all at once. */
+    public List<String> act(String clusterName, Action action, SshSettings settings) {
+        List<RankTarget> ranks = ranks(clusterName);
+        List<String> lines = new ArrayList<>();
+        try (SshRun run = transport(settings).openRun()) {
+            List<MachineResult<String>> results = run.onFleet(ranks.stream().map(RankTarget::ssh).toList(), machine -> {
+                switch (action) {
+                    case STOP -> NodeDeployer.bootout(machine);
+                    case START -> {
+                        if (!NodeDeployer.status(machine, 0).launchd().loaded()) {
+                            NodeDeployer.bootstrap(machine);
+                        }
+                    }
+                    case RESTART -> {
+                        CommandResult kick = machine.execute(Command.sudo(PrivilegedProgram.LAUNCHCTL, "kickstart", "-k", "system/" + NodeLayout.LABEL));
+                        if (!kick.succeeded()) {
+                            throw new IllegalStateException("launchctl kickstart -k failed (exit " + kick.exitStatus() + "): " + kick.stderr().strip()
+                                    + (kick.exitStatus() != null && kick.exitStatus() == 113 ? " (not loaded: macfleet node start " + clusterName + ")" : ""));
+                        }
+                    }
+                }
+                return "ok";
+            });
+            boolean failed = false;
+            for (MachineResult<String> result : results) {
+                lines.add(result.machine() + ": " + (result.succeeded() ? action.name().toLowerCase(java.util.Locale.ROOT) + " done"
+                        : NodeDeployer.message(result.error())));
+                failed |= !result.succeeded();
+            }
+            record(settings.actor(), clusterName, "node." + action.name().toLowerCase(java.util.Locale.ROOT), String.join("; ", lines),
+                    failed ? AuditEvent.Outcome.FAILURE : AuditEvent.Outcome.SUCCESS);
+            if (failed) {
+                throw new NodeDeployer.DeployFailedException(action.name().toLowerCase(java.util.Locale.ROOT) + " failed on some machines: "
+                        + String.join("; ", lines), true, null);
+            }
+        }
+        return lines;
+    }
+
+    /** The last lines of the node's log (standard error, where it writes) on one machine. */
+    public String logs(String machineName, int lines, SshSettings settings) {
+        Machine machine = desiredState.machine(machineName)
+                .orElseThrow(() -> new RefusedException("no machine named '" + machineName + "' in the applied inventory"));
+        try (SshRun run = transport(settings).openRun()) {
+            CommandResult tail = run.execute(MachineReach.of(machine).ssh(), Command.reading("tail", "-n", Integer.toString(lines), NodeLayout.errorLog()));
+            if (!tail.succeeded()) {
+                throw new RefusedException(machineName + ": cannot read " + NodeLayout.errorLog() + ": " + tail.stderr().strip());
+            }
+            return tail.stdout();
+        }
+    }
+
+    /** For tests and the demo: how long a deployment waits for the cluster to become healthy. */
+    public void healthTimeout(Duration timeout) {
+        this.healthTimeout = timeout;
+    }
+
+    private SshTransport transport(SshSettings settings) {
+        return new SshTransport(settings, hostKeys, audit, clock);
+    }
+
+    private void record(String actor, String cluster, String action, String detail, AuditEvent.Outcome outcome) {
+        audit.record(new AuditEvent(clock.instant(), actor, cluster, action, detail, outcome));
+    }
+
+    private static RankTarget rankOf(List<RankTarget> ranks, String machine) {
+        return ranks.stream().filter(rank -> rank.machine().equals(machine)).findFirst().orElseThrow();
+    }
+
+    private Cluster cluster(String clusterName) {
+        return desiredState.cluster(clusterName).orElseThrow(() -> new RefusedException(
+                "no cluster named '" + clusterName + "' in the applied inventory (macfleet inventory apply DIR first)"));
+    }
+
+    /**
+     * The node's jar built next to this macfleet: MACFLEET_NODE_JAR, else inference-node/target/inference-node-*.jar
+     * under the working directory or the directory the macfleet application was started from.
+     */
+    public static Path defaultNodeJar() {
+        String configured = System.getenv("MACFLEET_NODE_JAR");
+        if (configured != null && !configured.isBlank()) {
+            return Path.of(configured);
+        }
+        List<Path> roots = new ArrayList<>(List.of(Path.of("").toAbsolutePath()));
+        try {
+            Path code = Path.of(NodeService.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            for (Path parent = code; parent != null; parent = parent.getParent()) {
+                roots.add(parent);
+            }
+        } catch (Exception unknown) {
+            // The working directory is still tried.
+        }
+        for (Path root : roots) {
+            Path target = root.resolve("inference-node").resolve("target");
+            if (java.nio.file.Files.isDirectory(target)) {
+                try (var files = java.nio.file.Files.list(target)) {
+                    Optional<Path> jar = files.filter(file -> file.getFileName().toString().matches("inference-node-[^/]*\\.jar")
+                            && !file.getFileName().toString().endsWith("-sources.jar")).findFirst();
+                    if (jar.isPresent()) {
+                        return jar.get();
+                    }
+                } catch (IOException e) {
+                    // next candidate
+                }
+            }
+        }
+        throw new RefusedException("cannot find the inference node's jar: build it (./mvnw -B -pl inference-node package -DskipTests),"
+                + " set MACFLEET_NODE_JAR or give --node-jar");
+    }
+}

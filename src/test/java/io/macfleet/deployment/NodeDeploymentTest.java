@@ -1,0 +1,259 @@
+package io.macfleet.deployment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.macfleet.secrets.SecretReference;
+import io.macfleet.simulator.SimulatedFleet;
+import io.macfleet.simulator.SshKeys;
+import io.macfleet.ssh.InMemoryHostKeyStore;
+import io.macfleet.ssh.SshRun;
+import io.macfleet.ssh.SshSettings;
+import io.macfleet.ssh.SshTarget;
+import io.macfleet.ssh.SshTransport;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The node deployed to four simulated Macs: the real node jar runs as each Mac's launch daemon and the four ranks form
+ * a tensor-parallel cluster over loopback. Starting four JVMs is dear on a small machine, so the class deploys once,
+ * then checks what a redeploy, a crash in the middle of the switch, a full disk and an interrupted copy do.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class NodeDeploymentTest {
+
+    @TempDir
+    static Path directory;
+    static SimulatedFleet fleet;
+    static SshTransport transport;
+    static List<RankTarget> ranks;
+    static NodeRelease release;
+    static int port;
+
+    @BeforeAll
+    static void startFleet() throws Exception {
+        KeyPair key = SshKeys.generate();
+        Path keyFile = directory.resolve("id_ecdsa");
+        SshKeys.write(key, keyFile, "test");
+        SimulatedFleet.Builder builder = SimulatedFleet.builder(directory.resolve("fleet")).authorizedKey(key.getPublic()).basePort(0);
+        for (int i = 1; i <= 4; i++) {
+            builder.macStudio("studio-0" + i, i <= 2 ? 512 : 256, "26.2");
+        }
+        fleet = builder.build().start();
+        transport = new SshTransport(SshSettings.defaults("test").withAcceptNewHostKeys(true), new InMemoryHostKeyStore(), event -> {
+        });
+        port = freePortRange(8);
+        ranks = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            String name = "studio-0" + (i + 1);
+            SimulatedFleet.Endpoint endpoint = fleet.endpoint(name);
+            SshTarget target = SshTarget.of(name, endpoint.host(), fleet.sshUser(), SecretReference.of("file:" + keyFile)).withPort(endpoint.port());
+            ranks.add(RankTarget.of(i, name, target, endpoint.host(), i < 2 ? 512 : 256, port));
+        }
+        release = NodeRelease.of(NodeJars.nodeJar(), NodeJars.tinyModel(directory, 7));
+    }
+
+    @AfterAll
+    static void stopFleet() {
+        if (fleet != null) {
+            fleet.close();
+        }
+    }
+
+    static NodeDeployer.Plan plan(NodeRelease release, int threads) {
+        String clusterFile = NodeClusterConfig.render("llm-a", "tensor", ranks, List.of());
+        return new NodeDeployer.Plan("llm-a", "tensor", ranks, release, clusterFile, List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), threads);
+    }
+
+    static NodeDeployer deployer() {
+        return new NodeDeployer(Duration.ofSeconds(240));
+    }
+
+    @Test
+    @Order(1)
+    void deploysToAFreshClusterWhichAnswersAChatCompletionThenARedeployDoesNothing() throws Exception {
+        Map<String, Long> progress = new ConcurrentHashMap<>();
+        NodeDeployer.Outcome first;
+        try (SshRun run = transport.openRun()) {
+            first = deployer().deploy(run, plan(release, 1), new NodeDeployer.Listener() {
+                @Override
+                public void copying(String machine, String file, long done, long total) {
+                    progress.merge(machine + " " + file, done, Math::max);
+                }
+            }, NodeDeployer.Journal.NONE);
+        }
+        assertThat(first.switched()).isTrue();
+        assertThat(first.staged()).allSatisfy(staged -> assertThat(staged.model()).isEqualTo(CopyOutcome.Kind.COPIED));
+        assertThat(progress).containsEntry("studio-03 model", release.modelSize());
+        assertThat(first.endpoint()).isEqualTo("http://" + ranks.getFirst().managementAddress() + ":" + port + "/v1");
+
+        HttpResponse<String> chat = chat(first.endpoint());
+        assertThat(chat.statusCode()).as(chat.body()).isEqualTo(200);
+        assertThat(chat.body()).contains("\"chat.completion\"", "\"finish_reason\"");
+
+        List<NodeRankStatus> before = statuses();
+        assertThat(before).allSatisfy(status -> {
+            assertThat(status.running()).as(status.toString()).isTrue();
+            assertThat(status.nodeSha256()).hasValue(release.nodeSha256());
+            assertThat(status.modelSha256()).hasValue(release.modelSha256());
+            assertThat(status.runs()).hasValue(1);
+        });
+
+        NodeDeployer.Outcome again;
+        try (SshRun run = transport.openRun()) {
+            again = deployer().deploy(run, plan(release, 1), NodeDeployer.Listener.NONE, NodeDeployer.Journal.NONE);
+        }
+        assertThat(again.switched()).isFalse();
+        assertThat(again.summary()).startsWith("nothing to do");
+        assertThat(again.staged()).allSatisfy(staged -> {
+            assertThat(staged.jar()).isEqualTo(CopyOutcome.Kind.ALREADY_PRESENT);
+            assertThat(staged.model()).isEqualTo(CopyOutcome.Kind.ALREADY_PRESENT);
+        });
+        List<NodeRankStatus> after = statuses();
+        for (int i = 0; i < 4; i++) {
+            assertThat(after.get(i).pid()).isEqualTo(before.get(i).pid());
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aDeployThatDiesInTheMiddleOfTheSwitchEndsTheSameWhenRunAgain() throws Exception {
+        // Another setting (one more thread per rank) changes every rank's definition. The deployment dies (as macfleet
+        // under kill -9) once two ranks were started again: the cluster is half switched.
+        NodeDeployer.Plan changed = plan(release, 2);
+        AtomicBoolean died = new AtomicBoolean();
+        try (SshRun run = transport.openRun()) {
+            assertThatThrownBy(() -> deployer().deploy(run, changed, new NodeDeployer.Listener() {
+                @Override
+                public void step(String machine, String what) {
+                    if (what.startsWith("starting") && machine.equals("studio-03")) {
+                        died.set(true);
+                        throw new IllegalStateException("macfleet killed");
+                    }
+                }
+            }, NodeDeployer.Journal.NONE)).isInstanceOf(NodeDeployer.DeployFailedException.class).hasMessageContaining("studio-03: macfleet killed");
+        }
+        assertThat(died).isTrue();
+        assertThat(fleet.machine("studio-03").launchd().labels()).doesNotContain(NodeLayout.LABEL);
+
+        NodeDeployer.Outcome resumed;
+        try (SshRun run = transport.openRun()) {
+            resumed = deployer().deploy(run, changed, NodeDeployer.Listener.NONE, NodeDeployer.Journal.NONE);
+        }
+        assertThat(resumed.switched()).isTrue();
+        assertThat(chat(resumed.endpoint()).statusCode()).isEqualTo(200);
+        assertThat(statuses()).allSatisfy(status -> assertThat(status.running()).as(status.toString()).isTrue());
+        String plist = Files.readString(fleet.machine("studio-03").resolve(NodeLayout.PLIST));
+        assertThat(plist).contains("<string>--threads</string>\n\t\t<string>2</string>");
+    }
+
+    @Test
+    @Order(3)
+    void aDiskTooFullForTheModelIsRefusedNamingTheMachineAndNothingIsSwitched() throws Exception {
+        NodeRelease bigger = NodeRelease.of(NodeJars.nodeJar(), NodeJars.tinyModel(directory, 8));
+        fleet.machine("studio-04").faults().diskAvailableKilobytes = 100;
+        List<NodeRankStatus> before = statuses();
+        try (SshRun run = transport.openRun()) {
+            assertThatThrownBy(() -> deployer().deploy(run, plan(bigger, 2), NodeDeployer.Listener.NONE, NodeDeployer.Journal.NONE))
+                    .isInstanceOf(NodeDeployer.DeployFailedException.class)
+                    .hasMessageContaining("nothing was switched")
+                    .hasMessageContaining("studio-04: not enough disk space for the model " + bigger.modelFileName())
+                    .hasMessageContaining("102400 bytes available");
+        } finally {
+            fleet.machine("studio-04").faults().diskAvailableKilobytes = -1;
+        }
+        List<NodeRankStatus> after = statuses();
+        for (int i = 0; i < 4; i++) {
+            assertThat(after.get(i).pid()).isEqualTo(before.get(i).pid());
+            assertThat(after.get(i).modelSha256()).hasValue(release.modelSha256());
+        }
+    }
+
+    @Test
+    @Order(4)
+    void anInterruptedModelCopyResumesWhereItStopped() throws Exception {
+        NodeRelease bigger = NodeRelease.of(NodeJars.nodeJar(), NodeJars.tinyModel(directory, 9));
+        NodeDeployer.Plan plan = plan(bigger, 2);
+        try (SshRun run = transport.openRun()) {
+            assertThatThrownBy(() -> deployer().stage(run, plan, new NodeDeployer.Listener() {
+                @Override
+                public void copying(String machine, String file, long done, long total) {
+                    if (machine.equals("studio-02") && file.equals("model") && done > total / 2 && done < total) {
+                        throw new IllegalStateException("connection lost");
+                    }
+                }
+            })).isInstanceOf(NodeDeployer.DeployFailedException.class).hasMessageContaining("studio-02: connection lost");
+        }
+        Path partial = fleet.machine("studio-02").resolve(bigger.modelPath() + ".partial");
+        assertThat(Files.size(partial)).isGreaterThan(bigger.modelSize() / 2).isLessThan(bigger.modelSize());
+        List<NodeDeployer.Staged> staged;
+        try (SshRun run = transport.openRun()) {
+            staged = deployer().stage(run, plan, NodeDeployer.Listener.NONE);
+        }
+        assertThat(staged.get(1).model()).isEqualTo(CopyOutcome.Kind.RESUMED);
+        assertThat(staged.get(0).model()).isEqualTo(CopyOutcome.Kind.ALREADY_PRESENT);
+        assertThat(NodeRelease.sha256(fleet.machine("studio-02").resolve(bigger.modelPath()))).isEqualTo(bigger.modelSha256());
+        assertThat(Files.exists(partial)).isFalse();
+    }
+
+    static List<NodeRankStatus> statuses() {
+        try (SshRun run = transport.openRun()) {
+            return run.onFleet(ranks.stream().map(RankTarget::ssh).toList(),
+                    machine -> NodeDeployer.status(machine, ranks.stream().filter(r -> r.machine().equals(machine.target().machine()))
+                            .findFirst().orElseThrow().rank())).stream().map(result -> result.value()).toList();
+        }
+    }
+
+    static HttpResponse<String> chat(String endpoint) throws Exception {
+        try (HttpClient client = HttpClient.newHttpClient()) {
+            return client.send(HttpRequest.newBuilder(URI.create(endpoint + "/chat/completions"))
+                    .header("Content-Type", "application/json").timeout(Duration.ofSeconds(120))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],\"max_tokens\":4,\"temperature\":0}"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+        }
+    }
+
+    /** A port p with p..p+count-1 free now (the ranks on loopback take port + 2 rank and the next one). */
+    static int freePortRange(int count) throws Exception {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base;
+            try (ServerSocket socket = new ServerSocket(0)) {
+                base = socket.getLocalPort();
+            }
+            if (base + count > 65535) {
+                continue;
+            }
+            boolean free = true;
+            for (int p = base; p < base + count && free; p++) {
+                try (ServerSocket probe = new ServerSocket(p)) {
+                    probe.setReuseAddress(true);
+                } catch (java.io.IOException e) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no free port range");
+    }
+}
