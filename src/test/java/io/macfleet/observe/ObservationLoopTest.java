@@ -3,6 +3,7 @@ package io.macfleet.observe;
 import static io.macfleet.accounts.TestAccounts.operator;
 import static io.macfleet.accounts.TestAccounts.viewer;
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 
@@ -61,6 +62,9 @@ class ObservationLoopTest {
     @Inject
     FleetStatus fleetStatus;
 
+    @Inject
+    FleetMetrics metrics;
+
     @BeforeAll
     static void start() throws Exception {
         simulation = SimulatedInventory.start(Files.createTempDirectory("macfleet-observe"), 4, "127.0.0.71");
@@ -103,6 +107,13 @@ class ObservationLoopTest {
             viewer().when().get("/api/v1/machines/studio-02/state").then().statusCode(200)
                     .body("ready", equalTo(false)).body("notReadyBecause[0]", startsWith("Reachable: unreachable since"))
                     .body("reachability.lastError", startsWith("studio-02: "));
+
+            // Fleet metrics for alerting, from the same notion of state, behind authentication.
+            metrics.refresh();
+            given().when().get("/q/metrics").then().statusCode(401);
+            String scraped = viewer().when().get("/q/metrics").then().statusCode(200).extract().asString();
+            assertThat(scraped).contains("macfleet_machines{state=\"unreachable\"} 1.0", "macfleet_machines{state=\"ready\"} 3.0",
+                    "macfleet_facts_age_seconds{machine=\"studio-01\"}", "macfleet_facts_age_seconds{machine=\"studio-02\"}");
         } finally {
             simulation.heal();
         }
