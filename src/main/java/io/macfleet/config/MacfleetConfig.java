@@ -29,6 +29,9 @@ public interface MacfleetConfig {
 
     Supervision supervision();
 
+    /** How `macfleet serve` keeps watching the machines (io.macfleet.observe). */
+    Observation observation();
+
     /**
      * Not read by the application: {@code -Dmacfleet.benchmarks=true} enables the benchmark test classes and
      * {@code -Dmacfleet.aot.skip=true} builds without the launcher's AOT cache. Maven hands -D properties to the tests'
@@ -105,6 +108,32 @@ public interface MacfleetConfig {
         /** The prefix every {@code env:} reference must have. */
         @WithDefault("MACFLEET_")
         String environmentPrefix();
+    }
+
+    interface Observation {
+        /** Whether `macfleet serve` gathers every machine's facts by itself, on a schedule. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often each machine is observed. */
+        @WithDefault("60S")
+        Duration interval();
+
+        /** Each round's interval varies by up to this fraction either way, so that machines spread over the interval. */
+        @WithDefault("0.2")
+        double jitter();
+
+        /** Machines observed at the same time. */
+        @WithDefault("16")
+        int parallelism();
+
+        /** Time to reach a machine (connect, host key, authentication). */
+        @WithDefault("10S")
+        Duration connectTimeout();
+
+        /** Time for all of one machine's commands together, once reached. */
+        @WithDefault("20S")
+        Duration commandTimeout();
     }
 
     interface Console {

@@ -75,6 +75,8 @@ public class SupervisionResource {
             return new ClusterRestarted(cluster, true, "every rank restarted in order");
         } catch (IllegalArgumentException e) {
             throw ProblemException.notFound("cluster", cluster);
+        } catch (io.macfleet.deployment.NodeService.RefusedException e) {
+            throw new ProblemException(409, "Cannot restart", e.getMessage());
         } catch (IOException e) {
             throw new ProblemException(502, "Restart failed", "cluster " + cluster + ": " + e.getMessage());
         }
@@ -92,7 +94,7 @@ public class SupervisionResource {
     public String log(@PathParam("cluster") String cluster, @PathParam("rank") int rank, @QueryParam("lines") @DefaultValue("200") int lines) {
         try {
             return supervision.log(cluster, rank, lines, currentUser.actor());
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | io.macfleet.deployment.NodeService.RefusedException e) {
             throw ProblemException.badRequest(e.getMessage());
         } catch (IOException e) {
             throw new ProblemException(502, "Log not readable", "cluster " + cluster + " rank " + rank + ": " + e.getMessage());
