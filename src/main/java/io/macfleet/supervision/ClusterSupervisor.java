@@ -63,6 +63,7 @@ public final class ClusterSupervisor {
         String alert;
         String reportedSkew;
         boolean rdmaHandled;
+        Instant rebootedAt;
         Instant servingSince;
         Map<Integer, Integer> runs = new HashMap<>();
     }
@@ -116,6 +117,7 @@ public final class ClusterSupervisor {
                     incident.alert = null;
                     incident.reportedSkew = null;
                     incident.rdmaHandled = false;
+                    incident.rebootedAt = null;
                 }
                 case Diagnosis.Skew skew -> {
                     incident.servingSince = null;
@@ -129,6 +131,15 @@ public final class ClusterSupervisor {
                 case Diagnosis.RdmaFailure rdma -> {
                     incident.servingSince = null;
                     markUnhealthy(incident, now);
+                    if (incident.rdmaHandled && incident.rebootedAt != null && incident.alert == null
+                            && Duration.between(incident.rebootedAt, now).compareTo(settings.restartAfter()) >= 0) {
+                        // Rebooted and verified, and RDMA failed again before the cluster served (after the node had
+                        // restartAfter to start: until its start line, its log still ends with the old errors): a reboot
+                        // does not fix this one (a cable, a port, a macOS mismatch); never reboot in a loop.
+                        incident.alert = "RDMA failed again after the coordinated reboot: " + rdma.explain()
+                                + "; check the Thunderbolt cables and that every machine runs the same macOS";
+                        emit(cluster, SupervisionEvent.Kind.RDMA_REBOOT_FAILED, incident.alert);
+                    }
                     if (!incident.rdmaHandled) {
                         incident.rdmaHandled = true;
                         if (cluster.policy().rebootOnRdmaFailure()) {
@@ -212,6 +223,9 @@ public final class ClusterSupervisor {
     private void reboot(SupervisedCluster cluster, Incident incident) {
         try {
             control.rebootVerifyAndStart(cluster);
+            synchronized (this) {
+                incident.rebootedAt = clock.instant();
+            }
             emit(cluster, SupervisionEvent.Kind.RDMA_REBOOT_DONE, "every machine rebooted, RDMA and cabling verified, node started");
         } catch (IOException | RuntimeException e) {
             synchronized (this) {

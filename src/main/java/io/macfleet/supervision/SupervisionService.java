@@ -64,6 +64,7 @@ public class SupervisionService {
     /** When this service first saw each cluster/rank/pid: the uptime it can vouch for (launchctl print has no start time). */
     private final Map<String, java.time.Instant> pidSeen = new ConcurrentHashMap<>();
     private final Map<String, AtomicReference<ClusterStatus>> gauges = new ConcurrentHashMap<>();
+    private final Map<String, AtomicReference<RankObservation>> rankGauges = new ConcurrentHashMap<>();
     private final HttpClient webhookClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ObjectMapper json = new ObjectMapper();
     private final AtomicReference<ControlOnCurrentShell> control = new AtomicReference<>();
@@ -134,6 +135,7 @@ public class SupervisionService {
                 }
                 statuses.put(status.name(), status);
                 gauges(status.name()).set(status);
+                status.observation().ranks().forEach(rank -> rankGauges(status.name(), rank).set(rank));
             });
             statuses.keySet().removeIf(name -> clusters.stream().noneMatch(cluster -> cluster.name().equals(name)));
             return seen;
@@ -248,6 +250,21 @@ public class SupervisionService {
                     r.timeToFirstTokenSeconds().isPresent() ? Optional.of(r.timeToFirstTokenSeconds().getAsDouble()) : Optional.empty()).orElse(Double.NaN));
             registry.gauge("macfleet_node_cluster_ranks_serving", tags, holder, h -> h.get() == null ? 0
                     : h.get().observation().ranks().stream().filter(r -> r.health() == RankObservation.Health.SERVING).count());
+            return holder;
+        });
+    }
+
+    /** Gauges per rank: serving, launchd's run count, decode tokens/s and time to first token. */
+    private AtomicReference<RankObservation> rankGauges(String cluster, RankObservation rank) {
+        return rankGauges.computeIfAbsent(cluster + "/" + rank.rank(), key -> {
+            AtomicReference<RankObservation> holder = new AtomicReference<>();
+            Tags tags = Tags.of("cluster", cluster, "rank", Integer.toString(rank.rank()), "machine", rank.machine());
+            registry.gauge("macfleet_node_rank_serving", tags, holder, h -> h.get() != null && h.get().health() == RankObservation.Health.SERVING ? 1 : 0);
+            registry.gauge("macfleet_node_rank_runs", tags, holder, h -> h.get() == null ? Double.NaN : h.get().runs().map(Integer::doubleValue).orElse(Double.NaN));
+            registry.gauge("macfleet_node_rank_tokens_per_second", tags, holder, h -> h.get() == null || h.get().tokensPerSecond().isEmpty()
+                    ? Double.NaN : h.get().tokensPerSecond().getAsDouble());
+            registry.gauge("macfleet_node_rank_time_to_first_token_seconds", tags, holder, h -> h.get() == null
+                    || h.get().timeToFirstTokenSeconds().isEmpty() ? Double.NaN : h.get().timeToFirstTokenSeconds().getAsDouble());
             return holder;
         });
     }

@@ -187,6 +187,12 @@ class ClusterSupervisorTest {
         assertThat(control.orders).containsExactly("reboot llm-a");
         assertThat(kinds()).containsExactly(SupervisionEvent.Kind.RDMA_REBOOT_ORDERED, SupervisionEvent.Kind.RDMA_REBOOT_DONE);
         assertThat(events.getFirst().detail()).contains("[studio-01, studio-02]").contains("studio-02: ibv_devinfo did not answer within 5 s");
+        // Wedged again before it served (once the node had restart-after to start): no second reboot, an alert instead.
+        clock.advance(Duration.ofSeconds(10));
+        ClusterStatus again = supervisor.observe(look(cluster, rank(0, RankObservation.Health.DEGRADED, 5, "1.0"), wedged(1)));
+        assertThat(control.orders).containsExactly("reboot llm-a");
+        assertThat(again.alert()).hasValueSatisfying(alert -> assertThat(alert).startsWith("RDMA failed again after the coordinated reboot"));
+        assertThat(kinds().getLast()).isEqualTo(SupervisionEvent.Kind.RDMA_REBOOT_FAILED);
     }
 
     @Test
