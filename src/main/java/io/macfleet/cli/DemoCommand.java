@@ -286,7 +286,7 @@ public class DemoCommand implements Callable<Integer> {
 
     @Command(name = "fault", mixinStandardHelpOptions = true,
             description = "Inject a fault into a running demo. Machine faults: " + "hang, hang-connect, slow, drop-connection, garbage, reboot-never-returns, disk-full, "
-                    + "crash-loop, daemon-crash, host-key-change, reboot, power-off, power-on, recovery, clear. Cable faults (target machine:port): "
+                    + "crash-loop, daemon-crash, wedge-rdma, host-key-change, reboot, power-off, power-on, recovery, clear. Cable faults (target machine:port): "
                     + "unplug, plug, tb4, tb5, one-sided, rdma-down, move, clear.")
     static class Fault extends Client implements Callable<Integer> {
         @Parameters(index = "0", description = "A machine (studio-02) or a port (studio-01:3).")
@@ -298,7 +298,7 @@ public class DemoCommand implements Callable<Integer> {
         @Option(names = "--millis", description = "Delay of 'slow'.")
         Long millis;
 
-        @Option(names = "--daemon", description = "Launch daemon label of 'crash-loop' and 'daemon-crash'.")
+        @Option(names = "--daemon", description = "Launch daemon label of 'crash-loop' and 'daemon-crash' (the node's: io.macfleet.inference-node).")
         String daemon;
 
         @Option(names = "--to", description = "New port of 'move', e.g. studio-01:5.")

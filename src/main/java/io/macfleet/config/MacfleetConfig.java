@@ -27,6 +27,11 @@ public interface MacfleetConfig {
 
     Security security();
 
+    Supervision supervision();
+
+    /** How `macfleet serve` keeps watching the machines (io.macfleet.observe). */
+    Observation observation();
+
     /**
      * Not read by the application: {@code -Dmacfleet.benchmarks=true} enables the benchmark test classes and
      * {@code -Dmacfleet.aot.skip=true} builds without the launcher's AOT cache. Maven hands -D properties to the tests'
@@ -105,9 +110,72 @@ public interface MacfleetConfig {
         String environmentPrefix();
     }
 
+    interface Observation {
+        /** Whether `macfleet serve` gathers every machine's facts by itself, on a schedule. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often each machine is observed. */
+        @WithDefault("60S")
+        Duration interval();
+
+        /** Each round's interval varies by up to this fraction either way, so that machines spread over the interval. */
+        @WithDefault("0.2")
+        double jitter();
+
+        /** Machines observed at the same time. */
+        @WithDefault("16")
+        int parallelism();
+
+        /** Time to reach a machine (connect, host key, authentication). */
+        @WithDefault("10S")
+        Duration connectTimeout();
+
+        /** Time for all of one machine's commands together, once reached. */
+        @WithDefault("20S")
+        Duration commandTimeout();
+    }
+
     interface Console {
         /** Facts older than this are shown as stale in the fleet overview. */
         @WithDefault("PT1H")
         Duration factsStaleAfter();
+    }
+
+    /** The node supervision of deployed clusters (docs/inference-deployment.md, "Supervision"). */
+    interface Supervision {
+        /** Whether this {@code macfleet serve} takes part in supervising (it still only acts on clusters whose lease it holds). */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often every supervised cluster is looked at. */
+        @WithDefault("5S")
+        Duration interval();
+
+        /** How long a rank may be down before the whole cluster is restarted (launchd and the node's own re-forming get this long). */
+        @WithDefault("10S")
+        Duration restartAfter();
+
+        /** Wait after the first ordered restart; doubles with each further one. */
+        @WithDefault("10S")
+        Duration backoff();
+
+        @WithDefault("5M")
+        Duration maximumBackoff();
+
+        /** Ordered restarts of a cluster without it serving again, after which the supervisor stops and alerts. */
+        @WithDefault("3")
+        int attempts();
+
+        /** How long {@code ibv_devinfo} may take before RDMA counts as wedged. */
+        @WithDefault("5S")
+        Duration rdmaTimeout();
+
+        /** How long a coordinated reboot may take until every machine answers again. */
+        @WithDefault("10M")
+        Duration rebootTimeout();
+
+        /** A URL that receives every alert as a JSON POST (cluster, kind, detail, at); none by default. */
+        Optional<String> webhook();
     }
 }

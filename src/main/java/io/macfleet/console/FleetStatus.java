@@ -10,6 +10,8 @@ import io.macfleet.inventory.Cluster;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.Inventory;
 import io.macfleet.inventory.Machine;
+import io.macfleet.observe.ObservationStore;
+import io.macfleet.observe.Reachability;
 import io.macfleet.provision.ProvisioningService;
 import io.macfleet.provision.RunView;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -47,6 +49,11 @@ public class FleetStatus {
                         List<String> columns, Inventory inventory, Map<String, FactsObservation> observations,
                         Map<String, CablingReport> cabling, Map<String, RunView.MachineProgress> provisioning) {
 
+        /** Machines that are ready (reachable, facts fresh, no problem in any column): the count every view shows. */
+        public long ready() {
+            return machines.stream().filter(MachineRow::ready).count();
+        }
+
         public Optional<MachineRow> machine(String name) {
             return machines.stream().filter(row -> row.name().equals(name)).findFirst();
         }
@@ -82,9 +89,13 @@ public class FleetStatus {
     private final Map<String, CablingReport> reports = new ConcurrentHashMap<>();
 
     /** @param columns every {@link StatusColumn} bean, the built-in ones and any added */
+    private Supplier<Map<String, Reachability>> reachability = Map::of;
+
     @Inject
-    public FleetStatus(FactsStore facts, DesiredStateStore desiredState, ProvisioningService provisioning, Instance<StatusColumn> columns) {
+    public FleetStatus(FactsStore facts, DesiredStateStore desiredState, ProvisioningService provisioning, Instance<StatusColumn> columns,
+                       ObservationStore reachability) {
         this(facts, desiredState, provisioning::latestPerMachine, Clock.systemUTC(), columns.stream().toList());
+        this.reachability = reachability::all;
     }
 
     /**
@@ -111,6 +122,7 @@ public class FleetStatus {
         Map<String, FactsStore.LatestRow> latestRows = facts.latestRows();
         Map<String, FactsObservation> observations = observations(latestRows);
         Map<String, RunView.MachineProgress> progress = provisioning.get();
+        Map<String, Reachability> reached = reachability.get();
         Map<String, CablingReport> cabling = new LinkedHashMap<>();
         for (Cluster cluster : inventory.clusters()) {
             List<Machine> members = inventory.machinesOf(cluster.name());
@@ -118,7 +130,7 @@ public class FleetStatus {
                 cabling.put(cluster.name(), cabling(cluster, members, latestRows, observations));
             }
         }
-        return fleet(now, inventory, observations, cabling, progress, columns);
+        return fleet(now, inventory, observations, cabling, progress, columns, reached);
     }
 
     /**
@@ -130,6 +142,12 @@ public class FleetStatus {
      */
     public static Fleet fleet(Instant now, Inventory inventory, Map<String, FactsObservation> observations, Map<String, CablingReport> cabling,
                               Map<String, RunView.MachineProgress> progress, List<StatusColumn> columns) {
+        return fleet(now, inventory, observations, cabling, progress, columns, Map.of());
+    }
+
+    /** @param reachability each machine's record of being reached (machines never tried have none) */
+    public static Fleet fleet(Instant now, Inventory inventory, Map<String, FactsObservation> observations, Map<String, CablingReport> cabling,
+                              Map<String, RunView.MachineProgress> progress, List<StatusColumn> columns, Map<String, Reachability> reachability) {
         List<MachineRow> rows = new ArrayList<>();
         for (Machine machine : inventory.machines()) {
             Optional<Cluster> cluster = machine.cluster() == null ? Optional.empty() : inventory.cluster(machine.cluster());
@@ -137,9 +155,13 @@ public class FleetStatus {
             Drift.Report drift = Drift.compare(machine, cluster.map(Cluster::macosVersion).orElse(null),
                     observation.map(FactsObservation::facts).orElse(null));
             MachineState state = new MachineState(machine, cluster, observation, drift,
-                    cluster.map(Cluster::name).map(cabling::get), Optional.ofNullable(progress.get(machine.name())), now);
+                    cluster.map(Cluster::name).map(cabling::get), Optional.ofNullable(progress.get(machine.name())), now,
+                    Optional.ofNullable(reachability.get(machine.name())));
             rows.add(new MachineRow(machine.name(), machine.cluster(), machine.address(), machine.role().yamlName(),
-                    columns.stream().map(column -> new MachineRow.Cell(column.name(), column.title(), column.cell(state))).toList()));
+                    columns.stream().map(column -> {
+                        Status cell = column.cell(state);
+                        return new MachineRow.Cell(column.name(), column.title(), cell, column.blocksReadiness(cell));
+                    }).toList()));
         }
         rows.sort(MachineRow.PROBLEMS_FIRST);
 
@@ -152,7 +174,7 @@ public class FleetStatus {
             CablingReport report = cabling.get(name);
             clusters.add(new ClusterSummary(name, cluster.macosVersion(), cluster.topology().kind().yamlName(),
                     report == null ? List.of() : report.machines(), members.stream().filter(MachineRow::problem).count(),
-                    verdict(report), readiness(report), report));
+                    verdict(report), readiness(report, members), report));
         }
         clusters.sort(Comparator.comparing((ClusterSummary cluster) -> cluster.problemMachines() == 0 && !cluster.cabling().isProblem())
                 .thenComparing(ClusterSummary::name));
@@ -219,9 +241,14 @@ public class FleetStatus {
         return Status.ok("passed", report.verdict());
     }
 
-    private static Status readiness(CablingReport report) {
+    /** Ready for tensor parallelism: every member ready (the one notion of a ready machine) and the cabling a passing full mesh. */
+    private static Status readiness(CablingReport report, List<MachineRow> members) {
         if (report == null) {
             return Status.none("no machines", "");
+        }
+        List<String> notReady = members.stream().filter(row -> !row.ready()).map(MachineRow::name).toList();
+        if (!notReady.isEmpty()) {
+            return Status.problem("not ready", notReady.size() + " of " + members.size() + " machines not ready: " + String.join(", ", notReady));
         }
         if (report.passed() && report.fullMesh()) {
             return Status.ok("ready for tensor parallelism", report.verdict());

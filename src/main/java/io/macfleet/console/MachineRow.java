@@ -22,7 +22,10 @@ public record MachineRow(String name, String cluster, String address, String rol
     /**
      * One cell: the column's table heading and machine-page title, and the status.
      */
-    public record Cell(String column, String title, Status status) {
+    public record Cell(String column, String title, Status status, boolean blocksReadiness) {
+        public Cell(String column, String title, Status status) {
+            this(column, title, status, status.isProblem());
+        }
     }
 
     public List<Status> statuses() {
@@ -40,5 +43,19 @@ public record MachineRow(String name, String cluster, String address, String rol
 
     public boolean problem() {
         return problemCount() > 0;
+    }
+
+    /**
+     * The one notion of a ready machine, used by the overview counts and filter, the cluster cards, the machine page
+     * and the API: reachable with fresh facts, and no column holding it back (macOS at the target, RDMA on, cabling
+     * passing, no drift; each column says what holds a machine back, {@link StatusColumn#blocksReadiness(Status)}).
+     */
+    public boolean ready() {
+        return cells.stream().noneMatch(Cell::blocksReadiness);
+    }
+
+    /** What keeps it from being ready, one line per column, empty when it is ready. */
+    public List<String> notReadyBecause() {
+        return cells.stream().filter(Cell::blocksReadiness).map(cell -> cell.column() + ": " + cell.status().label()).toList();
     }
 }

@@ -5,6 +5,7 @@ import io.macfleet.facts.Drift;
 import io.macfleet.facts.FactsObservation;
 import io.macfleet.inventory.Cluster;
 import io.macfleet.inventory.Machine;
+import io.macfleet.observe.Reachability;
 import io.macfleet.provision.RunView;
 import java.time.Instant;
 import java.util.Optional;
@@ -19,9 +20,17 @@ import java.util.Optional;
  * @param cabling the cabling check of its cluster, empty when it is in none
  * @param provisioning where it stands in the newest provisioning run that included it, empty when none did
  * @param now when the fleet state was read
+ * @param reachability when it last answered, since when it does not, the last error; empty when never tried
  */
 public record MachineState(Machine machine, Optional<Cluster> cluster, Optional<FactsObservation> observation, Drift.Report drift,
-                           Optional<CablingReport> cabling, Optional<RunView.MachineProgress> provisioning, Instant now) {
+                           Optional<CablingReport> cabling, Optional<RunView.MachineProgress> provisioning, Instant now,
+                           Optional<Reachability> reachability) {
+
+    /** Without a record of reaching it (states built before the observation loop existed, tests). */
+    public MachineState(Machine machine, Optional<Cluster> cluster, Optional<FactsObservation> observation, Drift.Report drift,
+                        Optional<CablingReport> cabling, Optional<RunView.MachineProgress> provisioning, Instant now) {
+        this(machine, cluster, observation, drift, cabling, provisioning, now, Optional.empty());
+    }
 
     public String name() {
         return machine.name();

@@ -57,7 +57,7 @@ final class OverviewPage {
                 .filter(row -> cluster.isEmpty() || ("-".equals(cluster) ? row.cluster() == null : cluster.equals(row.cluster())))
                 .filter(row -> switch (status) {
                     case "problems" -> row.problem();
-                    case "ready" -> !row.problem();
+                    case "ready" -> row.ready();
                     default -> true;
                 })
                 .toList();
@@ -69,7 +69,7 @@ final class OverviewPage {
         String empty = fleet.machines().isEmpty() ? "The applied inventory has no machines."
                 : "problems".equals(status) ? "No machine has a problem." : "No machine matches " + description + ".";
         return new Pages.OverviewTable(Ages.utc(fleet.at()), fleet.inventoryApplied(), fleet.machines().size(), problems,
-                fleet.machines().size() - problems, fleet.clusters().size(), clusters, fleet.columns(), rows,
+                fleet.ready(), fleet.clusters().size(), clusters, fleet.columns(), rows,
                 "/console/fleet-table" + query(Map.of("cluster", cluster, "status", "all".equals(status) ? "" : status)),
                 description, empty);
     }

@@ -24,4 +24,9 @@ public interface StatusColumn {
 
     /** The cell of one machine: a pure function of its state (no I/O; the state was read once for the whole fleet). */
     Status cell(MachineState machine);
+
+    /** Whether this cell keeps its machine from being ready ({@link MachineRow#ready()}); problems do by default. */
+    default boolean blocksReadiness(Status cell) {
+        return cell.isProblem();
+    }
 }

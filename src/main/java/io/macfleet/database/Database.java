@@ -77,6 +77,26 @@ public final class Database {
         }
     }
 
+    /**
+     * A PostgreSQL connection of its own, outside the pool, for session-bound state (advisory locks of
+     * {@code io.macfleet.lease}); TCP keepalive lets a dead peer end the session rather than hang it.
+     */
+    public static java.sql.Connection unpooledPostgresqlSession(DatabaseSettings settings) throws SQLException {
+        if (!settings.postgresql()) {
+            throw new IllegalArgumentException("an unpooled session is for PostgreSQL, not " + settings.displayUrl());
+        }
+        java.util.Properties properties = new java.util.Properties();
+        properties.setProperty("user", settings.user());
+        properties.setProperty("password", settings.password() == null ? "" : settings.password().resolve());
+        properties.setProperty("tcpKeepAlive", "true");
+        properties.setProperty("ApplicationName", "macfleet leases");
+        java.sql.Connection connection = new org.postgresql.Driver().connect(settings.url(), properties);
+        if (connection == null) {
+            throw new SQLException("the PostgreSQL driver does not accept " + settings.displayUrl());
+        }
+        return connection;
+    }
+
     /** Applies the pending migrations of db/migration (every area's V*_*__*.sql). */
     public static void migrate(DataSource dataSource) {
         try {

@@ -31,11 +31,16 @@ public class DatabaseProducer {
     }
 
     private DataSource open() {
+        return Database.open(settings());
+    }
+
+    /** The configured database; {@code io.macfleet.lease} opens its own session with it. */
+    public DatabaseSettings settings() {
         SecretReference reference = config.database().password().filter(text -> !text.isBlank()).map(text -> SecretReference.parse(text)
                 .orElseThrow(() -> new IllegalArgumentException(
                         "macfleet.database.password: expected a secret reference env:NAME or file:PATH, never the password itself")))
                 .orElse(null);
-        return Database.open(new DatabaseSettings(config.database().url(), config.database().user().orElse(""), reference));
+        return new DatabaseSettings(config.database().url(), config.database().user().orElse(""), reference);
     }
 
     void close(@Disposes DataSource dataSource) {

@@ -16,7 +16,7 @@ public record DatabaseSettings(String url, String user, SecretReference password
         user = user == null ? "" : user;
     }
 
-    boolean postgresql() {
+    public boolean postgresql() {
         return url.startsWith("jdbc:postgresql:");
     }
 

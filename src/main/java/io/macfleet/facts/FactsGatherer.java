@@ -1,12 +1,14 @@
 package io.macfleet.facts;
 
 import io.macfleet.ssh.Command;
+import io.macfleet.ssh.ExecutionLimits;
 import io.macfleet.ssh.MachineResult;
 import io.macfleet.ssh.MachineSession;
 import io.macfleet.ssh.SshException;
 import io.macfleet.ssh.SshRun;
 import io.macfleet.ssh.SshTarget;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,6 +17,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -69,19 +78,37 @@ public final class FactsGatherer {
 
     /**
      * Gathers one machine, a few commands at a time over its one connection; throws {@link FactsGatheringException}
-     * naming the first command (in {@link #COMMANDS} order) that failed.
+     * naming the first command (in {@link #COMMANDS} order) that failed. The machine has one deadline: reaching it
+     * within the connect timeout, then every command (retries included) within one command timeout together. A hung
+     * machine therefore costs one timeout, not one per command or per wave of commands.
      */
     public FactsObservation gather(MachineSession session) {
         String machine = session.target().machine();
-        Map<Command, java.util.concurrent.Future<String>> running = new LinkedHashMap<>();
-        java.util.concurrent.Semaphore channels = new java.util.concurrent.Semaphore(CHANNELS_PER_MACHINE);
+        try {
+            session.connect();
+        } catch (SshException failure) {
+            // Reaching the machine is the first part of sending the first command; reported as before, under it.
+            throw new FactsGatheringException(machine, COMMANDS.getFirst().render(), failure.reason(), failure);
+        }
+        ExecutionLimits limits = session.limits();
+        long deadline = System.nanoTime() + limits.commandTimeout().toNanos();
+        Map<Command, Future<String>> running = new LinkedHashMap<>();
+        Semaphore channels = new Semaphore(CHANNELS_PER_MACHINE);
         Map<String, String> outputs = new LinkedHashMap<>();
-        try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+        ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+        try {
             for (Command command : COMMANDS) {
                 running.put(command, threads.submit(() -> {
-                    channels.acquire();
+                    if (!channels.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                        throw pastDeadline(machine, command, limits);
+                    }
                     try {
-                        io.macfleet.ssh.CommandResult result = session.execute(command);
+                        long remaining = deadline - System.nanoTime();
+                        if (remaining <= 0) {
+                            throw pastDeadline(machine, command, limits);
+                        }
+                        io.macfleet.ssh.CommandResult result = session.execute(command, limits.withCommandTimeout(Duration.ofNanos(remaining)));
+                        // ibv_devinfo exits non-zero when RDMA is off or absent (before macOS 26.2): no port states, not a failed gathering.
                         boolean noDevices = command == RDMA_PORTS && result.exitStatus() != null && result.exitStatus() != 0 && result.exitSignal() == null;
                         return noDevices ? "" : result.requireSuccess().stdout();
                     } finally {
@@ -89,22 +116,40 @@ public final class FactsGatherer {
                     }
                 }));
             }
-            for (Map.Entry<Command, java.util.concurrent.Future<String>> entry : running.entrySet()) {
+            for (Map.Entry<Command, Future<String>> entry : running.entrySet()) {
                 String rendered = entry.getKey().render();
                 try {
-                    outputs.put(rendered, entry.getValue().get());
-                } catch (java.util.concurrent.ExecutionException e) {
+                    // A little grace past the deadline: the command's own timeout ends it first and says so.
+                    long wait = Math.max(0, deadline - System.nanoTime()) + DEADLINE_GRACE.toNanos();
+                    outputs.put(rendered, entry.getValue().get(wait, TimeUnit.NANOSECONDS));
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof FactsGatheringException failure) {
+                        throw failure;
+                    }
                     if (e.getCause() instanceof SshException failure) {
                         throw new FactsGatheringException(machine, rendered, failure.reason(), failure);
                     }
                     throw new FactsGatheringException(machine, rendered, String.valueOf(e.getCause()), e.getCause());
+                } catch (TimeoutException e) {
+                    throw pastDeadline(machine, entry.getKey(), limits);
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new FactsGatheringException(machine, COMMANDS.getFirst().render(), "interrupted before every command answered", e);
+        } finally {
+            // Never waits: commands still running end by their own timeout, and the run closes their connection.
+            threads.shutdownNow();
         }
         return new FactsObservation(parse(machine, clock.instant(), outputs), outputs);
+    }
+
+    /** How long past the machine's deadline the gatherer waits for a command's own timeout to report. */
+    private static final Duration DEADLINE_GRACE = Duration.ofMillis(500);
+
+    private static FactsGatheringException pastDeadline(String machine, Command command, ExecutionLimits limits) {
+        return new FactsGatheringException(machine, command.render(), "no answer within the machine's command timeout of "
+                + limits.commandTimeout().toMillis() + " ms for all its commands together", null);
     }
 
     /** Builds the facts from the command outputs (keyed by {@link Command#render()}); all are required. */

@@ -9,6 +9,8 @@ import io.macfleet.reach.MachineReach;
 import io.macfleet.ssh.HostKeyStore;
 import io.macfleet.ssh.JdbcHostKeyStore;
 import io.macfleet.ssh.MachineResult;
+import io.macfleet.observe.ObservationStore;
+import io.macfleet.ssh.SshException;
 import io.macfleet.ssh.SshRun;
 import io.macfleet.ssh.SshSettings;
 import io.macfleet.ssh.SshTarget;
@@ -17,6 +19,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -55,10 +58,12 @@ public class FactsService {
     private final HostKeyStore hostKeys;
     private final AuditLog audit;
     private final Clock clock;
+    private final ObservationStore reachability;
 
     @Inject
-    public FactsService(DesiredStateStore desiredState, FactsStore store, JdbcHostKeyStore hostKeys, JdbcAuditLog audit) {
-        this(desiredState, store, hostKeys, audit, Clock.systemUTC());
+    public FactsService(DesiredStateStore desiredState, FactsStore store, JdbcHostKeyStore hostKeys, JdbcAuditLog audit,
+                        ObservationStore reachability) {
+        this(desiredState, store, hostKeys, audit, Clock.systemUTC(), reachability);
     }
 
     /** Without CDI (tests and tools): every store on the one database. */
@@ -67,10 +72,14 @@ public class FactsService {
     }
 
     public FactsService(DataSource dataSource, DesiredStateStore desiredState, Clock clock) {
-        this(desiredState, new FactsStore(dataSource), new JdbcHostKeyStore(dataSource), new JdbcAuditLog(dataSource), clock);
+        this(desiredState, new FactsStore(dataSource), new JdbcHostKeyStore(dataSource), new JdbcAuditLog(dataSource), clock,
+                new ObservationStore(dataSource));
     }
 
-    public FactsService(DesiredStateStore desiredState, FactsStore store, HostKeyStore hostKeys, AuditLog audit, Clock clock) {
+    /** @param reachability where each gathering's outcome per machine is recorded (last seen, unreachable since, last error) */
+    public FactsService(DesiredStateStore desiredState, FactsStore store, HostKeyStore hostKeys, AuditLog audit, Clock clock,
+                        ObservationStore reachability) {
+        this.reachability = reachability;
         this.desiredState = desiredState;
         this.store = store;
         this.hostKeys = hostKeys;
@@ -117,6 +126,30 @@ public class FactsService {
 
     /** Gathers the machines' facts over SSH and stores those that were gathered completely. */
     public Gathering gather(List<Machine> machines, SshSettings settings) {
+        SshTransport transport = new SshTransport(settings, hostKeys, audit, clock);
+        try (SshRun run = transport.openRun()) {
+            return gather(machines, run, settings.actor());
+        }
+    }
+
+    /**
+     * A run of this service's transport with the given audit log: the observation loop keeps one open from round to
+     * round and audits only what failed (a routine read of every machine every minute is not an event).
+     */
+    public SshRun openRun(SshSettings settings, AuditLog auditLog) {
+        return new SshTransport(settings, hostKeys, auditLog, clock).openRun();
+    }
+
+    /** The audit log gatherings write to. */
+    public AuditLog auditLog() {
+        return audit;
+    }
+
+    /**
+     * Gathers on an open run (the observation loop keeps its connections from one round to the next), stores the facts
+     * gathered completely, and records every machine's reachability.
+     */
+    public Gathering gather(List<Machine> machines, SshRun run, String actor) {
         long start = System.nanoTime();
         List<MachineResult<MachineFacts>> results = new ArrayList<>();
         List<SshTarget> targets = new ArrayList<>();
@@ -127,17 +160,36 @@ public class FactsService {
                 results.add(new MachineResult<>(machine.name(), null, e, Duration.ZERO));
             }
         }
-        SshTransport transport = new SshTransport(settings, hostKeys, audit, clock);
-        List<MachineResult<FactsObservation>> gathered;
-        try (SshRun run = transport.openRun()) {
-            gathered = new FactsGatherer(clock).gather(run, targets);
-        }
+        List<MachineResult<FactsObservation>> gathered = new FactsGatherer(clock).gather(run, targets);
         List<FactsObservation> complete = gathered.stream().filter(MachineResult::succeeded).map(MachineResult::value).toList();
         store.save(complete);
+        Instant now = clock.instant();
+        for (MachineResult<FactsObservation> result : gathered) {
+            if (result.succeeded()) {
+                reachability.answered(result.machine(), result.value().facts().observedAt(), null, actor);
+            } else if (unreachable(result.error())) {
+                reachability.unreachable(result.machine(), now, result.describe(), actor);
+            } else {
+                // It answered; its output could not be used.
+                reachability.answered(result.machine(), now, result.describe(), actor);
+            }
+        }
         for (MachineResult<FactsObservation> result : gathered) {
             results.add(new MachineResult<>(result.machine(), result.succeeded() ? result.value().facts() : null, result.error(), result.duration()));
         }
         return new Gathering(results, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /** Whether a gathering failed because the machine was not reached (rather than answering with unusable output). */
+    static boolean unreachable(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SshException failure) {
+                return !(failure instanceof SshException.CommandFailed || failure instanceof SshException.OutputCapExceeded
+                        || failure instanceof SshException.SudoNotAllowed);
+            }
+        }
+        // The deadline passed without an answer: no SSH exception, but nothing came back.
+        return error instanceof FactsGatheringException gathering && gathering.getCause() == null;
     }
 
     public Optional<FactsObservation> latest(String machine) {

@@ -36,6 +36,10 @@ public final class InventoryDocuments {
         inference.put("parallelism", cluster.inference().parallelism().yamlName());
         inference.put("port", cluster.inference().port());
         document.put("inference", inference);
+        if (cluster.supervision().rebootOnRdmaFailure()) {
+            // Only a non-default policy is stored, so documents applied before the setting existed compare unchanged.
+            document.put("supervision", Map.of("rdmaFailure", "reboot"));
+        }
         return document;
     }
 
@@ -139,7 +143,8 @@ public final class InventoryDocuments {
         return new Cluster(name, text(document, "macosVersion"), new Topology(Topology.Kind.fromYaml(topology.path("kind").asText()), links),
                 new InferenceSettings(text(inference, "model"),
                         InferenceSettings.Parallelism.valueOf(inference.path("parallelism").asText("tensor").toUpperCase(Locale.ROOT)),
-                        inference.path("port").asInt(InferenceSettings.DEFAULT_PORT)));
+                        inference.path("port").asInt(InferenceSettings.DEFAULT_PORT)),
+                new ClusterSupervision("reboot".equals(document.path("supervision").path("rdmaFailure").asText())));
     }
 
     static MdmServer mdm(JsonNode document) {

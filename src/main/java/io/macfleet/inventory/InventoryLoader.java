@@ -394,7 +394,8 @@ public final class InventoryLoader {
                         ? InferenceSettings.Parallelism.PIPELINE : InferenceSettings.Parallelism.TENSOR;
                 int port = inference.path("port").canConvertToInt() ? inference.path("port").intValue() : InferenceSettings.DEFAULT_PORT;
                 clusters.add(new Cluster(name, version, new Topology(kind, List.of()),
-                        new InferenceSettings(text(inference, "model"), parallelism, port)));
+                        new InferenceSettings(text(inference, "model"), parallelism, port),
+                        new ClusterSupervision("reboot".equals(text(node.path("supervision"), "rdmaFailure")))));
             }
             return clusters;
         }
@@ -422,7 +423,7 @@ public final class InventoryLoader {
                 }
                 List<Topology.Link> links = checkLinks(cluster, entry, members, machinesByName);
                 clusters.set(index, new Cluster(cluster.name(), cluster.macosVersion(),
-                        new Topology(cluster.topology().kind(), links), cluster.inference()));
+                        new Topology(cluster.topology().kind(), links), cluster.inference(), cluster.supervision()));
             }
         }
 

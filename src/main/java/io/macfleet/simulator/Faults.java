@@ -20,6 +20,11 @@ public final class Faults {
     public volatile boolean rebootNeverReturns;
     /** SFTP uploads fail with "no space left on device" and df shows a full disk. */
     public volatile boolean diskFull;
+    /**
+     * RDMA over Thunderbolt is wedged (exo #1847, #1712): every launch daemon logs the JACCL queue-pair error and exits
+     * as soon as it starts, and {@code ibv_devinfo} hangs; only a reboot of the machine clears it.
+     */
+    public volatile boolean rdmaWedged;
     /** What df -k says is available on the boot volume, in KiB; negative: the default (most of the disk). */
     public volatile long diskAvailableKilobytes = -1;
     /** Launch daemons (by label) whose program exits with an error as soon as it starts. */
@@ -32,6 +37,7 @@ public final class Faults {
         garbage = false;
         rebootNeverReturns = false;
         diskFull = false;
+        rdmaWedged = false;
         diskAvailableKilobytes = -1;
         crashLoopingDaemons.clear();
     }
@@ -44,6 +50,7 @@ public final class Faults {
         map.put("garbage", garbage);
         map.put("rebootNeverReturns", rebootNeverReturns);
         map.put("diskFull", diskFull);
+        map.put("rdmaWedged", rdmaWedged);
         map.put("crashLoopingDaemons", java.util.List.copyOf(crashLoopingDaemons));
         return map;
     }

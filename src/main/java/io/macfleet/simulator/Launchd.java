@@ -391,6 +391,10 @@ public final class Launchd {
      * on this machine at the same path runs. A crash-looping fault replaces the program with one that fails.
      */
     private List<String> commandFor(Job job) {
+        if (mac.faults().rdmaWedged) {
+            // What exo and MLX users report once the RDMA state is bad (exo #1847): the error, then an exit, in a loop.
+            return List.of("/bin/sh", "-c", "echo '[jaccl] Changing queue pair to RTR failed with errno 22' >&2; exit 1");
+        }
         if (mac.faults().crashLoopingDaemons.contains(job.label())) {
             return List.of("/bin/sh", "-c", "echo 'simulated crash' >&2; exit 1");
         }

@@ -320,12 +320,13 @@ public final class SimulatedFleet implements AutoCloseable {
 
     /** The fault kinds {@link #inject(FaultStep)} understands. */
     public static final List<String> FAULT_KINDS = List.of("hang", "hang-connect", "slow", "drop-connection", "garbage", "reboot-never-returns",
-            "disk-full", "crash-loop", "daemon-crash", "host-key-change", "reboot", "power-off", "power-on", "recovery", "clear",
+            "disk-full", "crash-loop", "daemon-crash", "wedge-rdma", "host-key-change", "reboot", "power-off", "power-on", "recovery", "clear",
             "unplug", "plug", "tb4", "tb5", "one-sided", "rdma-down", "move");
 
     /**
      * Injects one fault. Machine faults: hang, slow (millis), drop-connection, garbage, reboot-never-returns,
-     * disk-full, crash-loop (daemon), daemon-crash (daemon), host-key-change, reboot, power-off, power-on, recovery,
+     * disk-full, crash-loop (daemon), daemon-crash (daemon: kill -9), wedge-rdma (every daemon logs the RDMA error and
+     * exits, ibv_devinfo hangs, until a reboot), host-key-change, reboot, power-off, power-on, recovery,
      * clear. Cable faults (cable = a port): unplug, plug (peer, TB5), tb4, tb5, one-sided, rdma-down (links, but its RDMA
      * ports stay PORT_DOWN), move (to), clear (a sound Thunderbolt 5 cable again, in the same ports).
      *
@@ -389,6 +390,12 @@ public final class SimulatedFleet implements AutoCloseable {
             case "daemon-crash" -> {
                 if (!crashDaemon(name, requireDaemon(step))) {
                     return step.daemon() + " is not running on " + name;
+                }
+            }
+            case "wedge-rdma" -> {
+                faults.rdmaWedged = true;
+                for (String label : mac.launchd().labels()) {
+                    mac.launchd().crash(label);
                 }
             }
             case "host-key-change" -> changeHostKey(name);

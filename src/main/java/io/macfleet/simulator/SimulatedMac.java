@@ -203,6 +203,8 @@ public final class SimulatedMac {
         }
         bootTime = Instant.now();
         power = PowerState.ON;
+        // A reboot is the only cure for a wedged RDMA stack.
+        faults.rdmaWedged = false;
     }
 
     public synchronized void setRelease(MacosRelease release) {

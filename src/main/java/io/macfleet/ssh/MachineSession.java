@@ -15,6 +15,16 @@ public final class MachineSession {
         return target;
     }
 
+    /** Reaches the machine now (connect, host key, authentication) within the connect timeout. */
+    public void connect() {
+        run.connect(target);
+    }
+
+    /** The run's default limits. */
+    public ExecutionLimits limits() {
+        return run.limits();
+    }
+
     public CommandResult execute(Command command) {
         return run.execute(target, command);
     }

@@ -115,6 +115,30 @@ public final class SshRun implements AutoCloseable {
     }
 
     /**
+     * Opens the run's connection to the machine now (or confirms the open one), within the connect timeout, so that
+     * a caller can start its own deadline for the commands once the machine is reached. A failure is audited like a
+     * command's.
+     */
+    public void connect(SshTarget target) {
+        if (closed) {
+            throw new IllegalStateException("this SSH run is closed");
+        }
+        long start = System.nanoTime();
+        try {
+            connection(target, settings.limits());
+        } catch (SshException e) {
+            audit(target, "(connect) [" + kind(e) + ", " + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms]",
+                    AuditEvent.Outcome.FAILURE);
+            throw e;
+        }
+    }
+
+    /** The limits commands get unless they name their own. */
+    public ExecutionLimits limits() {
+        return settings.limits();
+    }
+
+    /**
      * Writes a file on the machine over SFTP (atomically: a temporary name renamed over the target) and sets its
      * mode. Audited as {@code sftp.put} with the path, size and mode, never the content.
      */

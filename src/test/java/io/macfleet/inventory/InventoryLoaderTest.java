@@ -100,6 +100,29 @@ class InventoryLoaderTest {
     }
 
     @Test
+    void aClusterMayLetTheSupervisionRebootItAfterAnRdmaFailureAndTheStoredDocumentKeepsIt() throws IOException {
+        LoadResult result = loadWith("clusters.yaml", """
+                clusters:
+                  - name: llm-a
+                    macosVersion: "26.2"
+                    supervision:
+                      rdmaFailure: reboot
+                """);
+        assertThat(result.errors()).isEmpty();
+        Cluster cluster = result.inventory().clusters().getFirst();
+        assertThat(cluster.supervision()).isEqualTo(new ClusterSupervision(true));
+        com.fasterxml.jackson.databind.JsonNode stored = new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(InventoryDocuments.of(cluster));
+        assertThat(InventoryDocuments.cluster(stored).supervision()).isEqualTo(new ClusterSupervision(true));
+        assertThat(errorsOf(loadWith("clusters.yaml", CLUSTERS.replace("\"26.2\"", "\"26.2\"\n    supervision:\n      rdmaFailure: always"))))
+                .singleElement().asString().contains("clusters.yaml").contains("rdmaFailure");
+    }
+
+    @Test
+    void theDefaultSupervisionOnlyRecommendsTheReboot() throws IOException {
+        assertThat(loadWith("extra.yaml", "").inventory().clusters().getFirst().supervision()).isEqualTo(ClusterSupervision.DEFAULT);
+    }
+
+    @Test
     void rangesExpandKeepingZeroPaddingWithAddressesAlongside() throws IOException {
         LoadResult result = loadWith("machines.yaml", """
                 machines:

@@ -65,6 +65,62 @@ class FaultsAndPowerTest {
     }
 
     @Test
+    void wedgedRdmaHangsIbvDevinfoAndCrashLoopsTheDaemonsUntilTheMachineReboots() throws Exception {
+        Files.createDirectories(fleet.machine("studio-02").resolve("/Library/LaunchDaemons"));
+        Files.writeString(fleet.machine("studio-02").resolve("/Library/LaunchDaemons/io.macfleet.sleeper.plist"), """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict><key>Label</key><string>io.macfleet.sleeper</string>
+                <key>ProgramArguments</key><array><string>/bin/sleep</string><string>600</string></array>
+                <key>KeepAlive</key><true/><key>ThrottleInterval</key><integer>1</integer>
+                <key>StandardErrorPath</key><string>/var/log/macfleet/sleeper.err.log</string></dict></plist>
+                """);
+        assertThat(run("studio-02", "sudo -n launchctl bootstrap system /Library/LaunchDaemons/io.macfleet.sleeper.plist").exitCode()).isZero();
+        assertThat(fleet.inject(FaultStep.machine("studio-02", "wedge-rdma"))).isEqualTo("wedge-rdma on studio-02");
+        // On a thread of its own: in the common pool it would block the worker that completes Process.onExit (launchd's respawns).
+        java.util.concurrent.CompletableFuture<SshClient.Answer> devinfo = new java.util.concurrent.CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                devinfo.complete(run("studio-02", "ibv_devinfo"));
+            } catch (IOException e) {
+                devinfo.complete(null);
+            }
+        });
+        Thread.sleep(1500);
+        assertThat(devinfo).as("ibv_devinfo hangs while RDMA is wedged").isNotDone();
+        Path log = fleet.machine("studio-02").resolve("/var/log/macfleet/sleeper.err.log");
+        assertThat(TestSupport.await(Duration.ofSeconds(10), () -> {
+            try {
+                return Files.readString(log).contains("[jaccl] Changing queue pair to RTR failed with errno 22");
+            } catch (IOException e) {
+                return false;
+            }
+        })).as(() -> {
+            try {
+                return "log: " + (Files.exists(log) ? Files.readString(log) : "(none)") + "; launchd: "
+                        + fleet.machine("studio-02").launchd().print("io.macfleet.sleeper").orElse("(not loaded)");
+            } catch (IOException e) {
+                return e.toString();
+            }
+        }).isTrue();
+        try {
+            run("studio-02", "sudo -n shutdown -r now");
+        } catch (IOException e) {
+            // The connection may end with the machine before the exit status is read; the reboot was ordered.
+        }
+        assertThat(TestSupport.await(Duration.ofSeconds(3), () -> fleet.machine("studio-02").power() != PowerState.ON
+                || fleet.machine("studio-02").faults().rdmaWedged == false)).isTrue();
+        assertThat(TestSupport.await(Duration.ofSeconds(10), () -> reachable("studio-02") && fleet.machine("studio-02").power() == PowerState.ON)).isTrue();
+        // It answers again: the devices, or "No IB devices found" when an earlier test left RDMA off on this Mac.
+        assertThat(run("studio-02", "ibv_devinfo").exitCode()).isIn(0, 255);
+        assertThat(fleet.machine("studio-02").faults().rdmaWedged).isFalse();
+        // The daemon came back at boot as itself, not as the failing stand-in.
+        assertThat(TestSupport.await(Duration.ofSeconds(5), () -> fleet.machine("studio-02").launchd().pid("io.macfleet.sleeper")
+                .flatMap(pid -> ProcessHandle.of(pid)).flatMap(handle -> handle.info().command()).map(command -> command.endsWith("sleep"))
+                .orElse(false))).isTrue();
+        run("studio-02", "sudo -n launchctl bootout system/io.macfleet.sleeper");
+    }
+
+    @Test
     void rebootTakesSshAwayForAWhileAndBringsItBack() throws Exception {
         SshClient.Answer answer = run("studio-03", "sudo -n shutdown -r now");
         assertThat(answer.stdout()).isEqualTo("Shutdown NOW!\n");

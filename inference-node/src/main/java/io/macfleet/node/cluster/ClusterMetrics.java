@@ -14,10 +14,22 @@ public final class ClusterMetrics {
         metric(out, "inference_node_kv_cache_bytes", "gauge", "This rank's KV cache bytes.", node.kvCacheBytes());
         metric(out, "inference_node_cluster_bytes_sent", "counter", "Bytes this rank sent to peers since the cluster last formed.", node.bytesSent());
         metric(out, "inference_node_cluster_wait_microseconds", "counter", "Microseconds this rank waited for peers' messages since the cluster last formed.", node.waitNanos() / 1000);
+        String version = node.identity("node version");
+        if (version != null) {
+            // Lets a supervisor compare ranks' versions and models before the handshake refuses one (labels, value 1).
+            out.append("# HELP inference_node_info This rank's node version and model identity.\n")
+                    .append("# TYPE inference_node_info gauge\n")
+                    .append("inference_node_info{version=\"").append(label(version)).append("\",model=\"")
+                    .append(label(node.identity("model"))).append("\"} 1\n");
+        }
         if (java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             metric(out, "inference_node_process_cpu_microseconds", "counter", "CPU time this rank's process used.", os.getProcessCpuTime() / 1000);
         }
         return out.toString();
+    }
+
+    private static String label(String value) {
+        return value == null ? "" : value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
     }
 
     private static void metric(StringBuilder out, String name, String type, String help, long value) {

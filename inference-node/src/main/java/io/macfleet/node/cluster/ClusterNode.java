@@ -53,6 +53,8 @@ public final class ClusterNode implements Placement, AutoCloseable {
     private final CompletableFuture<Void> refused = new CompletableFuture<>();
     private volatile TcpTransport transport;
     private volatile String problem = "the model is loading";
+    /** What this rank tells its peers it is (version, model); null until the model is placed. Read by /metrics. */
+    private volatile Handshake identity;
     private volatile int epoch;
     private volatile boolean closed;
     private int prefixEpoch = -1;
@@ -121,6 +123,12 @@ public final class ClusterNode implements Placement, AutoCloseable {
             throw new IllegalArgumentException("a micro-batch holds 1.." + LlamaModel.MAX_BATCH + " positions, got " + positions);
         }
         microBatch = positions;
+    }
+
+    /** The handshake field (e.g. "node version", "model") this rank announces, or null before the model is placed. */
+    public String identity(String field) {
+        Handshake current = identity;
+        return current == null ? null : current.fields().get(field);
     }
 
     /** Completes exceptionally when a peer refused this rank's handshake (different version, model or plan). */
@@ -245,6 +253,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
         hidden = new float[LlamaModel.MAX_BATCH * config.dimension()];
         Handshake mine = Handshake.of(nodeVersion(), modelIdentity(file), plan.parallelism().label(), cluster.size(),
                 contextLength, plan.describe());
+        identity = mine;
         System.err.printf("inference-node: rank %d of %d (%s): %s; weights read per token %d MB, KV cache %d MB%n",
                 rank, cluster.size(), plan.parallelism().label(), plan.describe(), shardBytes >> 20, cache.byteSize() >> 20);
         Thread.ofPlatform().daemon().name("cluster-former").start(() -> formLoop(mine));

@@ -63,7 +63,9 @@ class ClusterProcessTest {
             }
             assertThat(cluster.get(1, "/health").statusCode()).isEqualTo(200);
             assertThat(cluster.get(1, "/metrics").body()).contains("inference_node_cluster_complete 1")
-                    .contains("inference_node_shard_weight_bytes");
+                    .contains("inference_node_shard_weight_bytes")
+                    // What the control plane's supervision compares across ranks (io.macfleet.supervision.NodeProbe).
+                    .containsPattern("inference_node_info\\{version=\"[^\"]+\",model=\"\\d+ bytes, header sha256 [0-9a-f]+\"\\} 1");
             assertThat(cluster.get(1, "/v1/models").statusCode()).isEqualTo(404);
         }
     }

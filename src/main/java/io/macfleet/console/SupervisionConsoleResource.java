@@ -1,0 +1,118 @@
+package io.macfleet.console;
+
+import io.macfleet.accounts.Roles;
+import io.macfleet.supervision.ClusterStatus;
+import io.macfleet.supervision.RankObservation;
+import io.macfleet.supervision.SupervisionService;
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/** The node supervision in the console: per cluster serving or not, per rank state; operators restart and read logs. */
+@Path("/console/supervision")
+@Produces(MediaType.TEXT_HTML)
+public class SupervisionConsoleResource {
+
+    /** The page's templates (templates/console/supervision*.html), checked against these records at build time. */
+    @CheckedTemplate(basePath = "console")
+    static final class SupervisionTemplates {
+        static native TemplateInstance supervision(Page page);
+
+        static native TemplateInstance supervisionBanner(List<String> alerts);
+    }
+
+    public record Page(Pages.Layout layout, List<ClusterRow> clusters, String logTitle, String log) {
+    }
+
+    public record ClusterRow(String name, boolean serving, String state, String endpoint, int restarts, String alert, List<RankRow> ranks) {
+    }
+
+    public record RankRow(int rank, String machine, String health, String healthCss, String daemon, String pid, String runs, String version,
+                          String uptime, String tokensPerSecond, String timeToFirstToken, String rdma) {
+    }
+
+    private final SupervisionService supervision;
+    private final ConsoleFrame frame;
+
+    @Inject
+    public SupervisionConsoleResource(SupervisionService supervision, ConsoleFrame frame) {
+        this.supervision = supervision;
+        this.frame = frame;
+    }
+
+    @GET
+    public Response page(@QueryParam("cluster") String cluster, @QueryParam("rank") Integer rank) {
+        String logTitle = null;
+        String log = null;
+        if (cluster != null && rank != null) {
+            if (!frame.viewer().operator()) {
+                return frame.error(403, "Operators only", "Reading a rank's log needs the operator role.", "/console/supervision", "Back");
+            }
+            logTitle = cluster + " rank " + rank;
+            try {
+                log = supervision.log(cluster, rank, 200, frame.actor());
+            } catch (IOException | RuntimeException e) {
+                log = "not readable: " + e.getMessage();
+            }
+        }
+        List<ClusterRow> rows = supervision.statuses().stream().map(this::row).toList();
+        return ConsoleSupport.page(200, SupervisionTemplates.supervision(new Page(frame.layout("Supervision", "supervision"), rows, logTitle, log)));
+    }
+
+    /** The alert banner every page fetches (empty when nothing needs an operator). */
+    @GET
+    @Path("banner")
+    public Response banner() {
+        return ConsoleSupport.live(SupervisionTemplates.supervisionBanner(supervision.alerts()));
+    }
+
+    @POST
+    @Path("{cluster}/restart")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    @RolesAllowed(Roles.OPERATOR)
+    public Response restart(@PathParam("cluster") String cluster) {
+        try {
+            supervision.restart(cluster, frame.actor());
+        } catch (io.macfleet.deployment.NodeService.RefusedException e) {
+            return frame.error(409, "Cannot restart", Pages.sentence(e.getMessage()) + ".", "/console/supervision", "Back to supervision");
+        } catch (IllegalArgumentException e) {
+            return frame.error(404, "Cluster not found", Pages.sentence(e.getMessage()) + ".", "/console/supervision", "Back to supervision");
+        } catch (IOException e) {
+            return frame.error(502, "Restart failed", Pages.sentence(e.getMessage()) + ".", "/console/supervision", "Back to supervision");
+        }
+        return Response.seeOther(URI.create("/console/supervision")).build();
+    }
+
+    private ClusterRow row(ClusterStatus status) {
+        List<RankRow> ranks = status.observation().ranks().stream().map(rank -> new RankRow(rank.rank(), rank.machine(),
+                rank.health().name().toLowerCase(Locale.ROOT), rank.health() == RankObservation.Health.SERVING ? "ok" : "bad",
+                rank.launchd().map(service -> service.loaded() ? service.state() : "not loaded").orElse("unreachable"),
+                rank.pid().map(String::valueOf).orElse("–"), rank.runs().map(String::valueOf).orElse("–"), rank.version().orElse("–"),
+                supervision.uptime(status.name(), rank).map(SupervisionConsoleResource::duration).orElse("–"),
+                rank.tokensPerSecond().isPresent() ? String.format(Locale.ROOT, "%.1f", rank.tokensPerSecond().getAsDouble()) : "–",
+                rank.timeToFirstTokenSeconds().isPresent() ? String.format(Locale.ROOT, "%.2f s", rank.timeToFirstTokenSeconds().getAsDouble()) : "–",
+                rank.rdma().name().toLowerCase(Locale.ROOT).replace('_', ' '))).toList();
+        return new ClusterRow(status.name(), status.serving(), status.diagnosis().explain(), status.observation().cluster().endpoint().toString(),
+                status.restarts(), status.alert().orElse(null), ranks);
+    }
+
+    private static String duration(Duration duration) {
+        long seconds = duration.toSeconds();
+        return seconds < 120 ? seconds + " s" : seconds < 7200 ? seconds / 60 + " min" : seconds / 3600 + " h";
+    }
+}

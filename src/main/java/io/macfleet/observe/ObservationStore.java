@@ -1,0 +1,89 @@
+package io.macfleet.observe;
+
+import io.macfleet.database.Jdbc;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/** Reachability of every machine (migration V8_1): one row per machine, written after each gathering. */
+@Singleton
+public final class ObservationStore {
+
+    private static final int ERROR_LIMIT = 4000;
+
+    private final DataSource dataSource;
+
+    @Inject
+    public ObservationStore(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    /** The machine answered at {@code at} (its facts may still have failed to parse: then {@code error} says why). */
+    public void answered(String machine, Instant at, String error, String observedBy) {
+        write(machine, at, true, error, observedBy);
+    }
+
+    /** The machine could not be reached at {@code at}; it stays unreachable since the first such attempt in a row. */
+    public void unreachable(String machine, Instant at, String error, String observedBy) {
+        write(machine, at, false, error, observedBy);
+    }
+
+    private void write(String machine, Instant at, boolean answered, String error, String observedBy) {
+        OffsetDateTime time = OffsetDateTime.ofInstant(at, ZoneOffset.UTC);
+        String message = error == null ? null : error.length() > ERROR_LIMIT ? error.substring(0, ERROR_LIMIT - 1) + "…" : error;
+        Jdbc.withConnection(dataSource, connection -> {
+            int updated = answered
+                    ? Jdbc.update(connection, "update machine_observation set last_attempt_at = ?, last_seen_at = ?, unreachable_since = null,"
+                    + " last_error = ?, observed_by = ? where machine = ?", time, time, message, observedBy, machine)
+                    : Jdbc.update(connection, "update machine_observation set last_attempt_at = ?, unreachable_since = coalesce(unreachable_since, ?),"
+                    + " last_error = ?, observed_by = ? where machine = ?", time, time, message, observedBy, machine);
+            if (updated == 0) {
+                insert(connection, machine, time, answered, message, observedBy);
+            }
+            return null;
+        });
+    }
+
+    private static void insert(Connection connection, String machine, OffsetDateTime time, boolean answered, String message, String observedBy)
+            throws java.sql.SQLException {
+        try {
+            Jdbc.update(connection, "insert into machine_observation (machine, last_attempt_at, last_seen_at, unreachable_since, last_error, observed_by)"
+                    + " values (?, ?, ?, ?, ?, ?)", machine, time, answered ? time : null, answered ? null : time, message, observedBy);
+        } catch (java.sql.SQLException raced) {
+            // Another writer inserted the row first (two gatherings of a new machine at once): the later one updates it.
+            Jdbc.update(connection, "update machine_observation set last_attempt_at = ?, last_error = ?, observed_by = ? where machine = ?",
+                    time, message, observedBy, machine);
+        }
+    }
+
+    public Optional<Reachability> of(String machine) {
+        return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection,
+                "select machine, last_attempt_at, last_seen_at, unreachable_since, last_error, observed_by from machine_observation where machine = ?",
+                ObservationStore::row, machine)).stream().findFirst();
+    }
+
+    /** Every machine's reachability, in one query. */
+    public Map<String, Reachability> all() {
+        Map<String, Reachability> all = new LinkedHashMap<>();
+        Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection,
+                "select machine, last_attempt_at, last_seen_at, unreachable_since, last_error, observed_by from machine_observation order by machine",
+                ObservationStore::row)).forEach(reachability -> all.put(reachability.machine(), reachability));
+        return all;
+    }
+
+    private static Reachability row(java.sql.ResultSet row) throws java.sql.SQLException {
+        return new Reachability(row.getString(1), row.getObject(2, OffsetDateTime.class).toInstant(), instant(row, 3), instant(row, 4),
+                Optional.ofNullable(row.getString(5)), row.getString(6));
+    }
+
+    private static Optional<Instant> instant(java.sql.ResultSet row, int column) throws java.sql.SQLException {
+        return Optional.ofNullable(row.getObject(column, OffsetDateTime.class)).map(OffsetDateTime::toInstant);
+    }
+}

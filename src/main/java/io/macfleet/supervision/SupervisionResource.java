@@ -1,0 +1,103 @@
+package io.macfleet.supervision;
+
+import io.macfleet.accounts.CurrentUser;
+import io.macfleet.accounts.Roles;
+import io.macfleet.api.ProblemException;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/** The node supervision over the API: each cluster's state, an operator's restart, a rank's log. */
+@Tag(name = "supervision")
+@RolesAllowed(Roles.VIEWER)
+@Path("/api/v1/supervision")
+@Produces(MediaType.APPLICATION_JSON)
+public class SupervisionResource {
+
+    /** One cluster as the supervisor last saw it. */
+    public record ClusterView(String cluster, boolean serving, String state, String endpoint, int restarts, String alert,
+                              Instant observedAt, List<RankView> ranks) {
+        static ClusterView of(ClusterStatus status, SupervisionService supervision) {
+            return new ClusterView(status.name(), status.serving(), status.diagnosis().explain(), status.observation().cluster().endpoint().toString(),
+                    status.restarts(), status.alert().orElse(null), status.observation().at(),
+                    status.observation().ranks().stream()
+                            .map(rank -> RankView.of(rank, supervision.uptime(status.name(), rank).orElse(null))).toList());
+        }
+    }
+
+    /** One rank; absent numbers are null; uptime counts from when this service first saw the rank's current pid. */
+    public record RankView(int rank, String machine, String health, String detail, String daemonState, Long pid, Integer runs,
+                           String version, String model, String rdma, Double tokensPerSecond, Double timeToFirstTokenSeconds,
+                           Long uptimeSeconds) {
+        static RankView of(RankObservation rank, Duration uptime) {
+            return new RankView(rank.rank(), rank.machine(), rank.health().name().toLowerCase(java.util.Locale.ROOT), rank.healthDetail(),
+                    rank.launchd().map(service -> service.loaded() ? service.state() : "not loaded").orElse("unknown"),
+                    rank.pid().orElse(null), rank.runs().orElse(null), rank.version().orElse(null), rank.model().orElse(null),
+                    rank.rdma().name().toLowerCase(java.util.Locale.ROOT),
+                    rank.tokensPerSecond().isPresent() ? rank.tokensPerSecond().getAsDouble() : null,
+                    rank.timeToFirstTokenSeconds().isPresent() ? rank.timeToFirstTokenSeconds().getAsDouble() : null,
+                    uptime == null ? null : uptime.toSeconds());
+        }
+    }
+
+    @Inject
+    SupervisionService supervision;
+
+    @Inject
+    CurrentUser currentUser;
+
+    @GET
+    @Operation(summary = "Every supervised cluster: serving or not, the endpoint, each rank's state, restarts and open alert")
+    public List<ClusterView> clusters() {
+        return supervision.statuses().stream().map(status -> ClusterView.of(status, supervision)).toList();
+    }
+
+    @POST
+    @Path("/{cluster}/restart")
+    @RolesAllowed(Roles.OPERATOR)
+    @Operation(summary = "Restart every rank of the cluster in order (closes an open alert)")
+    public ClusterRestarted restart(@PathParam("cluster") String cluster) {
+        try {
+            supervision.restart(cluster, currentUser.actor());
+            return new ClusterRestarted(cluster, true, "every rank restarted in order");
+        } catch (IllegalArgumentException e) {
+            throw ProblemException.notFound("cluster", cluster);
+        } catch (io.macfleet.deployment.NodeService.RefusedException e) {
+            throw new ProblemException(409, "Cannot restart", e.getMessage());
+        } catch (IOException e) {
+            throw new ProblemException(502, "Restart failed", "cluster " + cluster + ": " + e.getMessage());
+        }
+    }
+
+    /** The answer to a restart. */
+    public record ClusterRestarted(String cluster, boolean restarted, String detail) {
+    }
+
+    @GET
+    @Path("/{cluster}/ranks/{rank}/log")
+    @RolesAllowed(Roles.OPERATOR)
+    @Produces(MediaType.TEXT_PLAIN)
+    @Operation(summary = "The last lines of a rank's node log")
+    public String log(@PathParam("cluster") String cluster, @PathParam("rank") int rank, @QueryParam("lines") @DefaultValue("200") int lines) {
+        try {
+            return supervision.log(cluster, rank, lines, currentUser.actor());
+        } catch (IllegalArgumentException | io.macfleet.deployment.NodeService.RefusedException e) {
+            throw ProblemException.badRequest(e.getMessage());
+        } catch (IOException e) {
+            throw new ProblemException(502, "Log not readable", "cluster " + cluster + " rank " + rank + ": " + e.getMessage());
+        }
+    }
+}

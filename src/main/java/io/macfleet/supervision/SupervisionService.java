@@ -1,0 +1,330 @@
+package io.macfleet.supervision;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.macfleet.audit.AuditEvent;
+import io.macfleet.audit.JdbcAuditLog;
+import io.macfleet.config.MacfleetConfig;
+import io.macfleet.inventory.Cluster;
+import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.deployment.NodeDeploymentStore;
+import io.macfleet.deployment.NodeLayout;
+import io.macfleet.deployment.NodeService;
+import io.macfleet.deployment.RankTarget;
+import io.macfleet.lease.Leases;
+import io.macfleet.ssh.Command;
+import io.macfleet.ssh.JdbcHostKeyStore;
+import io.macfleet.ssh.SshSettings;
+import io.macfleet.ssh.SshTarget;
+import io.macfleet.ssh.SshTransport;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jboss.logging.Logger;
+
+/**
+ * The supervision loop inside {@code macfleet serve}: every {@code macfleet.supervision.interval}, each cluster of
+ * the applied inventory that has a model is looked at (only those whose lease this instance holds), and the
+ * supervisor acts. Events go to the audit log, alerts also to the webhook; the latest status of each cluster is
+ * kept for the console, the API and {@code /q/metrics}.
+ */
+@ApplicationScoped
+public class SupervisionService {
+
+    private static final Logger LOG = Logger.getLogger(SupervisionService.class);
+    static final String ACTOR = "service:supervise";
+
+    private final MacfleetConfig.Supervision settings;
+    private final DesiredStateStore desiredState;
+    private final NodeService nodes;
+    private final JdbcAuditLog audit;
+    private final JdbcHostKeyStore hostKeys;
+    private final MeterRegistry registry;
+    private final Leases leases;
+    private final ClusterSupervisor supervisor;
+    private final Map<String, ClusterStatus> statuses = new ConcurrentHashMap<>();
+    /** When this service first saw each cluster/rank/pid: the uptime it can vouch for (launchctl print has no start time). */
+    private final Map<String, java.time.Instant> pidSeen = new ConcurrentHashMap<>();
+    private final Map<String, AtomicReference<ClusterStatus>> gauges = new ConcurrentHashMap<>();
+    private final Map<String, AtomicReference<RankObservation>> rankGauges = new ConcurrentHashMap<>();
+    private final HttpClient webhookClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final ObjectMapper json = new ObjectMapper();
+    private final AtomicReference<ControlOnCurrentShell> control = new AtomicReference<>();
+    private final SupervisionLoop loop;
+
+    @Inject
+    public SupervisionService(MacfleetConfig config, DesiredStateStore desiredState, NodeService nodes, JdbcAuditLog audit,
+                              JdbcHostKeyStore hostKeys, MeterRegistry registry, Instance<Leases> leases) {
+        this.settings = config.supervision();
+        this.nodes = nodes;
+        this.desiredState = desiredState;
+        this.audit = audit;
+        this.hostKeys = hostKeys;
+        this.registry = registry;
+        // The embedded H2 database serves one instance, which holds every lease (Leases' contract); PostgreSQL
+        // deployments get the database-backed implementation when it is present.
+        this.leases = leases.isResolvable() ? leases.get() : new SingleInstanceLeases();
+        ControlOnCurrentShell shellControl = new ControlOnCurrentShell();
+        control.set(shellControl);
+        this.supervisor = new ClusterSupervisor(new ClusterSupervisor.Settings(settings.restartAfter(), settings.backoff(),
+                settings.maximumBackoff(), settings.attempts()), shellControl, this::record, Clock.systemUTC());
+        // Probe and control run on the SSH shell of the round in progress; the loop keeps its leases across rounds.
+        MachineShell roundShell = (machine, command, timeout) -> shellControl.shell().run(machine, command, timeout);
+        this.loop = new SupervisionLoop(this.leases, new NodeProbe(roundShell, Duration.ofSeconds(3), settings.rdmaTimeout(),
+                Clock.systemUTC()), supervisor);
+    }
+
+    @Scheduled(every = "{macfleet.supervision.interval}", delayed = "10s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void tick() {
+        if (!settings.enabled()) {
+            return;
+        }
+        try {
+            round();
+        } catch (RuntimeException e) {
+            LOG.warnf("supervision round failed: %s", e.toString());
+        }
+    }
+
+    /** One round over every deployed cluster; returns what this instance saw. */
+    public synchronized List<ClusterStatus> round() {
+        Map<String, SshTarget> targets = new LinkedHashMap<>();
+        List<SupervisedCluster> clusters = new ArrayList<>();
+        for (Cluster cluster : desiredState.clusters()) {
+            // Only what a deployment finished: while one runs (or was left half way), the deployer owns the daemons.
+            boolean deployed = nodes.deployments().latest(cluster.name()).map(NodeDeploymentStore.Deployment::finished).orElse(false);
+            if (!deployed) {
+                continue;
+            }
+            try {
+                List<RankTarget> ranks = nodes.ranks(cluster.name());
+                ranks.forEach(rank -> targets.put(rank.machine(), rank.ssh()));
+                clusters.add(supervised(cluster, ranks));
+            } catch (RuntimeException e) {
+                LOG.debugf("cluster %s cannot be supervised: %s", cluster.name(), e.getMessage());
+            }
+        }
+        try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit), targets)) {
+            control.get().shell = shell;
+            List<ClusterStatus> seen = loop.round(clusters);
+            seen.forEach(status -> {
+                for (RankObservation rank : status.observation().ranks()) {
+                    String prefix = status.name() + "/" + rank.rank() + "/";
+                    String current = prefix + rank.pid().map(String::valueOf).orElse("");
+                    // Only the rank's current process is remembered: an earlier pid's start is no one's uptime.
+                    pidSeen.keySet().removeIf(key -> key.startsWith(prefix) && !key.equals(current));
+                    rank.pid().ifPresent(pid -> pidSeen.putIfAbsent(current, status.observation().at()));
+                }
+                statuses.put(status.name(), status);
+                gauges(status.name()).set(status);
+                status.observation().ranks().forEach(rank -> rankGauges(status.name(), rank).set(rank));
+            });
+            statuses.keySet().removeIf(name -> clusters.stream().noneMatch(cluster -> cluster.name().equals(name)));
+            return seen;
+        } finally {
+            control.get().shell = null;
+        }
+    }
+
+    /** The latest status of every cluster this instance supervises, by name. */
+    public List<ClusterStatus> statuses() {
+        return statuses.values().stream().sorted(Comparator.comparing(ClusterStatus::name)).toList();
+    }
+
+    /** How long the rank's current process has been running, as far as this service saw it (from its first look at the pid). */
+    public Optional<Duration> uptime(String cluster, RankObservation rank) {
+        return rank.pid().map(pid -> pidSeen.get(cluster + "/" + rank.rank() + "/" + pid)).map(since -> Duration.between(since, java.time.Instant.now()));
+    }
+
+    /** The open alerts, one sentence per cluster, for the console banner. */
+    public List<String> alerts() {
+        return statuses().stream().filter(status -> status.alert().isPresent())
+                .map(status -> status.name() + ": " + status.alert().get()).toList();
+    }
+
+    /** An operator restarts a cluster: every rank in order; the supervisor's count starts afresh. */
+    public void restart(String clusterName, String actor) throws IOException {
+        Cluster cluster = desiredState.cluster(clusterName).orElseThrow(() -> new IllegalArgumentException(
+                "no cluster named '" + clusterName + "' in the applied inventory"));
+        List<RankTarget> ranks = nodes.ranks(clusterName);
+        SupervisedCluster supervised = supervised(cluster, ranks);
+        Map<String, SshTarget> targets = new LinkedHashMap<>();
+        ranks.forEach(rank -> targets.put(rank.machine(), rank.ssh()));
+        try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(actor), hostKeys, audit), targets)) {
+            new ShellNodeControl(shell, Duration.ofSeconds(30), settings.rebootTimeout()).restartInOrder(supervised);
+        }
+        supervisor.operatorRestarted(clusterName);
+        audit.record(new AuditEvent(java.time.Instant.now(), actor, null, SupervisionEvent.Kind.OPERATOR_RESTART.auditAction(),
+                "cluster " + clusterName + ": every rank restarted in order", AuditEvent.Outcome.SUCCESS));
+    }
+
+    /** The last lines of a rank's node log (operators read it from the console). */
+    public String log(String clusterName, int rank, int lines, String actor) throws IOException {
+        Cluster cluster = desiredState.cluster(clusterName).orElseThrow(() -> new IllegalArgumentException(
+                "no cluster named '" + clusterName + "' in the applied inventory"));
+        List<RankTarget> ranks = nodes.ranks(clusterName);
+        SupervisedCluster supervised = supervised(cluster, ranks);
+        if (rank < 0 || rank >= supervised.ranks().size()) {
+            throw new IllegalArgumentException("cluster " + clusterName + " has ranks 0.." + (supervised.ranks().size() - 1) + ", not " + rank);
+        }
+        SupervisedCluster.Rank target = supervised.ranks().get(rank);
+        try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(actor), hostKeys, audit),
+                Map.of(target.machine(), ranks.get(rank).ssh()))) {
+            return shell.run(target.machine(), Command.reading("tail", "-n", Integer.toString(Math.clamp(lines, 1, 2000)), target.logPath()),
+                    Duration.ofSeconds(15)).stdout();
+        }
+    }
+
+    /** The ranks of a cluster as the deployment lays them out (rank order, addresses, HTTP ports, daemon and log). */
+    SupervisedCluster supervised(Cluster cluster, List<RankTarget> ranks) {
+        List<SupervisedCluster.Rank> supervised = new ArrayList<>();
+        for (RankTarget rank : ranks) {
+            supervised.add(new SupervisedCluster.Rank(rank.rank(), rank.machine(),
+                    URI.create("http://" + rank.managementAddress() + ":" + rank.httpPort() + "/"), NodeLayout.LABEL, NodeLayout.errorLog()));
+        }
+        RankTarget first = ranks.getFirst();
+        return new SupervisedCluster(cluster.name(), URI.create("http://" + first.managementAddress() + ":" + first.httpPort() + "/v1"),
+                new SupervisedCluster.Policy(cluster.supervision().rebootOnRdmaFailure()), supervised);
+    }
+
+    private void record(SupervisionEvent event) {
+        audit.record(new AuditEvent(event.at(), ACTOR, null, event.kind().auditAction(), "cluster " + event.cluster() + ": " + event.detail(),
+                event.kind().alert() ? AuditEvent.Outcome.FAILURE : AuditEvent.Outcome.SUCCESS));
+        if (event.kind().alert()) {
+            LOG.warnf("cluster %s: %s", event.cluster(), event.detail());
+            registry.counter("macfleet_node_supervision_alerts_total", Tags.of("cluster", event.cluster(), "kind",
+                    event.kind().name().toLowerCase(java.util.Locale.ROOT))).increment();
+            settings.webhook().ifPresent(url -> post(url, event));
+        }
+    }
+
+    private void post(String url, SupervisionEvent event) {
+        try {
+            Map<String, String> body = new LinkedHashMap<>();
+            body.put("cluster", event.cluster());
+            body.put("kind", event.kind().name().toLowerCase(java.util.Locale.ROOT));
+            body.put("detail", event.detail());
+            body.put("at", event.at().toString());
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build();
+            webhookClient.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((response, error) -> {
+                if (error != null || response.statusCode() >= 300) {
+                    LOG.warnf("alert webhook for cluster %s failed: %s", event.cluster(),
+                            error != null ? error.toString() : "HTTP " + response.statusCode());
+                }
+            });
+        } catch (IOException | IllegalArgumentException e) {
+            LOG.warnf("alert webhook for cluster %s not sent: %s", event.cluster(), e.getMessage());
+        }
+    }
+
+    /** Gauges per cluster and rank on /q/metrics, read from the latest status. */
+    private AtomicReference<ClusterStatus> gauges(String cluster) {
+        return gauges.computeIfAbsent(cluster, name -> {
+            AtomicReference<ClusterStatus> holder = new AtomicReference<>();
+            Tags tags = Tags.of("cluster", name);
+            registry.gauge("macfleet_node_cluster_serving", tags, holder, h -> h.get() != null && h.get().serving() ? 1 : 0);
+            registry.gauge("macfleet_node_cluster_alert", tags, holder, h -> h.get() != null && h.get().alert().isPresent() ? 1 : 0);
+            registry.gauge("macfleet_node_cluster_restarts", tags, holder, h -> h.get() == null ? 0 : h.get().restarts());
+            registry.gauge("macfleet_node_cluster_tokens_per_second", tags, holder, h -> rank0(h).flatMap(r ->
+                    r.tokensPerSecond().isPresent() ? Optional.of(r.tokensPerSecond().getAsDouble()) : Optional.empty()).orElse(Double.NaN));
+            registry.gauge("macfleet_node_cluster_time_to_first_token_seconds", tags, holder, h -> rank0(h).flatMap(r ->
+                    r.timeToFirstTokenSeconds().isPresent() ? Optional.of(r.timeToFirstTokenSeconds().getAsDouble()) : Optional.empty()).orElse(Double.NaN));
+            registry.gauge("macfleet_node_cluster_ranks_serving", tags, holder, h -> h.get() == null ? 0
+                    : h.get().observation().ranks().stream().filter(r -> r.health() == RankObservation.Health.SERVING).count());
+            return holder;
+        });
+    }
+
+    /** Gauges per rank: serving, launchd's run count, decode tokens/s and time to first token. */
+    private AtomicReference<RankObservation> rankGauges(String cluster, RankObservation rank) {
+        return rankGauges.computeIfAbsent(cluster + "/" + rank.rank(), key -> {
+            AtomicReference<RankObservation> holder = new AtomicReference<>();
+            Tags tags = Tags.of("cluster", cluster, "rank", Integer.toString(rank.rank()), "machine", rank.machine());
+            registry.gauge("macfleet_node_rank_serving", tags, holder, h -> h.get() != null && h.get().health() == RankObservation.Health.SERVING ? 1 : 0);
+            registry.gauge("macfleet_node_rank_runs", tags, holder, h -> h.get() == null ? Double.NaN : h.get().runs().map(Integer::doubleValue).orElse(Double.NaN));
+            registry.gauge("macfleet_node_rank_tokens_per_second", tags, holder, h -> h.get() == null || h.get().tokensPerSecond().isEmpty()
+                    ? Double.NaN : h.get().tokensPerSecond().getAsDouble());
+            registry.gauge("macfleet_node_rank_time_to_first_token_seconds", tags, holder, h -> h.get() == null
+                    || h.get().timeToFirstTokenSeconds().isEmpty() ? Double.NaN : h.get().timeToFirstTokenSeconds().getAsDouble());
+            return holder;
+        });
+    }
+
+    private static Optional<RankObservation> rank0(AtomicReference<ClusterStatus> holder) {
+        ClusterStatus status = holder.get();
+        return status == null ? Optional.empty() : status.observation().ranks().stream().filter(r -> r.rank() == 0).findFirst();
+    }
+
+    @PreDestroy
+    void close() {
+        loop.close();
+    }
+
+    /** The supervisor's control runs on the SSH shell of the round in progress. */
+    private final class ControlOnCurrentShell implements ClusterSupervisor.Control {
+        volatile MachineShell shell;
+
+        MachineShell shell() throws IOException {
+            MachineShell now = shell;
+            if (now == null) {
+                throw new IOException("no supervision round in progress");
+            }
+            return now;
+        }
+
+        private ShellNodeControl current() throws IOException {
+            return new ShellNodeControl(shell(), Duration.ofSeconds(30), settings.rebootTimeout());
+        }
+
+        @Override
+        public void restartInOrder(SupervisedCluster cluster) throws IOException {
+            current().restartInOrder(cluster);
+        }
+
+        @Override
+        public void rebootVerifyAndStart(SupervisedCluster cluster) throws IOException {
+            current().rebootVerifyAndStart(cluster);
+        }
+    }
+
+    /** Every lease is this instance's: the embedded database serves one {@code macfleet serve}. */
+    private static final class SingleInstanceLeases implements Leases {
+        @Override
+        public Optional<Lease> tryAcquire(String key) {
+            return Optional.of(new Lease() {
+                @Override
+                public String key() {
+                    return key;
+                }
+
+                @Override
+                public boolean held() {
+                    return true;
+                }
+
+                @Override
+                public void close() {
+                }
+            });
+        }
+    }
+}
