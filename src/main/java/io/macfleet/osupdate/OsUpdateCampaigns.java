@@ -224,7 +224,7 @@ public class OsUpdateCampaigns {
         for (Map.Entry<String, List<Machine>> cluster : resolved.machines().entrySet()) {
             Map<String, PreflightResult> results = preflightAll(resolved.method(), cluster.getValue(), resolved.target());
             clusters.add(new PlannedCluster(cluster.getKey(), cluster.getValue().stream().map(machine -> results.get(machine.name())).toList(),
-                    results.values().stream().allMatch(PreflightResult::passed) ? cablingErrors(cluster.getKey()) : List.of()));
+                    results.values().stream().allMatch(PreflightResult::passed) ? cablingErrors(cluster.getKey(), true) : List.of()));
         }
         return new Plan(describe(resolved.target()), resolved.method().name(), clusters);
     }
@@ -489,7 +489,7 @@ public class OsUpdateCampaigns {
             boundary.reached(id, "preflight-failed " + cluster);
             return;
         }
-        List<String> cablingErrors = cablingErrors(cluster);
+        List<String> cablingErrors = cablingErrors(cluster, true);
         if (!cablingErrors.isEmpty()) {
             store.failCluster(id, cluster, ClusterStep.PREFLIGHT, "the cabling check fails before the update (" + String.join("; ", cablingErrors)
                     + "); nothing was changed. Fix it (macfleet cabling check " + cluster + "), then `macfleet os-update resume " + id + "`", clock.instant());
@@ -686,7 +686,7 @@ public class OsUpdateCampaigns {
                 }
             }
         }
-        List<String> cablingErrors = failed.isEmpty() ? cablingErrors(cluster) : List.of();
+        List<String> cablingErrors = failed.isEmpty() ? cablingErrors(cluster, false) : List.of();
         if (!failed.isEmpty() || !cablingErrors.isEmpty()) {
             store.failCluster(id, cluster, ClusterStep.VERIFYING, (failed.isEmpty() ? "" : "verification failed on " + String.join(", ", failed) + ". ")
                     + (cablingErrors.isEmpty() ? "" : "The cabling check fails after the update: " + String.join("; ", cablingErrors) + ". ")
@@ -754,10 +754,15 @@ public class OsUpdateCampaigns {
         return ordered;
     }
 
-    private List<String> cablingErrors(String cluster) {
+    /**
+     * The cabling check's errors. Before the update a macOS version that is not the cluster's target is what the
+     * campaign is about to fix, so it does not block it; after the update it does.
+     */
+    private List<String> cablingErrors(String cluster, boolean beforeUpdate) {
         try {
             CablingReport report = cabling.cluster(cluster, Map.of()).check();
             return report.findings().stream().filter(finding -> finding.severity() == Finding.Severity.ERROR)
+                    .filter(finding -> !(beforeUpdate && finding.code() == Finding.Code.MACOS_VERSION_MISMATCH))
                     .map(finding -> finding.code() + ": " + finding.message()).toList();
         } catch (RuntimeException e) {
             return List.of("cabling check could not run: " + e.getMessage());
