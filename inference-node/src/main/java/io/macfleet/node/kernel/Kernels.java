@@ -269,7 +269,10 @@ public final class Kernels {
 
     /** out[r] = row r · x for every row, rows split across the pool. */
     public static void matvec(WorkerPool pool, WeightMatrix matrix, float[] x, float[] out) {
-        // Only Q8_0 gains: the same four-row scheme made Q4_0 slower (measured), so Q4_0 stays one row at a time.
+        // Only Q8_0 gains: the same four-row scheme made Q4_0 slower (measured), so Q4_0 stays one row at a time. So
+        // did (FormatBenchmark matvec, 2026-11-24, load 21 to 29) Q4_0 and Q4_K kernels that multiply the raw 4-bit
+        // values and apply the offset once per block through the activations' block sums (Q4_0 one row 4.0 to 4.4
+        // GB per CPU-second, four rows 4.1, against 4.6 to 6.0 for this path, interleaved; Q4_K 2.2 to 3.0, equal).
         boolean fourRows = BYTE_PARTS == 1 && matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0;
         if (!fourRows) {
             pool.parallelFor(matrix.rows(), (start, end, worker) -> {

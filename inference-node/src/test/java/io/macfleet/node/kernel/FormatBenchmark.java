@@ -78,11 +78,15 @@ public final class FormatBenchmark {
                                 type, rows, columns, tokens, variants[v], median(rates[v]), rates[v].length);
                     }
                 } else {
-                    int rows = 8192, columns = 2048;
-                    int count = (int) Math.max(2, (1L << 30) / type.bytesFor(columns) / rows);
+                    int rows = Integer.getInteger("bench.rows", 8192), columns = 2048;
+                    int count = (int) Math.max(2, Long.getLong("bench.megabytes", 1024) * (1L << 20) / type.bytesFor(columns) / rows);
                     WeightMatrix[] matrices = new WeightMatrix[count];
-                    for (int m = 0; m < count; m++) {
-                        matrices[m] = random(type, rows, columns, arena, m);
+                    matrices[0] = random(type, rows, columns, arena, 0);
+                    for (int m = 1; m < count; m++) {
+                        // Copies of one matrix at other addresses: the same bytes, out of the caches all the same.
+                        MemorySegment copy = arena.allocate(matrices[0].byteSize(), 64);
+                        copy.copyFrom(matrices[0].data());
+                        matrices[m] = new WeightMatrix("bench" + m, type, copy, rows, columns, matrices[0].rowStride());
                     }
                     float[] x = new float[columns];
                     Random random = new Random(2);
@@ -90,19 +94,28 @@ public final class FormatBenchmark {
                         x[i] = (float) random.nextGaussian();
                     }
                     float[] out = new float[rows];
-                    double[] rates = new double[5];
-                    for (int round = -1; round < rates.length; round++) {
-                        long cpu = THREADS.getCurrentThreadCpuTime();
-                        for (WeightMatrix matrix : matrices) {
-                            Kernels.matvec(pool, matrix, x, out);
-                        }
-                        double seconds = (THREADS.getCurrentThreadCpuTime() - cpu) / 1e9;
-                        if (round >= 0) {
-                            rates[round] = count * matrices[0].byteSize() / seconds / 1e9;
+                    // The engine's product against one row at a time through Kernels.dot, interleaved round by round.
+                    double[][] rates = new double[2][Integer.getInteger("bench.rounds", 7)];
+                    for (int round = -5; round < rates[0].length; round++) {
+                        for (int variant = 0; variant < 2; variant++) {
+                            long cpu = THREADS.getCurrentThreadCpuTime();
+                            for (WeightMatrix matrix : matrices) {
+                                if (variant == 0) {
+                                    Kernels.matvec(pool, matrix, x, out);
+                                } else {
+                                    for (int r = 0; r < rows; r++) {
+                                        out[r] = Kernels.dot(matrix, r, x, 0);
+                                    }
+                                }
+                            }
+                            double seconds = (THREADS.getCurrentThreadCpuTime() - cpu) / 1e9;
+                            if (round >= 0) {
+                                rates[variant][round] = count * matrices[0].byteSize() / seconds / 1e9;
+                            }
                         }
                     }
-                    System.out.printf("%s matvec %d x (%dx%d): %.2f GB of weights per CPU-second (median of %d)%n",
-                            type, count, rows, columns, median(rates), rates.length);
+                    System.out.printf("%s matvec %d x (%dx%d): engine %.2f, row by row through dot %.2f GB of weights per CPU-second (median of %d)%n",
+                            type, count, rows, columns, median(rates[0]), median(rates[1]), rates[0].length);
                 }
             }
         }
