@@ -587,7 +587,7 @@ public final class Kernels {
      * in 4x4 register tiles: weights cross the memory bus once per batch instead of once per token, every loaded
      * vector feeds four multiply-adds, and each activation vector brought from the outer caches feeds all the block's
      * rows while it is in the first-level cache (with one 4-row group per pass, the whole batch's activations, 4 MB
-     * for 512 tokens of 2048 columns, streamed from the shared cache once per four rows).
+     * for 128 tokens of 8192 columns, streamed from the shared cache once per four rows).
      */
     public static void matmul(WorkerPool pool, WeightMatrix matrix, float[] x, int tokens, float[] out) {
         if (tokens == 1) {
@@ -631,10 +631,6 @@ public final class Kernels {
         });
     }
 
-    /**
-     * Rows dequantized and multiplied together in {@link #matmul}: 16 for rows of up to 2048 columns (128 KB of
-     * floats, within the second-level cache beside four tokens' activations), fewer for longer rows.
-     */
     /**
      * Rows dequantized and multiplied together in {@link #matmul}. Measured (FormatBenchmark, Q4_0, 512 tokens, one
      * thread, variants interleaved in one run, load average 22 on the 2 cores): 2048 x 8192 (the down projection)
