@@ -30,9 +30,14 @@ for await (const token of sequence.evaluate(tokens, {temperature: 0})) {
   }
 }
 const end = process.hrtime.bigint();
+// The generator ends early at an end-of-generation token: rate the tokens actually decoded, and say so.
+const decoded = Math.max(0, count - 1);
+if (decoded < decodeTokens) {
+  console.error(`llama.cpp stopped after ${decoded} of ${decodeTokens} decode tokens`);
+}
 const promptSeconds = Number(first - start) / 1e9;
 const decodeSeconds = Number(end - first) / 1e9;
 const peakMb = process.resourceUsage().maxRSS / 1024;
-console.log(`llama.cpp prompt ${(promptTokens / promptSeconds).toFixed(2)} decode ${(decodeTokens / decodeSeconds).toFixed(2)} rss ${peakMb.toFixed(0)}`);
+console.log(`llama.cpp prompt ${(promptTokens / promptSeconds).toFixed(2)} decode ${(decoded / decodeSeconds).toFixed(2)} rss ${peakMb.toFixed(0)}`);
 await context.dispose();
 await model.dispose();

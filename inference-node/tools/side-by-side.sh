@@ -6,7 +6,8 @@
 #
 #   inference-node/tools/side-by-side.sh [TYPES...]     (default: q8_0 q4_0 q4_k_m q6_k qwen3moe)
 # Environment: PAIRS (3), THREADS (2), PROMPT (512), DECODE (32), MODELS (directory for the files, default a
-# temporary one; existing files are reused), JAVA_HOME (a JDK 25).
+# temporary one; existing files are reused), LLAMA_DIR (a directory to install node-llama-cpp into and reuse, default a
+# temporary one), JAVA_HOME (a JDK 25).
 # "qwen3moe" is the 1b-shaped-active mixture of experts in Q8_0. Quote the figures with the date, `uptime` and the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,10 +30,13 @@ if [ -z "$jar" ]; then
 fi
 node_cmd=("$JAVA" --add-modules jdk.incubator.vector -XX:+UseSerialGC -Xms32m -jar "$jar")
 
-echo "installing node-llama-cpp 3.22.1 into $WORK/llama" >&2
-mkdir -p "$WORK/llama"
-(cd "$WORK/llama" && npm init -y >/dev/null && npm install --no-audit --no-fund node-llama-cpp@3.22.1 >/dev/null 2>&1)
-cp inference-node/tools/llama-cpp-bench.mjs "$WORK/llama/"
+LLAMA=${LLAMA_DIR:-$WORK/llama}
+if [ ! -d "$LLAMA/node_modules/node-llama-cpp" ]; then
+  echo "installing node-llama-cpp 3.22.1 into $LLAMA" >&2
+  mkdir -p "$LLAMA"
+  (cd "$LLAMA" && npm init -y >/dev/null && npm install --no-audit --no-fund node-llama-cpp@3.22.1 >/dev/null 2>&1)
+fi
+cp inference-node/tools/llama-cpp-bench.mjs "$LLAMA/"
 
 for type in "${TYPES[@]}"; do
   file="$MODELS/1b-$type.gguf"
@@ -60,9 +64,10 @@ for type in "${TYPES[@]}"; do
           /^decode: [0-9]+ tokens at/ { d = $5 }
           /^peak RSS/ { r = $4 }
           END { print p, d, r }' >> "$WORK/node.txt"
-    (cd "$WORK/llama" && node llama-cpp-bench.mjs "$file" "$PROMPT" "$DECODE" "$THREADS" 2>/dev/null) \
+    (cd "$LLAMA" && node llama-cpp-bench.mjs "$file" "$PROMPT" "$DECODE" "$THREADS" 2>/dev/null) \
         | awk '/^llama.cpp/ { print $3, $5, $7 }' >> "$WORK/llama.txt"
   done
+  paste -d' ' "$WORK/node.txt" "$WORK/llama.txt" | sed "s/^/$type each pair (node prompt decode RSS, llama.cpp prompt decode RSS): /" >&2
   np=$(cut -d' ' -f1 "$WORK/node.txt" | median); nd=$(cut -d' ' -f2 "$WORK/node.txt" | median); nr=$(cut -d' ' -f3 "$WORK/node.txt" | median)
   lp=$(cut -d' ' -f1 "$WORK/llama.txt" | median); ld=$(cut -d' ' -f2 "$WORK/llama.txt" | median); lr=$(cut -d' ' -f3 "$WORK/llama.txt" | median)
   printf '%-9s %28s %28s %22s\n' "$type" \

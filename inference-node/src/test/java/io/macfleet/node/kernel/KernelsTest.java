@@ -109,6 +109,25 @@ class KernelsTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_0"})
+    void batchedProductDoesNotDependOnTheRowBlocking(GgmlType type) {
+        // 37 rows: blocks of 16 leave a block of 5 (one 4-row tile and a row alone); 11 tokens leave 3 outside the tiles.
+        WeightMatrix matrix = randomMatrix(type, 10);
+        int tokens = 11;
+        float[] x = randomVector(tokens * COLUMNS, 11);
+        float[] expected = new float[tokens * ROWS];
+        try (WorkerPool pool = new WorkerPool(2)) {
+            Kernels.matmul(pool, matrix, x, tokens, expected, 4);
+            for (int blockRows : new int[] {8, 16, 32, 64}) {
+                float[] blocked = new float[tokens * ROWS];
+                java.util.Arrays.fill(blocked, Float.NaN);
+                Kernels.matmul(pool, matrix, x, tokens, blocked, blockRows);
+                assertThat(blocked).as("%s in blocks of %d rows", type, blockRows).containsExactly(expected);
+            }
+        }
+    }
+
     @Test
     void batchedProductOverSeveralColumnBlocks() {
         int columns = 1056; // more than two 512-column cache blocks, the last one partial
