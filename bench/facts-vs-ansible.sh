@@ -15,9 +15,15 @@ if ! command -v ansible-playbook >/dev/null; then
     exit 2
 fi
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')   load before: $(cut -d' ' -f1-3 /proc/loadavg)   cores: $(nproc)"
-echo "ansible: $(ansible-playbook --version | head -1)"
+echo "ansible: $(ansible-playbook --version 2>/dev/null | sed -n 1p)"
 cd "$here"
-./mvnw -B -o -q -f control-plane.xml test -Dtest=FactsVersusAnsibleBenchmark -Dmacfleet.benchmarks=true \
-    -Dbenchmark.macs="$sizes" -Dbenchmark.rounds="$rounds" -Dsurefire.failIfNoSpecifiedTests=false 2>&1 \
-    | grep -E '^(  |[0-9]+ Macs)' || { echo "benchmark failed: see target/surefire-reports" >&2; exit 1; }
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if ! ./mvnw -B -o -q -pl control-plane.xml test -Dtest=FactsVersusAnsibleBenchmark -Dmacfleet.benchmarks=true \
+        -Dbenchmark.macs="$sizes" -Dbenchmark.rounds="$rounds" -Dsurefire.failIfNoSpecifiedTests=false >"$log" 2>&1; then
+    tail -40 "$log" >&2
+    echo "benchmark failed (see above and target/surefire-reports)" >&2
+    exit 1
+fi
+grep -E '^(  |[0-9]+ Macs)' "$log"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -102,7 +102,7 @@ class FactsVersusAnsibleBenchmark {
                 stdout_callback = default
                 interpreter_python = auto_silent
                 [ssh_connection]
-                ssh_args = -o ControlMaster=auto -o ControlPersist=60s -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no
+                ssh_args = -o ControlMaster=auto -o ControlPersist=600s -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no
                 control_path_dir = %s
                 pipelining = True
                 """.formatted(PARALLELISM, directory.resolve("cp")));
