@@ -17,6 +17,8 @@ fi
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')   load before: $(cut -d' ' -f1-3 /proc/loadavg)   cores: $(nproc)"
 echo "ansible: $(ansible-playbook --version 2>/dev/null | sed -n 1p)"
 cd "$here"
+# The build needs Java 25 (the same default as bench/cli-startup.sh).
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 if ! ./mvnw -B -o -q -pl control-plane.xml test -Dtest=FactsVersusAnsibleBenchmark -Dmacfleet.benchmarks=true \
