@@ -147,9 +147,20 @@ public final class CablingCheck {
         List<String> meshed = largestClique(plan.machines(), usable);
         boolean fullMesh = plan.machines().size() >= 2 && meshed.size() == plan.machines().size();
         Optional<List<String>> ring = ring(plan.machines(), any);
+        // A machine without facts makes every finding about its cables a guess ("connect a cable" to a Mac that did not
+        // answer): such findings are left out, and the verdict says unknown (issue 13).
+        Set<String> withoutFacts = new java.util.TreeSet<>(plan.machines());
+        withoutFacts.removeAll(byMachine.keySet());
+        findings.removeIf(finding -> finding.code() != Code.MISSING_FACTS && finding.machines().stream().anyMatch(withoutFacts::contains));
+        // A cable to a device no gathered machine claims may well end at the machine without facts: not "unplug it".
+        if (!withoutFacts.isEmpty()) {
+            findings.removeIf(finding -> finding.code() == Code.OUTSIDE_DEVICE);
+        }
         findings.sort(Comparator.comparing(Finding::severity).thenComparing(finding -> finding.code().ordinal()));
         List<ObservedLink> clusterLinks = observed.links();
-        String verdict = verdict(plan, findings, fullMesh, meshed, ring);
+        String verdict = withoutFacts.isEmpty() ? verdict(plan, findings, fullMesh, meshed, ring)
+                : withoutFacts.size() == plan.machines().size() ? "unknown: no facts yet (run macfleet facts)"
+                : "unknown: no facts of " + String.join(", ", withoutFacts) + " (run macfleet facts " + String.join(" ", withoutFacts) + ")";
         return new CablingReport(plan.cluster(), plan.machines(), clusterLinks, observed.foreignAttachments(), findings, fullMesh, meshed, ring, verdict);
     }
 

@@ -88,7 +88,10 @@ public class CablingCommand {
      * The facts and the report, from captures (offline) or from the inventory and stored facts (live). Unreadable
      * captures, unknown clusters and a refused configuration are CommandFailures, reported by the CLI's one handler.
      */
-    record Source(List<MachineCablingFacts> facts, CablingReport report) {
+    record Source(List<MachineCablingFacts> facts, CablingReport report, List<String> notes) {
+        Source(List<MachineCablingFacts> facts, CablingReport report) {
+            this(facts, report, List.of());
+        }
     }
 
     static Source source(String inventoryCluster, CaptureOptions capture, LiveOptions liveOptions, ClusterCabling live) {
@@ -99,10 +102,11 @@ public class CablingCommand {
             List<MachineCablingFacts> facts = capture.facts();
             return new Source(facts, capture.check(facts));
         }
-        Optional<io.macfleet.ssh.SshSettings> refresh = liveOptions != null && liveOptions.refresh
-                ? Optional.of(liveOptions.settings(Actors.commandLine()))
-                : Optional.empty();
-        ClusterCabling.Cluster cluster = live.cluster(inventoryCluster, refresh);
+        if (liveOptions != null && liveOptions.refresh) {
+            ClusterCabling.Refreshed refreshed = live.refreshed(inventoryCluster, liveOptions.settings(Actors.commandLine()));
+            return new Source(refreshed.cluster().facts(), refreshed.cluster().check(), refreshed.notes());
+        }
+        ClusterCabling.Cluster cluster = live.cluster(inventoryCluster, Optional.empty());
         return new Source(cluster.facts(), cluster.check());
     }
 
@@ -192,7 +196,9 @@ public class CablingCommand {
             PrintWriter err = spec.commandLine().getErr();
             CablingReport report;
             try {
-                report = source(cluster.inventoryCluster, cluster.capture, cluster.liveOptions, live).report();
+                Source source = source(cluster.inventoryCluster, cluster.capture, cluster.liveOptions, live);
+                report = source.report();
+                source.notes().forEach(note -> err.println("macfleet cabling check: " + note));
                 if (svg != null) {
                     write(svg, CablingSvg.render(report));
                 }

@@ -66,6 +66,39 @@ public class ClusterCabling {
     }
 
     /**
+     * A check asked to refresh: the cluster with the facts gathered now, and what the operator must know about the
+     * machines that did not answer. Their stored facts are not used (a check on a machine that did not answer is
+     * unknown, never a fix made up from old facts); each note names the machine, why, and how old its stored facts are.
+     */
+    public record Refreshed(Cluster cluster, List<String> notes) {
+    }
+
+    public Refreshed refreshed(String clusterName, SshSettings settings) {
+        io.macfleet.inventory.Cluster cluster = known(clusterName);
+        List<Machine> machines = facts.select(clusterName, List.of());
+        FactsService.Gathering gathering = facts.gather(machines, settings);
+        Map<String, FactsObservation> observations = new LinkedHashMap<>(facts.latest(machines.stream().map(Machine::name).toList()));
+        List<String> notes = new ArrayList<>();
+        java.time.Instant now = java.time.Instant.now();
+        for (var result : gathering.results()) {
+            if (result.succeeded()) {
+                continue;
+            }
+            FactsObservation stale = observations.remove(result.machine());
+            notes.add(result.machine() + " did not answer the refresh (" + result.describe() + "); "
+                    + (stale == null ? "it has no stored facts"
+                    : "its stored facts from " + stale.facts().observedAt() + " (" + age(stale.facts().observedAt(), now) + " old) were not used")
+                    + ": its checks are unknown");
+        }
+        return new Refreshed(cluster(cluster, machines, observations, Unreadable.FAIL), notes);
+    }
+
+    private static String age(java.time.Instant then, java.time.Instant now) {
+        long seconds = Math.max(0, java.time.Duration.between(then, now).toSeconds());
+        return seconds < 120 ? seconds + " s" : seconds < 7200 ? seconds / 60 + " min" : seconds / 3600 + " h";
+    }
+
+    /**
      * The cluster from the stored facts, with fresher observations of some of its machines (gathered by the caller
      * just now) in place of the stored ones.
      */

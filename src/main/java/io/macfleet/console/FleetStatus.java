@@ -127,7 +127,7 @@ public class FleetStatus {
         for (Cluster cluster : inventory.clusters()) {
             List<Machine> members = inventory.machinesOf(cluster.name());
             if (!members.isEmpty()) {
-                cabling.put(cluster.name(), cabling(cluster, members, latestRows, observations));
+                cabling.put(cluster.name(), cabling(cluster, members, latestRows, reachableOnly(observations, reached)));
             }
         }
         return fleet(now, inventory, observations, cabling, progress, columns, reached);
@@ -216,7 +216,7 @@ public class FleetStatus {
         for (Machine machine : members) {
             FactsStore.LatestRow row = latestRows.get(machine.name());
             key.append('|').append(machine.name()).append('@').append(machine.address()).append('/').append(machine.role())
-                    .append('=').append(row == null ? "none" : row.id());
+                    .append('=').append(row == null || !observations.containsKey(machine.name()) ? "none" : row.id());
         }
         if (reports.size() > CACHE_LIMIT) {
             reports.clear();
@@ -224,6 +224,16 @@ public class FleetStatus {
         // Facts without readable Thunderbolt output count as missing for the check (it reports them so).
         return reports.computeIfAbsent(key.toString(), ignored ->
                 ClusterCabling.cluster(cluster, members, observations, ClusterCabling.Unreadable.COUNT_AS_MISSING).check());
+    }
+
+    /**
+     * The observations the cabling check may use: not those of machines that do not answer now, whose cables are
+     * unknown (the check then says so) rather than judged from facts that may no longer hold.
+     */
+    private static Map<String, FactsObservation> reachableOnly(Map<String, FactsObservation> observations, Map<String, Reachability> reached) {
+        Map<String, FactsObservation> usable = new LinkedHashMap<>(observations);
+        reached.values().stream().filter(reachability -> !reachability.reachable()).forEach(reachability -> usable.remove(reachability.machine()));
+        return usable;
     }
 
     private static Status verdict(CablingReport report) {

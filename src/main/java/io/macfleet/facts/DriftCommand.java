@@ -37,9 +37,11 @@ public class DriftCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         // An unknown cluster (FactsService.UnknownNameException) is reported by the CLI's one failure handler.
         List<Drift.Report> reports = facts.drift(facts.select(cluster, List.of()));
-        long drifted = reports.stream().filter(Drift.Report::drifted).count();
+        // A machine without facts is unknown, not drifted: "4 of 4 differ" about Macs never gathered would be false.
+        long unknown = reports.stream().filter(report -> report.observedAt() == null).count();
+        long drifted = reports.stream().filter(report -> report.observedAt() != null && report.drifted()).count();
         if (json) {
-            out.println(FactsStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(Map.of("machines", reports, "drifted", drifted)));
+            out.println(FactsStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(Map.of("machines", reports, "drifted", drifted, "unknown", unknown)));
         } else {
             for (Drift.Report report : reports) {
                 if (!report.drifted()) {
@@ -47,10 +49,14 @@ public class DriftCommand implements Callable<Integer> {
                 }
                 report.differences().forEach(difference -> out.println(difference.message()));
             }
-            out.println(drifted == 0 ? "No drift: " + reports.size() + " machine(s) match the inventory."
-                    : "Drift: " + drifted + " of " + reports.size() + " machine(s) differ from the inventory.");
+            long known = reports.size() - unknown;
+            String unknownNote = unknown == 0 ? "" : "; " + unknown + " unknown: no facts yet (run macfleet facts)";
+            out.println(known == 0 ? "Drift unknown: no facts yet for any of the " + reports.size() + " machine(s) (run macfleet facts)."
+                    : drifted == 0 ? "No drift: " + known + " machine(s) match the inventory" + unknownNote + "."
+                    : "Drift: " + drifted + " of " + known + " machine(s)" + (unknown == 0 ? "" : " with facts") + " differ from the inventory"
+                    + unknownNote + ".");
         }
         out.flush();
-        return drifted == 0 ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+        return drifted == 0 && unknown == 0 ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
     }
 }

@@ -151,6 +151,7 @@ public class FactsService {
      */
     public Gathering gather(List<Machine> machines, SshRun run, String actor) {
         long start = System.nanoTime();
+        Instant startedAt = clock.instant();
         List<MachineResult<MachineFacts>> results = new ArrayList<>();
         List<SshTarget> targets = new ArrayList<>();
         for (Machine machine : machines) {
@@ -168,7 +169,7 @@ public class FactsService {
             if (result.succeeded()) {
                 reachability.answered(result.machine(), result.value().facts().observedAt(), null, actor);
             } else if (unreachable(result.error())) {
-                reachability.unreachable(result.machine(), now, result.describe(), actor);
+                reachability.unreachable(result.machine(), startedAt, now, result.describe(), actor);
             } else {
                 // It answered; its output could not be used.
                 reachability.answered(result.machine(), now, result.describe(), actor);

@@ -3,7 +3,6 @@ package io.macfleet.observe;
 import io.macfleet.database.Jdbc;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
-import java.sql.Connection;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -27,40 +26,40 @@ public final class ObservationStore {
 
     /** The machine answered at {@code at} (its facts may still have failed to parse: then {@code error} says why). */
     public void answered(String machine, Instant at, String error, String observedBy) {
-        write(machine, at, true, error, observedBy);
+        write(machine, at, at, true, error, observedBy);
     }
 
-    /** The machine could not be reached at {@code at}; it stays unreachable since the first such attempt in a row. */
-    public void unreachable(String machine, Instant at, String error, String observedBy) {
-        write(machine, at, false, error, observedBy);
+    /**
+     * An attempt that started at {@code startedAt} could not reach the machine by {@code at}; it stays unreachable since
+     * the first such attempt in a row. An attempt that started before the machine last answered is out of date (a hung
+     * gathering ending after a later Refresh now succeeded) and changes nothing.
+     */
+    public void unreachable(String machine, Instant startedAt, Instant at, String error, String observedBy) {
+        write(machine, startedAt, at, false, error, observedBy);
     }
 
-    private void write(String machine, Instant at, boolean answered, String error, String observedBy) {
+    private void write(String machine, Instant startedAt, Instant at, boolean answered, String error, String observedBy) {
+        OffsetDateTime started = OffsetDateTime.ofInstant(startedAt, ZoneOffset.UTC);
         OffsetDateTime time = OffsetDateTime.ofInstant(at, ZoneOffset.UTC);
         String message = error == null ? null : error.length() > ERROR_LIMIT ? error.substring(0, ERROR_LIMIT - 1) + "…" : error;
         Jdbc.withConnection(dataSource, connection -> {
             int updated = answered
                     ? Jdbc.update(connection, "update machine_observation set last_attempt_at = ?, last_seen_at = ?, unreachable_since = null,"
-                    + " last_error = ?, observed_by = ? where machine = ?", time, time, message, observedBy, machine)
+                    + " last_error = ?, observed_by = ? where machine = ? and (last_seen_at is null or last_seen_at <= ?)",
+                    time, time, message, observedBy, machine, time)
                     : Jdbc.update(connection, "update machine_observation set last_attempt_at = ?, unreachable_since = coalesce(unreachable_since, ?),"
-                    + " last_error = ?, observed_by = ? where machine = ?", time, time, message, observedBy, machine);
+                    + " last_error = ?, observed_by = ? where machine = ? and (last_seen_at is null or last_seen_at <= ?)",
+                    time, time, message, observedBy, machine, started);
             if (updated == 0) {
-                insert(connection, machine, time, answered, message, observedBy);
+                try {
+                    Jdbc.update(connection, "insert into machine_observation (machine, last_attempt_at, last_seen_at, unreachable_since, last_error,"
+                            + " observed_by) values (?, ?, ?, ?, ?, ?)", machine, time, answered ? time : null, answered ? null : time, message, observedBy);
+                } catch (java.sql.SQLException exists) {
+                    // The row exists and holds a newer answer than this attempt: nothing to change.
+                }
             }
             return null;
         });
-    }
-
-    private static void insert(Connection connection, String machine, OffsetDateTime time, boolean answered, String message, String observedBy)
-            throws java.sql.SQLException {
-        try {
-            Jdbc.update(connection, "insert into machine_observation (machine, last_attempt_at, last_seen_at, unreachable_since, last_error, observed_by)"
-                    + " values (?, ?, ?, ?, ?, ?)", machine, time, answered ? time : null, answered ? null : time, message, observedBy);
-        } catch (java.sql.SQLException raced) {
-            // Another writer inserted the row first (two gatherings of a new machine at once): the later one updates it.
-            Jdbc.update(connection, "update machine_observation set last_attempt_at = ?, last_error = ?, observed_by = ? where machine = ?",
-                    time, message, observedBy, machine);
-        }
     }
 
     public Optional<Reachability> of(String machine) {

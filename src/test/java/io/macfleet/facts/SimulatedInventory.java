@@ -85,6 +85,11 @@ public final class SimulatedInventory implements AutoCloseable {
         return simulation;
     }
 
+    /** The private key every simulated Mac accepts (OpenSSH format; other SSH clients use it too, e.g. a benchmark's Ansible). */
+    public Path privateKey() {
+        return privateKey;
+    }
+
     public static String name(int index, int count) {
         return count >= 100 ? String.format("studio-%03d", index) : String.format("studio-%02d", index);
     }

@@ -7,6 +7,8 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 
+import io.macfleet.accounts.Role;
+import io.macfleet.accounts.TestAccounts;
 import io.macfleet.console.FleetStatus;
 import io.macfleet.facts.FactsService;
 import io.macfleet.facts.SimulatedInventory;
@@ -126,6 +128,21 @@ class ObservationLoopTest {
         operator().when().post("/api/v1/clusters/llm-a/refresh").then().statusCode(200)
                 .body("machines.size()", equalTo(4));
         operator().when().post("/api/v1/clusters/llm-x/refresh").then().statusCode(404);
+
+        // The console: operators see Refresh now on the machine and cluster pages and it brings them back to the page.
+        TestAccounts.Session operatorSession = TestAccounts.login(Role.OPERATOR);
+        TestAccounts.Session viewerSession = TestAccounts.login(Role.VIEWER);
+        String machinePage = operatorSession.request().get("/console/machines/studio-02").then().statusCode(200).extract().asString();
+        assertThat(machinePage).contains("id=\"refresh-machine\"", "id=\"machine-ready\"");
+        assertThat(viewerSession.request().get("/console/machines/studio-02").then().statusCode(200).extract().asString())
+                .doesNotContain("id=\"refresh-machine\"");
+        assertThat(operatorSession.request().get("/console/clusters/llm-a").then().statusCode(200).extract().asString())
+                .contains("id=\"refresh-cluster\"");
+        operatorSession.request().post("/console/machines/studio-02/refresh").then().statusCode(303)
+                .header("Location", org.hamcrest.Matchers.endsWith("/console/machines/studio-02"));
+        operatorSession.request().post("/console/clusters/llm-a/refresh").then().statusCode(303)
+                .header("Location", org.hamcrest.Matchers.endsWith("/console/clusters/llm-a"));
+        viewerSession.request().post("/console/machines/studio-02/refresh").then().statusCode(403);
     }
 
     private static void await(Duration limit, BooleanSupplier condition) throws InterruptedException {

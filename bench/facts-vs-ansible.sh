@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# macfleet's facts gathering against ansible-playbook on the same simulated Macs (issue 13): a CLI call's gathering
+# (new connections), a round of the service's observation loop (connections kept open), and ansible-playbook with
+# gather_facts false, one raw task per command macfleet runs, ControlPersist on and forks = macfleet's parallelism.
+# Medians per size, with the load average; record the figures in docs/benchmarks.md.
+# Usage: bench/facts-vs-ansible.sh [SIZES] [ROUNDS]   (default "20,200" and 3; needs Debian's ansible-core:
+#        sudo apt-get install -y ansible-core). The whole `macfleet facts` CLI call adds the JVM start-up that
+#        bench/cli-startup.sh measures.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+sizes="${1:-20,200}"
+rounds="${2:-3}"
+if ! command -v ansible-playbook >/dev/null; then
+    echo "ansible-playbook not found: sudo apt-get install -y ansible-core" >&2
+    exit 2
+fi
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')   load before: $(cut -d' ' -f1-3 /proc/loadavg)   cores: $(nproc)"
+echo "ansible: $(ansible-playbook --version 2>/dev/null | sed -n 1p)"
+cd "$here"
+# The build needs Java 25 (the same default as bench/cli-startup.sh).
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if ! ./mvnw -B -o -q -pl control-plane.xml test -Dtest=FactsVersusAnsibleBenchmark -Dmacfleet.benchmarks=true \
+        -Dbenchmark.macs="$sizes" -Dbenchmark.rounds="$rounds" -Dsurefire.failIfNoSpecifiedTests=false >"$log" 2>&1; then
+    tail -40 "$log" >&2
+    echo "benchmark failed (see above and target/surefire-reports)" >&2
+    exit 1
+fi
+grep -E '^(  |[0-9]+ Macs)' "$log"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
