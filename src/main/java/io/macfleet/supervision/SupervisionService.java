@@ -69,11 +69,14 @@ public class SupervisionService {
     private final ObjectMapper json = new ObjectMapper();
     private final AtomicReference<ControlOnCurrentShell> control = new AtomicReference<>();
     private final SupervisionLoop loop;
+    private final Instance<MaintenanceWindows> maintenance;
 
     @Inject
     public SupervisionService(MacfleetConfig config, DesiredStateStore desiredState, NodeService nodes, JdbcAuditLog audit,
-                              JdbcHostKeyStore hostKeys, MeterRegistry registry, Instance<Leases> leases) {
+                              JdbcHostKeyStore hostKeys, MeterRegistry registry, Instance<Leases> leases,
+                              Instance<MaintenanceWindows> maintenance) {
         this.settings = config.supervision();
+        this.maintenance = maintenance;
         this.nodes = nodes;
         this.desiredState = desiredState;
         this.audit = audit;
@@ -104,7 +107,18 @@ public class SupervisionService {
         }
     }
 
-    /** One round over every deployed cluster; returns what this instance saw. */
+    /** Why the cluster is down on purpose now, from every {@link MaintenanceWindows} bean, or empty. */
+    Optional<String> maintenanceReason(String cluster) {
+        for (MaintenanceWindows windows : maintenance) {
+            Optional<String> reason = windows.reason(cluster);
+            if (reason.isPresent()) {
+                return reason;
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** One round over every deployed cluster (except those down for maintenance); returns what this instance saw. */
     public synchronized List<ClusterStatus> round() {
         Map<String, SshTarget> targets = new LinkedHashMap<>();
         List<SupervisedCluster> clusters = new ArrayList<>();
@@ -112,6 +126,12 @@ public class SupervisionService {
             // Only what a deployment finished: while one runs (or was left half way), the deployer owns the daemons.
             boolean deployed = nodes.deployments().latest(cluster.name()).map(NodeDeploymentStore.Deployment::finished).orElse(false);
             if (!deployed) {
+                continue;
+            }
+            Optional<String> downOnPurpose = maintenanceReason(cluster.name());
+            if (downOnPurpose.isPresent()) {
+                // Drained on purpose (an OS update): its ranks stay down until the work that drained it starts them.
+                LOG.debugf("cluster %s is down for maintenance (%s): not supervised", cluster.name(), downOnPurpose.get());
                 continue;
             }
             try {
