@@ -7,11 +7,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** The node's jar the reactor built before the control plane's tests (inference-node is the first module), and tiny models made with it. */
-final class NodeJars {
+public final class NodeJars {
     private NodeJars() {
     }
 
-    static Path nodeJar() throws IOException {
+    public static Path nodeJar() throws IOException {
         for (Path directory : List.of(Path.of("inference-node/target"), Path.of("../inference-node/target"))) {
             if (Files.isDirectory(directory)) {
                 try (var files = Files.list(directory)) {
@@ -26,7 +26,7 @@ final class NodeJars {
     }
 
     /** The tiny preset in F32 (4 query heads, 2 KV heads): tensor parallelism across 4 ranks replicates the KV heads. */
-    static Path tinyModel(Path directory, long seed) throws Exception {
+    public static Path tinyModel(Path directory, long seed) throws Exception {
         Path model = directory.resolve("tiny-" + seed + ".gguf");
         Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", nodeJar().toString(),
                 "make-model", "--preset", "tiny", "--type", "f32", "--seed", Long.toString(seed), "--out", model.toString())
