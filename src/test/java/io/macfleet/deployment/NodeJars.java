@@ -1,12 +1,13 @@
 package io.macfleet.deployment;
 
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** The node's jar the reactor built before the control plane's tests (inference-node is the first module), and tiny models made with it. */
+/** The node's jar the reactor built before the control plane's tests (inference-node is the first module), tiny models made with it, and free ports for the ranks. */
 public final class NodeJars {
     private NodeJars() {
     }
@@ -36,5 +37,30 @@ public final class NodeJars {
             throw new IllegalStateException("make-model failed: " + output);
         }
         return model;
+    }
+
+    /** A port p with p..p+count-1 free now (the ranks on loopback take port + 2 rank and the next one). */
+    public static int freePortRange(int count) throws Exception {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base;
+            try (ServerSocket socket = new ServerSocket(0)) {
+                base = socket.getLocalPort();
+            }
+            if (base + count > 65535) {
+                continue;
+            }
+            boolean free = true;
+            for (int p = base; p < base + count && free; p++) {
+                try (ServerSocket probe = new ServerSocket(p)) {
+                    probe.setReuseAddress(true);
+                } catch (java.io.IOException e) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no free port range");
     }
 }

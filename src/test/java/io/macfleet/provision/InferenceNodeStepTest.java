@@ -10,7 +10,6 @@ import io.macfleet.deployment.NodeJars;
 import io.macfleet.deployment.NodeService;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.ssh.JdbcHostKeyStore;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -41,7 +40,7 @@ class InferenceNodeStepTest {
     static void start() throws Exception {
         fixture = ProvisioningFixture.start(Files.createTempDirectory("macfleet-node-step"), 2, "127.0.0.91");
         Path model = NodeJars.tinyModel(fixture.directory, 11);
-        port = freePortRange(4);
+        port = NodeJars.freePortRange(4);
         Path inventoryFile = fixture.inventory.resolve("macfleet.yaml");
         String inventory = Files.readString(inventoryFile);
         Files.writeString(inventoryFile, inventory.replace("      kind: full-mesh\n",
@@ -98,26 +97,5 @@ class InferenceNodeStepTest {
     private static long count(String sql) {
         return io.macfleet.database.Jdbc.withConnection(fixture.dataSource, connection -> io.macfleet.database.Jdbc.query(connection, sql,
                 row -> row.getLong(1)).getFirst());
-    }
-
-    static int freePortRange(int count) throws Exception {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int base;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                base = socket.getLocalPort();
-            }
-            boolean free = base + count <= 65535;
-            for (int candidate = base; candidate < base + count && free; candidate++) {
-                try (ServerSocket probe = new ServerSocket(candidate)) {
-                    probe.setReuseAddress(true);
-                } catch (java.io.IOException e) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no free range of " + count + " ports");
     }
 }
