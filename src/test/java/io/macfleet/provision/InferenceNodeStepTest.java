@@ -23,13 +23,17 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The shipped playbook deploy-node.yaml run on a 2-Mac simulated cluster (two real node JVMs: the smallest cluster that
  * forms): the inference-node step, of cluster scope, deploys once for the cluster and rank 0 answers /health; a new
  * run finds the same node and model running on every rank and is skipped-already-done, restarting nothing.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class InferenceNodeStepTest {
 
     static ProvisioningFixture fixture;
@@ -63,6 +67,32 @@ class InferenceNodeStepTest {
     }
 
     @Test
+    @Order(1)
+    void aMachineThatStoppedOnTheWayKeepsTheWholeClusterFromBeingDeployed() throws Exception {
+        Path playbook = fixture.directory.resolve("only-studio-01.yaml");
+        Files.writeString(playbook, """
+                name: only-studio-01
+                steps:
+                  - name: first-machine-only
+                    type: command
+                    params:
+                      check: { argv: [hostname], outputMatches: ["^studio-01"], explain: "only studio-01 gets past this step" }
+                  - name: inference-node
+                    type: inference-node
+                """);
+        RunOutcome outcome = service.start(new ProvisioningService.Request(ProvisioningFixture.CLUSTER, List.of(), playbook.toString(), null, null, false, null),
+                "carol", new ProvisioningListener() { });
+        assertThat(outcome.machines()).containsEntry("studio-01", "failed").containsEntry("studio-02", "failed");
+        List<Map<String, Object>> steps = steps(outcome.runId());
+        assertThat(steps).filteredOn(step -> step.get("step").equals("inference-node")).containsExactly(
+                Map.of("machine", "studio-01", "step", "inference-node", "status", "failed",
+                        "summary", "not deploying the inference node of llm-a: studio-02 did not reach this step"),
+                Map.of("machine", "studio-02", "step", "inference-node", "status", "pending", "summary", "null"));
+        assertThat(count("select count(*) from node_deployment")).isZero();
+    }
+
+    @Test
+    @Order(2)
     void theDeployNodePlaybookDeploysTheClusterOnceAndARerunIsAlreadyDone() throws Exception {
         RunOutcome first = service.start(new ProvisioningService.Request(ProvisioningFixture.CLUSTER, List.of(), "deploy-node", null, null, false, null),
                 "alice", new ProvisioningListener() { });
