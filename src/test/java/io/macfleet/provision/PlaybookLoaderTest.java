@@ -23,6 +23,8 @@ class PlaybookLoaderTest {
         assertThat(provision.steps()).extracting(PlaybookStep::name).containsExactly("reachable", "facts", "power-settings", "sshd-drop-in",
                 "ssh-hardened", "thunderbolt-bridge-off", "bootstrap-token-escrowed", "rdma-enabled", "cabling");
         assertThat(provision.step("cabling").orElseThrow().scope()).isEqualTo(PlaybookStep.Scope.CLUSTER);
+        assertThat(PlaybookLoader.resolve("deploy-node", Path.of("playbooks")).step("inference-node").orElseThrow().scope())
+                .isEqualTo(PlaybookStep.Scope.CLUSTER);
         assertThat(provision.contentHash()).hasSize(64);
         // The copies in the jar (class path) are the same playbooks.
         assertThat(PlaybookLoader.resolve("rdma-enable", null).source()).isEqualTo("playbooks/rdma-enable.yaml");
