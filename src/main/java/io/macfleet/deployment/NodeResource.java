@@ -68,14 +68,11 @@ public class NodeResource {
         }
         NodeRelease release = refused(() -> nodes.release(name, new NodeService.Request(Optional.ofNullable(request.model()),
                 Optional.ofNullable(request.modelSha256()), Optional.ofNullable(request.modelSize()), Optional.empty())));
-        String actor = user.actor();
-        Thread.ofVirtual().name("node-deploy-" + name).start(() -> {
-            try {
-                nodes.deploy(name, release, SshSettings.defaults(actor), NodeDeployer.Listener.NONE);
-            } catch (RuntimeException recorded) {
-                // Recorded as the deployment's failed phase and in the audit log.
-            }
-        });
+        try {
+            nodes.deployInBackground(name, release, user.actor());
+        } catch (NodeService.RefusedException underWay) {
+            throw new ProblemException(409, "Conflict", underWay.getMessage());
+        }
         return Response.accepted(Map.of("cluster", name, "nodeVersion", release.nodeVersion(), "model", release.modelFileName())).build();
     }
 

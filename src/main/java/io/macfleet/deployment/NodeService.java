@@ -66,6 +66,8 @@ public class NodeService {
     private final NodeDeploymentStore deployments;
     private final Clock clock;
     private volatile Duration healthTimeout = Duration.ofSeconds(300);
+    /** Clusters this process deploys in the background now: a second click does not start a second deployment. */
+    private final java.util.Set<String> deploying = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     @Inject
     public NodeService(DesiredStateStore desiredState, ClusterCabling cabling, FactsService facts, JdbcHostKeyStore hostKeys, JdbcAuditLog audit,
@@ -210,6 +212,25 @@ public class NodeService {
             record(settings.actor(), clusterName, "node.deploy", "deployment " + id + " failed: " + e.getMessage(), AuditEvent.Outcome.FAILURE);
             throw e;
         }
+    }
+
+    /**
+     * Starts {@link #deploy} on a virtual thread and returns at once (the REST API and the console); how it went is in
+     * {@link #deployments()} and the audit log. Refused while this process deploys the same cluster already.
+     */
+    public void deployInBackground(String clusterName, NodeRelease release, String actor) {
+        if (!deploying.add(clusterName)) {
+            throw new RefusedException("a deployment of " + clusterName + " is already under way; see its state before starting another");
+        }
+        Thread.ofVirtual().name("node-deploy-" + clusterName).start(() -> {
+            try {
+                deploy(clusterName, release, SshSettings.defaults(actor), NodeDeployer.Listener.NONE);
+            } catch (RuntimeException recorded) {
+                // Recorded as the deployment's failed phase and in the audit log.
+            } finally {
+                deploying.remove(clusterName);
+            }
+        });
     }
 
     /** The state of every rank, read from the Macs. */

@@ -92,6 +92,11 @@ public final class MachineContext {
         return dryRun;
     }
 
+    /** The run's SSH settings (actor, limits, host key policy), for steps that open connections of their own. */
+    public io.macfleet.ssh.SshSettings sshSettings() {
+        return transport.settings();
+    }
+
     Clock clock() {
         return clock;
     }

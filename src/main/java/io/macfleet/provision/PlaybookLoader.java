@@ -39,8 +39,7 @@ public final class PlaybookLoader {
     public static final String SCHEMA_RESOURCE = "schemas/playbook.schema.json";
     /** Names kept for step types that come with later issues: a clear error rather than a silent acceptance. */
     public static final Map<String, String> RESERVED_TYPES = Map.of(
-            "mdm", "the MDM integration issue (commands and profiles pushed through the MDM server)",
-            "inference-node", "the inference node deployment issue (deploy and start the node built in issue #7)");
+            "mdm", "the MDM integration issue (commands and profiles pushed through the MDM server)");
 
     private static final JsonSchema SCHEMA = loadSchema();
     private static final ObjectMapper PARAMETERS = new ObjectMapper()
@@ -233,7 +232,8 @@ public final class PlaybookLoader {
                 if (declared != scope) {
                     List<String> clusterTypes = stepTypes.all().stream().filter(t -> t.scope() == PlaybookStep.Scope.CLUSTER).map(StepType::name).toList();
                     problems.add(problem(source, yaml, pointer + "/scope", "step type " + type + " has scope " + scope.label()
-                            + ", not " + declared.label() + " (only " + String.join(", ", clusterTypes) + " acts on a whole cluster)"));
+                            + ", not " + declared.label() + " (only " + String.join(", ", clusterTypes) + (clusterTypes.size() == 1 ? " acts" : " act")
+                            + " on a whole cluster)"));
                     continue;
                 }
             }

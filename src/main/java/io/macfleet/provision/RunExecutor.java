@@ -221,9 +221,13 @@ final class RunExecutor {
                     store.stepStarted(runId, machine, step.name(), clock.instant());
                     listener.stepStarted(machine, step.name());
                     listener.progress(machine, step.name(), "waiting for the other machines of " + target.cluster());
-                    CheckResult result = meeting.arrive(context, (arrived, missing) ->
-                            step.definition().checkCluster(new ClusterMeeting(target.cluster(), arrived, missing, cabling, facts)));
-                    outcome = result.satisfied() ? (previous == StepStatus.DONE ? StepStatus.DONE : StepStatus.SKIPPED_ALREADY_DONE) : StepStatus.FAILED;
+                    ClusterResult result = meeting.arrive(context, (arrived, missing) ->
+                            clusterStep(step.definition(), new ClusterMeeting(target.cluster(), arrived, missing, cabling, facts)));
+                    if (result.acted()) {
+                        changed.add(step.name());
+                    }
+                    outcome = !result.satisfied() ? StepStatus.FAILED
+                            : result.acted() || previous == StepStatus.DONE ? StepStatus.DONE : StepStatus.SKIPPED_ALREADY_DONE;
                     summary = result.detail();
                 } else {
                     if (previous == StepStatus.DONE) {
@@ -459,23 +463,46 @@ final class RunExecutor {
         }
     }
 
+    /** What a cluster-scoped step came to, once for all machines of the cluster: whether it holds, and whether it acted. */
+    record ClusterResult(boolean satisfied, boolean acted, String detail) {
+    }
+
+    /** The check of a cluster step; when it fails and the step can act, the action once for the cluster and the check again. */
+    private static ClusterResult clusterStep(StepDefinition definition, ClusterMeeting meeting) {
+        CheckResult check = definition.checkCluster(meeting);
+        if (check.satisfied() || !definition.hasAction()) {
+            return new ClusterResult(check.satisfied(), false, check.detail());
+        }
+        String done;
+        try {
+            done = definition.actCluster(meeting);
+        } catch (StepFailedException e) {
+            return new ClusterResult(false, true, e.getMessage());
+        }
+        if (!definition.verifyAfterAction()) {
+            return new ClusterResult(true, true, done);
+        }
+        CheckResult after = definition.checkCluster(meeting);
+        return new ClusterResult(after.satisfied(), true, after.satisfied() ? done : "the action ran (" + done + ") but the check still fails: " + after.detail());
+    }
+
     /** Where the machines of one cluster meet for a cluster-scoped step. */
     static final class Rendezvous {
         interface ClusterWork {
-            CheckResult run(List<MachineContext> arrived, List<String> missing);
+            ClusterResult run(List<MachineContext> arrived, List<String> missing);
         }
 
         private final Set<String> expected;
         private final Map<String, MachineContext> arrived = new LinkedHashMap<>();
         private final Set<String> departed = new java.util.HashSet<>();
         private boolean working;
-        private CheckResult result;
+        private ClusterResult result;
 
         Rendezvous(Set<String> expected) {
             this.expected = expected;
         }
 
-        CheckResult arrive(MachineContext context, ClusterWork work) {
+        ClusterResult arrive(MachineContext context, ClusterWork work) {
             List<MachineContext> present;
             List<String> missing;
             synchronized (this) {
@@ -494,11 +521,11 @@ final class RunExecutor {
                 present = List.copyOf(arrived.values());
                 missing = expected.stream().filter(name -> !arrived.containsKey(name)).sorted().toList();
             }
-            CheckResult computed;
+            ClusterResult computed;
             try {
                 computed = work.run(present, missing);
             } catch (RuntimeException e) {
-                computed = CheckResult.notSatisfied(e.getClass().getSimpleName() + ": " + e.getMessage());
+                computed = new ClusterResult(false, false, e.getClass().getSimpleName() + ": " + e.getMessage());
             }
             synchronized (this) {
                 result = computed;

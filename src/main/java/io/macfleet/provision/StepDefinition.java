@@ -56,4 +56,13 @@ public interface StepDefinition {
     default CheckResult checkCluster(ClusterMeeting meeting) {
         throw new IllegalStateException("this step acts on each machine, not on a cluster");
     }
+
+    /**
+     * For cluster-scope steps with {@link #hasAction()}: makes the step true on the cluster when
+     * {@link #checkCluster} failed, once for all its machines; the run then checks again. Returns a short summary;
+     * throws {@link StepFailedException}.
+     */
+    default String actCluster(ClusterMeeting meeting) {
+        throw new StepFailedException("nothing can be done automatically for cluster " + meeting.cluster());
+    }
 }

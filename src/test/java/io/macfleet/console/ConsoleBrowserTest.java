@@ -174,6 +174,9 @@ class ConsoleBrowserTest {
         try (Browser browser = Browser.open(base.toString())) {
             browser.signInAndWait(operator, TestAccounts.PASSWORD);
             browser.go("/console/clusters/llm-a");
+            // The node part arrives through htmx: the state, and the operator's "Deploy node".
+            browser.waitUpTo(Duration.ofSeconds(10)).until(driver -> !driver.findElements(By.cssSelector("#node-deployment #deploy-node button")).isEmpty());
+            assertThat(browser.text("#node-deployment .node-state")).isEqualTo("never deployed");
             new org.openqa.selenium.support.ui.Select(browser.driver.findElement(By.cssSelector("#start-run select[name=playbook]")))
                     .selectByValue("rdma-enable");
             browser.driver.findElement(By.cssSelector("#start-run button[type=submit]")).click();
@@ -207,6 +210,8 @@ class ConsoleBrowserTest {
             assertThat(browser.text(task)).contains("Only operators can confirm a step.");
             browser.go("/console/clusters/llm-a");
             assertThat(browser.driver.findElements(By.id("start-run"))).isEmpty();
+            browser.waitUpTo(Duration.ofSeconds(10)).until(driver -> !driver.findElements(By.cssSelector("#node-deployment .node-state")).isEmpty());
+            assertThat(browser.driver.findElements(By.id("deploy-node"))).isEmpty();
             browser.screenshot("run-as-viewer");
             String confirmation = "/api/v1/runs/" + runId + "/machines/studio-03/steps/rdma-enabled/confirmation";
             TestAccounts.viewer().post(confirmation).then().statusCode(403).contentType("application/problem+json");

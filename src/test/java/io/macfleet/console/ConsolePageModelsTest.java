@@ -171,4 +171,26 @@ class ConsolePageModelsTest {
         assertThat(studio03.status("Serial").orElseThrow().isProblem()).isTrue();
         assertThat(studio03.problemCount()).isEqualTo(studio02.problemCount() + 1);
     }
+
+    @Test
+    void theNodePanelSaysTheLatestDeploymentsStateAndOffersToResumeAnUnfinishedOne() {
+        Viewer operator = new Viewer("olga", "operator", "token-1", true, false);
+        assertThat(NodeConsoleResource.panel("llm-a", operator, java.util.Optional.empty()))
+                .isEqualTo(new NodeConsoleResource.Panel("llm-a", operator, "", "", "never deployed", false));
+        io.macfleet.deployment.NodeDeploymentStore.Deployment failed = new io.macfleet.deployment.NodeDeploymentStore.Deployment(3, "llm-a",
+                "/opt/node.jar", "a".repeat(64), "0.1.0", "/models/tiny.gguf", "b".repeat(64), 1024, "failed",
+                "studio-02: not enough free disk space", "olga", NOW, NOW, java.util.Optional.of(NOW));
+        NodeConsoleResource.Panel panel = NodeConsoleResource.panel("llm-a", operator, java.util.Optional.of(failed));
+        assertThat(panel.state()).isEqualTo("failed");
+        assertThat(panel.stateCss()).isEqualTo("bad");
+        assertThat(panel.detail()).isEqualTo("deployment 3 by olga: node 0.1.0, model tiny.gguf · studio-02: not enough free disk space");
+        assertThat(panel.underWay()).isFalse();
+        io.macfleet.deployment.NodeDeploymentStore.Deployment staging = new io.macfleet.deployment.NodeDeploymentStore.Deployment(4, "llm-a",
+                "/opt/node.jar", "a".repeat(64), "0.1.0", "https://models.example/big.gguf", "b".repeat(64), 1024, "staging", null, "olga",
+                NOW, NOW, java.util.Optional.empty());
+        NodeConsoleResource.Panel underWay = NodeConsoleResource.panel("llm-a", operator, java.util.Optional.of(staging));
+        assertThat(underWay.detail()).isEqualTo("deployment 4 by olga: node 0.1.0, model big.gguf");
+        assertThat(underWay.stateCss()).isEmpty();
+        assertThat(underWay.underWay()).isTrue();
+    }
 }

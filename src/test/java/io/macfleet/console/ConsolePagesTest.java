@@ -273,4 +273,33 @@ class ConsolePagesTest {
         assertThat(byMachine.select("table.audit tbody tr td:nth-child(3)").eachText()).containsOnly("studio-01");
         assertThat(page("/console/audit?text=no-such-thing-anywhere").select(".empty").text()).contains("No audit entry matches this search");
     }
+
+    @Test
+    @Order(8)
+    void operatorsDeployTheNodeFromTheClusterPageAndViewersOnlySeeItsState() {
+        Document cluster = page("/console/clusters/llm-a");
+        assertThat(cluster.selectFirst("section#node-deployment").attr("hx-get")).isEqualTo("/console/clusters/llm-a/node");
+        Document viewerPanel = page("/console/clusters/llm-a/node");
+        assertThat(viewerPanel.select(".node-state").text()).isEqualTo("never deployed");
+        assertThat(viewerPanel.select("form#deploy-node")).isEmpty();
+        TestAccounts.Session viewerSession = TestAccounts.login(Role.VIEWER);
+        viewerSession.withoutCsrf().formParam("_csrf", viewerSession.csrfToken()).when().post("/console/clusters/llm-a/node/deploy")
+                .then().statusCode(403);
+
+        TestAccounts.Session operator = TestAccounts.login(Role.OPERATOR);
+        Document operatorPanel = Jsoup.parse(operator.withoutCsrf().when().get("/console/clusters/llm-a/node").then().statusCode(200).extract().asString());
+        Element form = operatorPanel.selectFirst("form#deploy-node");
+        assertThat(form.attr("method")).isEqualTo("post");
+        assertThat(form.attr("action")).isEqualTo("/console/clusters/llm-a/node/deploy");
+        assertThat(form.select("input[name=_csrf]").val()).isEqualTo(operator.csrfToken());
+        assertThat(form.select("button").text()).isEqualTo("Deploy node");
+        // A forged request (the cookie without the token) is refused before anything starts.
+        operator.withoutCsrf().when().post("/console/clusters/llm-a/node/deploy").then().statusCode(403);
+        // The test inventory names no model: the deploy is refused, saying why, and nothing is journaled.
+        Document refused = Jsoup.parse(operator.withoutCsrf().formParam("_csrf", operator.csrfToken()).when().post("/console/clusters/llm-a/node/deploy")
+                .then().statusCode(409).extract().asString());
+        assertThat(refused.text()).contains("Cannot deploy the node", "llm-a names no inference.model");
+        operator.withoutCsrf().formParam("_csrf", operator.csrfToken()).when().post("/console/clusters/no-such-cluster/node/deploy").then().statusCode(404);
+        assertThat(page("/console/clusters/llm-a/node").select(".node-state").text()).isEqualTo("never deployed");
+    }
 }

@@ -11,7 +11,6 @@ import io.macfleet.ssh.SshRun;
 import io.macfleet.ssh.SshSettings;
 import io.macfleet.ssh.SshTarget;
 import io.macfleet.ssh.SshTransport;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -255,28 +254,8 @@ class NodeDeploymentTest {
         }
     }
 
-    /** A port p with p..p+count-1 free now (the ranks on loopback take port + 2 rank and the next one). */
+    /** A port p with p..p+count-1 free now (see {@link NodeJars#freePortRange}). */
     static int freePortRange(int count) throws Exception {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int base;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                base = socket.getLocalPort();
-            }
-            if (base + count > 65535) {
-                continue;
-            }
-            boolean free = true;
-            for (int p = base; p < base + count && free; p++) {
-                try (ServerSocket probe = new ServerSocket(p)) {
-                    probe.setReuseAddress(true);
-                } catch (java.io.IOException e) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no free port range");
+        return NodeJars.freePortRange(count);
     }
 }

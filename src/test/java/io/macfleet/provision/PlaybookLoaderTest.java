@@ -23,6 +23,8 @@ class PlaybookLoaderTest {
         assertThat(provision.steps()).extracting(PlaybookStep::name).containsExactly("reachable", "facts", "power-settings", "sshd-drop-in",
                 "ssh-hardened", "thunderbolt-bridge-off", "bootstrap-token-escrowed", "rdma-enabled", "cabling");
         assertThat(provision.step("cabling").orElseThrow().scope()).isEqualTo(PlaybookStep.Scope.CLUSTER);
+        assertThat(PlaybookLoader.resolve("deploy-node", Path.of("playbooks")).step("inference-node").orElseThrow().scope())
+                .isEqualTo(PlaybookStep.Scope.CLUSTER);
         assertThat(provision.contentHash()).hasSize(64);
         // The copies in the jar (class path) are the same playbooks.
         assertThat(PlaybookLoader.resolve("rdma-enable", null).source()).isEqualTo("playbooks/rdma-enable.yaml");
@@ -43,7 +45,7 @@ class PlaybookLoaderTest {
     }
 
     @Test
-    void anUnknownStepTypeIsAnErrorAndReservedOnesSayWhenTheyArrive() throws IOException {
+    void anUnknownStepTypeIsAnErrorReservedOnesSayWhenTheyArriveAndTheNodeStepChecksItsParameters() throws IOException {
         assertProblems("""
                 steps:
                   - name: a
@@ -53,9 +55,10 @@ class PlaybookLoaderTest {
                     type: mdm
                   - name: c
                     type: inference-node
-                """, "broken.yaml:3:5: unknown step type 'shell'; expected one of command, facts, reboot, operator, cabling, template",
+                    params: {model: "https://models.example/tiny.gguf"}
+                """, "broken.yaml:3:5: unknown step type 'shell'; expected one of command, facts, reboot, operator, cabling, template, inference-node",
                 "broken.yaml:6:5: step type 'mdm' is not available yet: it arrives with the MDM integration issue",
-                "broken.yaml:8:5: step type 'inference-node' is not available yet: it arrives with the inference node deployment issue");
+                "broken.yaml:9:5: params: 'modelSha256' is required when 'model' is a URL (https://models.example/tiny.gguf)");
     }
 
     @Test
@@ -125,7 +128,7 @@ class PlaybookLoaderTest {
                     type: command
                     params: {check: {argv: [echo, "{{ secret machine.volumeOwner.password or 'none' }}"]}}
                 """, "broken.yaml:4:12: unknown fact 'colour' in when; expected one of",
-                "broken.yaml:8:5: step type command has scope machine, not cluster (only cabling acts on a whole cluster)",
+                "broken.yaml:8:5: step type command has scope machine, not cluster (only cabling, inference-node act on a whole cluster)",
                 "broken.yaml:12:14: params.check: unknown placeholder root 'inventory' in '{{ inventory.name }}'; expected one of [machine, cluster, facts, vars]",
                 "broken.yaml:13:5: duplicate step name 'c'; expected unique step names",
                 "a secret has no fallback: '{{ secret machine.volumeOwner.password or 'none' }}'");

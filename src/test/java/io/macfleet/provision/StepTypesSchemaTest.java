@@ -48,16 +48,16 @@ class StepTypesSchemaTest {
     }
 
     @Test
-    void theScopeOfEveryStepTypeIsStatedAndOnlyCablingActsOnAWholeCluster() {
+    void theScopeOfEveryStepTypeIsStatedAndOnlyCablingAndTheNodeDeploymentActOnAWholeCluster() {
         assertThat(StepTypes.builtIn().all().stream().filter(type -> type.scope() == PlaybookStep.Scope.CLUSTER).map(StepType::name))
-                .containsExactly("cabling");
+                .containsExactly("cabling", "inference-node");
     }
 
     @Test
     void aStepTypeCannotTakeAReservedOrAnotherTypesName() {
         assertThatThrownBy(() -> new StepTypes(List.of(new CommandStep.Type(), new CommandStep.Type())))
                 .hasMessageStartingWith("two step types named 'command'");
-        assertThatThrownBy(() -> new StepTypes(List.of(named("inference-node")))).hasMessageContaining("takes the reserved name 'inference-node'");
+        assertThatThrownBy(() -> new StepTypes(List.of(named("mdm")))).hasMessageContaining("takes the reserved name 'mdm'");
         assertThatThrownBy(() -> new StepTypes(List.of(named("Shell")))).hasMessageContaining("expected lower case letters, digits and dashes");
     }
 
