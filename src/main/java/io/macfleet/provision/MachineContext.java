@@ -88,6 +88,11 @@ public final class MachineContext {
         return target;
     }
 
+    /** The fleet's stored facts (steps that read their cluster's checked cabling build it from these). */
+    FactsService factsService() {
+        return factsService;
+    }
+
     public boolean dryRun() {
         return dryRun;
     }

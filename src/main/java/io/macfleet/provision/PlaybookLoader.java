@@ -133,7 +133,7 @@ public final class PlaybookLoader {
 
     /** The playbooks shipped in the application. */
     public static List<String> shipped() {
-        return List.of("provision", "rdma-enable", "bootstrap-token");
+        return List.of("provision", "rdma-enable", "bootstrap-token", "thunderbolt-network");
     }
 
     /** The shipped playbooks and the *.yaml / *.yml files of the playbooks directory (if there is one), by name, sorted. */

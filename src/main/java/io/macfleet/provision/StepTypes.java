@@ -45,7 +45,7 @@ public class StepTypes {
 
     /** The step types that come with macfleet, for code that runs without CDI. {@code StepTypesSchemaTest} keeps it equal to the beans. */
     private static final List<StepType<?>> BUILT_IN = List.of(new CommandStep.Type(), new FactsStep.Type(), new RebootStep.Type(),
-            new OperatorStep.Type(), new CablingStep.Type(), new TemplateStep.Type(),
+            new OperatorStep.Type(), new CablingStep.Type(), new TemplateStep.Type(), new ThunderboltNetworkStep.Type(),
             new io.macfleet.deployment.InferenceNodeStep.Type());
 
     private static final StepTypes BUILT_IN_TYPES = new StepTypes(BUILT_IN);

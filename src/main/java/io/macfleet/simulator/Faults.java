@@ -29,6 +29,8 @@ public final class Faults {
     public volatile long diskAvailableKilobytes = -1;
     /** Launch daemons (by label) whose program exits with an error as soon as it starts. */
     public final Set<String> crashLoopingDaemons = ConcurrentHashMap.newKeySet();
+    /** Network services (such as "Thunderbolt 2") deleted from the Mac's network settings: the hardware port stays. */
+    public final Set<String> deletedNetworkServices = ConcurrentHashMap.newKeySet();
 
     public void clear() {
         hang = false;
@@ -40,6 +42,7 @@ public final class Faults {
         rdmaWedged = false;
         diskAvailableKilobytes = -1;
         crashLoopingDaemons.clear();
+        deletedNetworkServices.clear();
     }
 
     public java.util.Map<String, Object> describe() {

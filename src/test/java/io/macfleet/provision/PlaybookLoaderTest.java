@@ -56,7 +56,7 @@ class PlaybookLoaderTest {
                   - name: c
                     type: inference-node
                     params: {model: "https://models.example/tiny.gguf"}
-                """, "broken.yaml:3:5: unknown step type 'shell'; expected one of command, facts, reboot, operator, cabling, template, inference-node",
+                """, "broken.yaml:3:5: unknown step type 'shell'; expected one of command, facts, reboot, operator, cabling, template, thunderbolt-network, inference-node",
                 "broken.yaml:6:5: step type 'mdm' is not available yet: it arrives with the MDM integration issue",
                 "broken.yaml:9:5: params: 'modelSha256' is required when 'model' is a URL (https://models.example/tiny.gguf)");
     }

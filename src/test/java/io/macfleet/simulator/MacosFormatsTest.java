@@ -168,6 +168,31 @@ class MacosFormatsTest {
     }
 
     @Test
+    void networksetupGetInfoAndSetManualAnswerAsMacosDoes() throws IOException {
+        // An unplugged port without an address: the layout of the real "no address" capture, then the IPv6 lines.
+        assertThat(run("studio-01", "networksetup -getinfo 'Thunderbolt 6'").stdout()).startsWith(sample("networksetup-getinfo/no-address.txt"));
+        SshClient.Answer unknown = run("studio-01", "networksetup -getinfo 'Thunderbolt 9'");
+        assertThat(unknown.exitCode()).isNotZero();
+        assertThat(unknown.stdout() + unknown.stderr()).contains("** Error: The parameters were not valid.");
+        SshClient.Answer notRoot = run("studio-01", "networksetup -setmanual 'Thunderbolt 6' 192.168.0.5 255.255.255.252");
+        assertThat(notRoot.exitCode()).isNotZero();
+        assertThat(notRoot.stdout() + notRoot.stderr()).contains("requires admin privileges");
+        try {
+            SshClient.Answer set = run("studio-01", "sudo -n networksetup -setmanual 'Thunderbolt 6' 192.168.0.5 255.255.255.252");
+            assertThat(set.exitCode()).isZero();
+            assertThat(set.stdout()).isEmpty();
+            // The first three lines as in the real manual capture, with our address; ifconfig shows it on en7.
+            String info = run("studio-01", "networksetup -getinfo 'Thunderbolt 6'").stdout();
+            List<String> sampleKeys = sample("networksetup-getinfo/manual.txt").lines().limit(3).map(line -> line.replaceAll(":.*", ":")).toList();
+            assertThat(info.lines().limit(3).map(line -> line.replaceAll(":.*", ":")).toList()).isEqualTo(sampleKeys);
+            assertThat(info).startsWith("Manual Configuration\nIP address: 192.168.0.5\nSubnet mask: 255.255.255.252\n");
+            assertThat(run("studio-01", "ifconfig en7").stdout()).contains("inet 192.168.0.5 netmask 0xfffffffc");
+        } finally {
+            fleet.machine("studio-01").setIpv4("en7", null);
+        }
+    }
+
+    @Test
     void rdmaToolsPrintTheRealFormats() throws IOException {
         List<MacosOutput.RdmaDevice> sampleDevices = List.of(
                 new MacosOutput.RdmaDevice("rdma_en1", 2, 1, false, 1),
