@@ -60,12 +60,14 @@ class ProvisionClusterTest {
         long operatorNanos = 0;
         int from = 0;
         boolean askedForDetails = false;
+        List<Integer> askedTogether = new java.util.ArrayList<>();
         while (walkedThrough.size() < 4) {
             // Every Mac that needs Recovery is asked for at once (a person does them side by side): one title line names
             // them all, the steps follow once, and the prompt names every Mac still waiting.
             Matcher header = console.await(Pattern.compile("Enable RDMA over Thunderbolt in macOS Recovery on (studio-0\\d(?:, studio-0\\d)*) \\(run \\d+, step rdma-enabled\\)"),
                     from, Duration.ofSeconds(60), run);
             List<String> machines = List.of(header.group(1).split(", "));
+            askedTogether.add(machines.size());
             int headerAt = from + header.start();
             from += header.end();
             Matcher prompt = console.await(Pattern.compile("\\n  ((?:studio-0\\d ?)+) > $"), from, Duration.ofSeconds(60), run);
@@ -98,6 +100,7 @@ class ProvisionClusterTest {
             console.type(machines.size() == 1 ? "done" : "done all");
         }
         RunOutcome outcome = run.get(120, TimeUnit.SECONDS);
+        System.out.println("provision: the Recovery walkthrough asked for the 4 Macs in groups of " + askedTogether);
         Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
         System.out.printf("provision: 4 machines to ready in %d ms, of which %d ms operator (Recovery) time%n", elapsed.toMillis(),
                 Duration.ofNanos(operatorNanos).toMillis());
