@@ -65,10 +65,13 @@ final class MachinePage {
         list.add(new Pages.Fact("macOS", facts.macosVersion() + " (" + facts.macosBuild() + ")"));
         list.add(new Pages.Fact("RDMA", facts.rdmaEnabled() ? "enabled" + (facts.rdmaDevices().isEmpty() ? ", no devices" : ": " + String.join(", ", facts.rdmaDevices())) : "disabled"));
         list.add(new Pages.Fact("Thunderbolt Bridge", facts.thunderboltBridgeActive() ? "active (must be off for RDMA)" : "off"));
-        list.add(new Pages.Fact("Bootstrap token", (facts.bootstrapTokenSupportedOnServer() ? "supported by the MDM server" : "not supported by the MDM server")
+        list.add(new Pages.Fact("Bootstrap token", !facts.read(io.macfleet.facts.FactsGatherer.BOOTSTRAP_TOKEN_FACT) ? "unknown (unreadable)"
+                : (facts.bootstrapTokenSupportedOnServer() ? "supported by the MDM server" : "not supported by the MDM server")
                 + ", " + (facts.bootstrapTokenEscrowed() ? "escrowed" : "not escrowed")));
-        list.add(new Pages.Fact("Uptime", duration(facts.uptimeSeconds())));
+        list.add(new Pages.Fact("Uptime", facts.read(io.macfleet.facts.FactsGatherer.UPTIME_FACT) ? duration(facts.uptimeSeconds()) : "unknown (unreadable)"));
         list.add(new Pages.Fact("Free disk (/)", String.format(Locale.ROOT, "%.1f GB", facts.freeDiskBytes() / 1e9)));
+        // An optional fact that could not be read costs only itself; say which and why.
+        facts.unreadableFacts().forEach((fact, reason) -> list.add(new Pages.Fact("Unreadable: " + fact, reason)));
         return list;
     }
 

@@ -149,9 +149,15 @@ public final class Pages {
      * A step waiting for a person at a machine: the walkthrough and the confirmation form.
      *
      * @param lastConfirmation what the last "done, verify now" found, or null
+     * @param details what the checks saw (commands, patterns, output), folded away under "Details", or null
      */
     public record OperatorTask(String machine, String step, String title, List<String> instructions, String expect, String whyNeeded,
-                               String expectedWait, String lastConfirmation, boolean lastVerified) {
+                               String expectedWait, String lastConfirmation, boolean lastVerified, String details) {
+
+        public OperatorTask(String machine, String step, String title, List<String> instructions, String expect, String whyNeeded,
+                            String expectedWait, String lastConfirmation, boolean lastVerified) {
+            this(machine, step, title, instructions, expect, whyNeeded, expectedWait, lastConfirmation, lastVerified, null);
+        }
     }
 
     /** Who confirmed what, and what the verification said. */

@@ -62,7 +62,7 @@ final class RunPage {
             OperatorRequest request = step.operatorRequest();
             if (request != null) {
                 waiting.add(new Pages.OperatorTask(step.machine(), step.step(), request.title(), request.instructions(), request.expect(),
-                        request.whyNeeded(), request.expectedWait(), lastText, last.map(RunView.Confirmation::verified).orElse(false)));
+                        request.whyNeeded(), request.expectedWait(), lastText, last.map(RunView.Confirmation::verified).orElse(false), request.details()));
             } else {
                 // Stored before walkthroughs were kept as such: the summary holds the same walkthrough as text.
                 waiting.add(new Pages.OperatorTask(step.machine(), step.step(), "Waiting for a person at " + step.machine(),

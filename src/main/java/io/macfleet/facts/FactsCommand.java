@@ -93,6 +93,7 @@ public class FactsCommand implements Callable<Integer> {
                 out.println(result.succeeded()
                         ? String.format(Locale.ROOT, "%-16s ok      %s, %d GB, macOS %s (%s), %d ms", result.machine(), summary(result.value()),
                         result.value().memoryGigabytes(), result.value().macosVersion(), result.value().macosBuild(), result.duration().toMillis())
+                        + unreadableNote(result.value())
                         : String.format(Locale.ROOT, "%-16s FAILED  %s", result.machine(), message(result)));
             }
             out.printf(Locale.ROOT, "facts: %d of %d machine(s) gathered and stored in %.1f s (%d in parallel)%s%n",
@@ -106,6 +107,12 @@ public class FactsCommand implements Callable<Integer> {
     static String message(MachineResult<?> result) {
         String message = result.error().getMessage();
         return message == null ? result.error().getClass().getSimpleName() : message;
+    }
+
+    /** Names the optional facts that could not be read (the machine's other facts were stored). */
+    static String unreadableNote(MachineFacts facts) {
+        return facts.unreadableFacts().isEmpty() ? ""
+                : "; unreadable: " + String.join(", ", facts.unreadableFacts().keySet()) + " (see `macfleet facts show " + facts.machine() + "`)";
     }
 
     static String summary(MachineFacts facts) {

@@ -28,7 +28,10 @@ import java.util.function.Function;
 
 /**
  * Gathers the facts of machines over SSH: every command is a read (retried once when the connection drops),
- * every output is parsed, and a machine's facts exist only when all of them answered and parsed.
+ * every output is parsed. A machine's facts exist when every command answered and every essential output parsed
+ * (what identifies the machine and its cabling: software version, hardware, Thunderbolt, ports, interfaces, RDMA,
+ * memory, disk); an optional fact ({@link #OPTIONAL_FACTS}) whose output does not parse is recorded as unreadable
+ * and costs only itself.
  */
 public final class FactsGatherer {
 
@@ -54,6 +57,25 @@ public final class FactsGatherer {
     /** Every command, in the order they are sent. */
     public static final List<Command> COMMANDS = List.of(SOFTWARE_VERSION, HARDWARE, DISPLAYS, THUNDERBOLT, HARDWARE_PORTS, IFCONFIG,
             RDMA_STATUS, RDMA_DEVICES, RDMA_PORTS, BOOTSTRAP_TOKEN, MEMORY, UPTIME, DISK_FREE);
+
+    public static final String BOOTSTRAP_TOKEN_FACT = "bootstrap token";
+    public static final String RDMA_PORTS_FACT = "RDMA port states";
+    public static final String UPTIME_FACT = "uptime";
+
+    /**
+     * Facts a machine's other facts never depend on, by name, with the command that reads each: nothing about
+     * identity, cabling or readiness is decided from them alone, so an output macfleet cannot read (a new macOS
+     * wording, a broken tool) must not hide the rest of the machine.
+     */
+    public static final Map<String, Command> OPTIONAL_FACTS = optionalFacts();
+
+    private static Map<String, Command> optionalFacts() {
+        Map<String, Command> facts = new LinkedHashMap<>();
+        facts.put(BOOTSTRAP_TOKEN_FACT, BOOTSTRAP_TOKEN);
+        facts.put(RDMA_PORTS_FACT, RDMA_PORTS);
+        facts.put(UPTIME_FACT, UPTIME);
+        return java.util.Collections.unmodifiableMap(facts);
+    }
 
     private final Clock clock;
 
@@ -152,8 +174,12 @@ public final class FactsGatherer {
                 + limits.commandTimeout().toMillis() + " ms for all its commands together", null);
     }
 
-    /** Builds the facts from the command outputs (keyed by {@link Command#render()}); all are required. */
+    /**
+     * Builds the facts from the command outputs (keyed by {@link Command#render()}): every essential output is
+     * required, an optional one that is missing or unreadable is named in {@link MachineFacts#unreadableFacts()}.
+     */
     public static MachineFacts parse(String machine, Instant observedAt, Map<String, String> outputs) {
+        Map<String, String> unreadable = new LinkedHashMap<>();
         SoftwareVersion version = parse(machine, outputs, SOFTWARE_VERSION, SimpleOutputParsers::softwareVersion);
         HardwareOverview hardware = parse(machine, outputs, HARDWARE, HardwareParser::parse);
         int gpuCores = parse(machine, outputs, DISPLAYS, HardwareParser::gpuCores);
@@ -163,15 +189,34 @@ public final class FactsGatherer {
         boolean bridgeActive = parse(machine, outputs, IFCONFIG, SimpleOutputParsers::bridgeActive);
         boolean rdmaEnabled = parse(machine, outputs, RDMA_STATUS, SimpleOutputParsers::rdmaEnabled);
         List<String> rdmaDevices = parse(machine, outputs, RDMA_DEVICES, SimpleOutputParsers::rdmaDevices);
-        BootstrapTokenStatus token = parse(machine, outputs, BOOTSTRAP_TOKEN, BootstrapTokenStatus::parse);
+        BootstrapTokenStatus token = optional(machine, outputs, BOOTSTRAP_TOKEN_FACT, BootstrapTokenStatus::parse, unreadable)
+                .orElse(new BootstrapTokenStatus(false, false));
+        // Read only to know whether it can be read; the cabling check parses it again from the stored output.
+        optional(machine, outputs, RDMA_PORTS_FACT, SimpleOutputParsers::rdmaPortStates, unreadable);
         long memory = parse(machine, outputs, MEMORY, SimpleOutputParsers::memorySize);
-        long uptime = parse(machine, outputs, UPTIME, SystemOutputParsers::uptime).toSeconds();
+        long uptime = optional(machine, outputs, UPTIME_FACT, SystemOutputParsers::uptime, unreadable).map(Duration::toSeconds).orElse(0L);
         long freeDisk = parse(machine, outputs, DISK_FREE, SystemOutputParsers::freeDiskBytes);
         return new MachineFacts(machine, observedAt, hardware.modelIdentifier(), hardware.modelName(), hardware.chip(),
                 hardware.cpuCores(), boxed(hardware.performanceCores()), boxed(hardware.efficiencyCores()), gpuCores, memory,
                 hardware.serialNumber(), hardware.hardwareUuid(), version.productVersion(), version.buildVersion(),
                 thunderboltPorts(thunderbolt, ports), interfaces, bridgeActive, rdmaEnabled, rdmaDevices,
-                token.supportedOnServer(), token.escrowed(), uptime, freeDisk);
+                token.supportedOnServer(), token.escrowed(), uptime, freeDisk, unreadable);
+    }
+
+    /** An optional fact: empty, with the reason recorded under its name, when its output is missing or unreadable. */
+    private static <T> Optional<T> optional(String machine, Map<String, String> outputs, String fact, Function<String, T> parser,
+                                            Map<String, String> unreadable) {
+        Command command = OPTIONAL_FACTS.get(fact);
+        if (!outputs.containsKey(command.render()) && command == RDMA_PORTS) {
+            // Observations stored before ibv_devinfo was gathered: not captured, which is not an error.
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(parse(machine, outputs, command, parser));
+        } catch (FactsGatheringException e) {
+            unreadable.put(fact, "`" + command.render() + "`: " + e.reason());
+            return Optional.empty();
+        }
     }
 
     /** The Thunderbolt buses and peers in stored command output; the one place that output is parsed. */
@@ -260,7 +305,7 @@ public final class FactsGatherer {
                     facts.chip(), facts.cpuCores(), facts.performanceCores(), facts.efficiencyCores(), facts.gpuCores(), facts.memoryBytes(),
                     facts.serialNumber(), facts.hardwareUuid(), facts.macosVersion(), facts.macosBuild(), ports, facts.interfaces(),
                     facts.thunderboltBridgeActive(), facts.rdmaEnabled(), facts.rdmaDevices(), facts.bootstrapTokenSupportedOnServer(),
-                    facts.bootstrapTokenEscrowed(), facts.uptimeSeconds(), facts.freeDiskBytes());
+                    facts.bootstrapTokenEscrowed(), facts.uptimeSeconds(), facts.freeDiskBytes(), facts.unreadableFacts());
             identified.add(new MachineResult<>(result.machine(), new FactsObservation(withPeers, observation.outputs()), null, result.duration()));
         }
         return identified;

@@ -4,11 +4,18 @@ package io.macfleet.facts;
 public class FactsGatheringException extends RuntimeException {
     private final String machine;
     private final String command;
+    private final String reason;
 
     public FactsGatheringException(String machine, String command, String message, Throwable cause) {
         super(machine + ": `" + command + "`: " + message, cause);
         this.machine = machine;
         this.command = command;
+        this.reason = message;
+    }
+
+    /** What went wrong with the command, without the machine and the command. */
+    public String reason() {
+        return reason;
     }
 
     public String machine() {

@@ -38,11 +38,13 @@ public record FactsObservation(MachineFacts facts, Map<String, String> outputs) 
     }
 
     /**
-     * The RDMA port state of each device ({@code ibv_devinfo}), if this observation recorded it.
-     *
-     * @throws FactsGatheringException when the output is unreadable
+     * The RDMA port state of each device ({@code ibv_devinfo}), if this observation recorded it and it was readable
+     * (an unreadable one is named in the facts' {@code unreadableFacts}).
      */
     public java.util.Optional<Map<String, String>> rdmaPortStates() {
+        if (!facts.read(FactsGatherer.RDMA_PORTS_FACT)) {
+            return java.util.Optional.empty();
+        }
         return FactsGatherer.rdmaPortStates(machine(), outputs);
     }
 }

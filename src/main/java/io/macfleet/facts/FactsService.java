@@ -167,7 +167,7 @@ public class FactsService {
         Instant now = clock.instant();
         for (MachineResult<FactsObservation> result : gathered) {
             if (result.succeeded()) {
-                reachability.answered(result.machine(), result.value().facts().observedAt(), null, actor);
+                reachability.answered(result.machine(), result.value().facts().observedAt(), unreadable(result.value().facts()), actor);
             } else if (unreachable(result.error())) {
                 reachability.unreachable(result.machine(), startedAt, now, result.describe(), actor);
             } else {
@@ -179,6 +179,18 @@ public class FactsService {
             results.add(new MachineResult<>(result.machine(), result.succeeded() ? result.value().facts() : null, result.error(), result.duration()));
         }
         return new Gathering(results, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /** The machine's last error when some optional facts could not be read (its other facts were stored), else null. */
+    static String unreadable(MachineFacts facts) {
+        if (facts.unreadableFacts().isEmpty()) {
+            return null;
+        }
+        List<String> reasons = new ArrayList<>();
+        facts.unreadableFacts().forEach((fact, reason) -> reasons.add(fact + " unreadable: " + reason));
+        String error = String.join("; ", reasons);
+        // The column holds 4000 characters; the whole reasons stay in the stored facts.
+        return error.length() > 4000 ? error.substring(0, 3999) + "…" : error;
     }
 
     /** Whether a gathering failed because the machine was not reached (rather than answering with unusable output). */

@@ -22,10 +22,17 @@ public final class FactsText {
         line(out, "macOS", facts.macosVersion() + " (" + facts.macosBuild() + ")");
         line(out, "RDMA", (facts.rdmaEnabled() ? "enabled" : "disabled") + (facts.rdmaDevices().isEmpty() ? ", no devices" : ", devices " + String.join(" ", facts.rdmaDevices())));
         line(out, "Thunderbolt Bridge", facts.thunderboltBridgeActive() ? "active" : "inactive");
-        line(out, "bootstrap token", "supported on server: " + yes(facts.bootstrapTokenSupportedOnServer()) + ", escrowed: " + yes(facts.bootstrapTokenEscrowed()));
+        line(out, "bootstrap token", facts.read(FactsGatherer.BOOTSTRAP_TOKEN_FACT)
+                ? "supported on server: " + yes(facts.bootstrapTokenSupportedOnServer()) + ", escrowed: " + yes(facts.bootstrapTokenEscrowed())
+                : "unknown (unreadable)");
         long uptime = facts.uptimeSeconds();
-        line(out, "uptime", String.format(Locale.ROOT, "%d days %d:%02d", uptime / 86400, (uptime / 3600) % 24, (uptime / 60) % 60));
+        line(out, "uptime", facts.read(FactsGatherer.UPTIME_FACT)
+                ? String.format(Locale.ROOT, "%d days %d:%02d", uptime / 86400, (uptime / 3600) % 24, (uptime / 60) % 60) : "unknown (unreadable)");
         line(out, "free disk", String.format(Locale.ROOT, "%.1f GB", facts.freeDiskBytes() / 1e9));
+        if (!facts.unreadableFacts().isEmpty()) {
+            out.append("unreadable facts (the others above were read):\n");
+            facts.unreadableFacts().forEach((fact, reason) -> out.append("  ").append(fact).append(": ").append(reason).append('\n'));
+        }
         out.append("Thunderbolt ports:\n");
         for (MachineFacts.ThunderboltPort port : facts.thunderboltPorts()) {
             out.append(String.format(Locale.ROOT, "  port %d %-5s %s", port.port(), port.interfaceName() == null ? "?" : port.interfaceName(),

@@ -115,9 +115,14 @@ public class MdmUpdateMethod implements UpdateMethod {
             boolean escrowed = serverToken == EnrollmentState.BootstrapToken.ESCROWED
                     || (serverToken == EnrollmentState.BootstrapToken.NOT_EXPOSED_BY_SERVER && observed.bootstrapTokenEscrowed());
             if (!escrowed) {
-                findings.add(new PreflightFinding(name, PreflightFinding.Check.BOOTSTRAP_TOKEN,
-                        "no bootstrap token is escrowed with the MDM server (profiles status -type bootstraptoken): the Mac cannot authorize the update",
-                        "escrow it: `macfleet provision " + (machine.cluster() == null ? "CLUSTER" : machine.cluster()) + " --machine " + name
+                boolean unknown = serverToken == EnrollmentState.BootstrapToken.NOT_EXPOSED_BY_SERVER
+                        && !observed.read(io.macfleet.facts.FactsGatherer.BOOTSTRAP_TOKEN_FACT);
+                findings.add(new PreflightFinding(name, PreflightFinding.Check.BOOTSTRAP_TOKEN, unknown
+                        ? "whether a bootstrap token is escrowed is unknown: " + observed.unreadableFacts().get(io.macfleet.facts.FactsGatherer.BOOTSTRAP_TOKEN_FACT)
+                        : "no bootstrap token is escrowed with the MDM server (profiles status -type bootstraptoken): the Mac cannot authorize the update",
+                        unknown ? "run `profiles status -type bootstraptoken` on " + name + " and see `macfleet facts show " + name
+                                + "`; escrow the token if it is not, then plan again"
+                                : "escrow it: `macfleet provision " + (machine.cluster() == null ? "CLUSTER" : machine.cluster()) + " --machine " + name
                                 + " --playbook bootstrap-token`, then plan again"));
             }
             if (observed.freeDiskBytes() < MINIMUM_FREE_DISK_BYTES) {

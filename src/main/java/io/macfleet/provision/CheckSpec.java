@@ -46,19 +46,26 @@ public record CheckSpec(List<String> argv, boolean privileged, Integer timeoutSe
         String shown = "`" + result.command().display() + "`";
         if (result.exitStatus() == null || result.exitStatus() != expectedExitCode()) {
             return CheckResult.notSatisfied(reason(shown + " exited with " + result.exitStatus() + " (expected " + expectedExitCode() + ")"
-                    + firstLine(result.stderr().isBlank() ? result.stdout() : result.stderr())));
+                    + firstLine(result.stderr().isBlank() ? result.stdout() : result.stderr())), plain(shown + " failed"));
         }
         for (String regex : outputMatches) {
             if (!Pattern.compile(regex, Pattern.MULTILINE).matcher(result.stdout()).find()) {
-                return CheckResult.notSatisfied(reason(shown + " output does not match /" + regex + "/" + firstLine(result.stdout())));
+                return CheckResult.notSatisfied(reason(shown + " output does not match /" + regex + "/" + firstLine(result.stdout())),
+                        plain(shown + " does not answer as expected yet"));
             }
         }
         for (String regex : outputDoesNotMatch) {
             if (Pattern.compile(regex, Pattern.MULTILINE).matcher(result.stdout()).find()) {
-                return CheckResult.notSatisfied(reason(shown + " output matches /" + regex + "/" + firstLine(result.stdout())));
+                return CheckResult.notSatisfied(reason(shown + " output matches /" + regex + "/" + firstLine(result.stdout())),
+                        plain(shown + " does not answer as expected yet"));
             }
         }
         return CheckResult.satisfied(shown + " as expected");
+    }
+
+    /** For a person: the check's explanation alone, or a sentence without the pattern and the raw output. */
+    private String plain(String withoutExplanation) {
+        return explain == null || explain.isBlank() ? withoutExplanation : explain;
     }
 
     private String reason(String observed) {

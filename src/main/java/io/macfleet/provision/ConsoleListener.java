@@ -24,6 +24,13 @@ public final class ConsoleListener implements ProvisioningListener {
     private record Line(String step, long startedNanos, String note) {
     }
 
+    /** A Mac waiting for a person, and where their answer goes. */
+    private record Pending(OperatorRequest request, CompletableFuture<OperatorAnswer> answer) {
+    }
+
+    /** How long to gather walkthroughs that arrive together before asking for all of them at once. */
+    private static final long GATHER_REQUESTS = 750;
+
     private final PrintWriter out;
     private final BufferedReader in;
     private final boolean live;
@@ -34,6 +41,11 @@ public final class ConsoleListener implements ProvisioningListener {
     private int drawn;
     private Thread ticker;
     private Thread reader;
+    private Thread dispatcher;
+    private final Map<String, Pending> pending = new LinkedHashMap<>();
+    private final java.util.List<Pending> unshown = new java.util.ArrayList<>();
+    private boolean showScheduled;
+    private boolean inputEnded;
     private boolean prompting;
     private String promptLine = "";
 
@@ -112,62 +124,180 @@ public final class ConsoleListener implements ProvisioningListener {
             }
             return CompletableFuture.completedFuture(OperatorAnswer.defer());
         }
-        synchronized (this) {
-            prompting = true;
-            clearLocked();
-            out.println();
-            out.print(request.text());
-            out.println("  Type 'done' when finished (macfleet then waits for " + request.machine() + " and verifies over SSH),");
-            out.println("  'later' to leave this step waiting, or 'abort' to stop " + request.machine() + ".");
-            promptLine = "  " + request.machine() + " > ";
-            out.print(promptLine);
-            out.flush();
-            startReader();
-        }
         CompletableFuture<OperatorAnswer> answer = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try {
-                while (!answer.isDone()) {
-                    String line = answers.poll(200, TimeUnit.MILLISECONDS);
-                    if (line == null) {
-                        continue;
-                    }
-                    String word = line.strip().toLowerCase(Locale.ROOT);
-                    OperatorAnswer parsed = switch (word) {
-                        case "done", "d", "yes", "y" -> OperatorAnswer.done(actor);
-                        case "abort", "a" -> OperatorAnswer.abort(actor);
-                        case "later", "l", NO_INPUT -> OperatorAnswer.defer();
-                        default -> null;
-                    };
-                    if (parsed == null) {
-                        synchronized (this) {
-                            out.print("  please type done, later or abort > ");
-                            out.flush();
-                        }
-                        continue;
-                    }
-                    if (word.equals(NO_INPUT)) {
-                        answers.offer(NO_INPUT);
+        Pending waiting = new Pending(request, answer);
+        synchronized (this) {
+            if (inputEnded) {
+                return CompletableFuture.completedFuture(OperatorAnswer.defer());
+            }
+            pending.put(request.machine(), waiting);
+            unshown.add(waiting);
+            startReader();
+            startDispatcher();
+            if (!showScheduled) {
+                // Machines reach the step within moments of each other: gather them, then ask for all of them together.
+                showScheduled = true;
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        Thread.sleep(GATHER_REQUESTS);
+                    } catch (InterruptedException e) {
+                        // Show what there is.
                     }
                     synchronized (this) {
-                        prompting = false;
-                        if (parsed.kind() == OperatorAnswer.Kind.DONE) {
-                            out.println("  waiting for " + request.machine() + " to answer over SSH and verifying (up to a few minutes)...");
-                        }
-                        out.flush();
+                        showScheduled = false;
+                        showLocked();
                     }
-                    answer.complete(parsed);
-                }
-            } catch (InterruptedException e) {
-                answer.complete(OperatorAnswer.defer());
+                });
             }
-        });
+        }
         answer.whenComplete((value, error) -> {
             synchronized (this) {
-                prompting = false;
+                if (pending.get(request.machine()) != waiting) {
+                    return;
+                }
+                pending.remove(request.machine());
+                unshown.remove(waiting);
+                if (answer.isCancelled()) {
+                    // Checked again while waiting and found done (or confirmed elsewhere): no longer asked for.
+                    printAbove("  " + request.machine() + ": done meanwhile (checked again), no longer waiting for a person");
+                }
+                if (pending.isEmpty()) {
+                    prompting = false;
+                } else if (answer.isCancelled()) {
+                    promptLocked();
+                }
             }
         });
         return answer;
+    }
+
+    /** Prints the walkthroughs asked for since the last time, grouped by step, then the prompt for every waiting Mac. */
+    private void showLocked() {
+        if (unshown.isEmpty()) {
+            return;
+        }
+        prompting = true;
+        clearLocked();
+        Map<String, java.util.List<OperatorRequest>> groups = new LinkedHashMap<>();
+        for (Pending waiting : unshown) {
+            OperatorRequest request = waiting.request();
+            groups.computeIfAbsent(request.runId() + "/" + request.step() + "/" + request.title(), key -> new java.util.ArrayList<>()).add(request);
+        }
+        unshown.clear();
+        for (java.util.List<OperatorRequest> group : groups.values()) {
+            out.println();
+            out.print(group.size() == 1 ? group.getFirst().text() : OperatorRequest.text(group));
+        }
+        promptLocked();
+    }
+
+    /** What can be typed, and the prompt naming every Mac waiting for a person. */
+    private void promptLocked() {
+        java.util.List<String> machines = java.util.List.copyOf(pending.keySet());
+        if (machines.size() == 1) {
+            String machine = machines.getFirst();
+            out.println("  Type 'done' when finished (macfleet then waits for " + machine + " and verifies over SSH),");
+            out.println("  'later' to leave this step waiting, or 'abort' to stop " + machine + " ('details' shows what the checks saw).");
+        } else {
+            out.println("  Waiting for a person: " + String.join(", ", machines) + ".");
+            out.println("  Type 'done " + machines.getFirst() + "' (several names, or 'done all') when a Mac is finished: macfleet then waits for it");
+            out.println("  and verifies over SSH. 'later NAME|all' leaves it waiting, 'abort NAME|all' stops it, 'details' shows what the checks saw.");
+        }
+        promptLine = "  " + String.join(" ", machines) + " > ";
+        out.print(promptLine);
+        out.flush();
+    }
+
+    /** Reads the person's lines and answers the Macs they name, one line at a time. */
+    private void startDispatcher() {
+        if (dispatcher != null) {
+            return;
+        }
+        dispatcher = Thread.ofVirtual().name("provision-operator").start(() -> {
+            try {
+                while (true) {
+                    String line = answers.take();
+                    if (line.equals(NO_INPUT)) {
+                        java.util.List<Pending> all;
+                        synchronized (this) {
+                            inputEnded = true;
+                            all = java.util.List.copyOf(pending.values());
+                        }
+                        all.forEach(waiting -> waiting.answer().complete(OperatorAnswer.defer()));
+                        return;
+                    }
+                    answer(line);
+                }
+            } catch (InterruptedException e) {
+                // The run is over.
+            }
+        });
+    }
+
+    /** One typed line: a word (done, later, abort, details) and the Macs it is for (names, or all). */
+    private void answer(String line) {
+        java.util.List<String> words = java.util.Arrays.stream(line.strip().split("\\s+")).filter(word -> !word.isEmpty()).toList();
+        java.util.List<Pending> targets = new java.util.ArrayList<>();
+        OperatorAnswer parsed;
+        synchronized (this) {
+            if (pending.isEmpty()) {
+                return;
+            }
+            String word = words.isEmpty() ? "" : words.getFirst().toLowerCase(Locale.ROOT);
+            parsed = switch (word) {
+                case "done", "d", "yes", "y" -> OperatorAnswer.done(actor);
+                case "abort", "a" -> OperatorAnswer.abort(actor);
+                case "later", "l" -> OperatorAnswer.defer();
+                default -> null;
+            };
+            java.util.List<String> names = words.isEmpty() ? java.util.List.of() : words.subList(1, words.size());
+            if (word.equals("details") || word.equals("detail")) {
+                for (Pending waiting : pending.values()) {
+                    if (names.isEmpty() || names.contains(waiting.request().machine()) || names.contains("all")) {
+                        OperatorRequest request = waiting.request();
+                        out.println("  " + request.machine() + ": " + (request.details() == null ? request.whyNeeded() : request.details()));
+                    }
+                }
+                out.print(promptLine);
+                out.flush();
+                return;
+            }
+            if (parsed == null) {
+                out.print("  please type done, later, abort or details" + (pending.size() > 1 ? " with machine names or 'all'" : "") + " > ");
+                out.flush();
+                return;
+            }
+            if (names.isEmpty() && pending.size() > 1) {
+                out.print("  " + pending.size() + " Macs are waiting: say which (" + word + " " + pending.keySet().iterator().next()
+                        + ", or " + word + " all) > ");
+                out.flush();
+                return;
+            }
+            java.util.List<String> unknown = names.stream().filter(name -> !name.equalsIgnoreCase("all") && !pending.containsKey(name)).toList();
+            if (!unknown.isEmpty()) {
+                out.print("  not waiting for a person: " + String.join(", ", unknown) + " (waiting: " + String.join(", ", pending.keySet()) + ") > ");
+                out.flush();
+                return;
+            }
+            for (Pending waiting : pending.values()) {
+                if (names.isEmpty() || names.stream().anyMatch(name -> name.equalsIgnoreCase("all")) || names.contains(waiting.request().machine())) {
+                    targets.add(waiting);
+                }
+            }
+            if (parsed.kind() == OperatorAnswer.Kind.DONE) {
+                out.println("  waiting for " + String.join(", ", targets.stream().map(waiting -> waiting.request().machine()).toList())
+                        + " to answer over SSH and verifying (up to a few minutes)...");
+            }
+            out.flush();
+        }
+        for (Pending waiting : targets) {
+            waiting.answer().complete(parsed);
+        }
+        synchronized (this) {
+            if (!pending.isEmpty() && unshown.isEmpty()) {
+                promptLocked();
+            }
+        }
     }
 
     @Override
@@ -175,7 +305,7 @@ public final class ConsoleListener implements ProvisioningListener {
         if (verified) {
             printAbove("  " + request.machine() + ": verified (" + abbreviate(detail, 200) + "); confirmed by " + actor);
         } else {
-            printAbove("  " + request.machine() + ": NOT verified: " + abbreviate(detail, 300) + "\n  Repeat the steps below, or type abort.");
+            printAbove("  " + request.machine() + ": NOT verified: " + abbreviate(detail, 300) + "\n  Repeat the steps shown next, or type abort.");
         }
     }
 

@@ -103,20 +103,25 @@ final class OperatorStep implements StepDefinition, OperatorWalkthrough {
     @Override
     public CheckResult verify(MachineContext context, boolean freshConnection) {
         List<String> wrong = new ArrayList<>();
+        List<String> wrongPlain = new ArrayList<>();
         List<String> right = new ArrayList<>();
         for (CheckSpec check : parameters.verification()) {
             CheckResult result;
             try {
                 result = check.evaluate(context, freshConnection);
             } catch (StepFailedException e) {
-                result = CheckResult.notSatisfied(UNREACHABLE + ": " + e.getMessage());
+                result = CheckResult.notSatisfied(UNREACHABLE + ": " + e.getMessage(), UNREACHABLE + " (yet)");
             }
             (result.satisfied() ? right : wrong).add(result.detail());
+            if (!result.satisfied()) {
+                wrongPlain.add(result.plain());
+            }
             if (!result.satisfied() && result.detail().startsWith(UNREACHABLE)) {
                 break;
             }
         }
-        return wrong.isEmpty() ? CheckResult.satisfied(String.join("; ", right)) : CheckResult.notSatisfied(String.join("; ", wrong));
+        return wrong.isEmpty() ? CheckResult.satisfied(String.join("; ", right))
+                : CheckResult.notSatisfied(String.join("; ", wrong), String.join("; ", wrongPlain));
         // An unreachable machine's detail starts with UNREACHABLE (the loop stops at the first such check).
     }
 

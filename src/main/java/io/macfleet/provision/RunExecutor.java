@@ -25,7 +25,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Works on one run whose lease this process holds: every machine on a virtual thread (at most {@code parallelism}
@@ -51,7 +50,6 @@ final class RunExecutor {
     /** Machines per batch of a rolling run (0: all at once), and the share of a batch that may fail before the rest stops. */
     private int serial;
     private int maxFailPercent = 100;
-    private final ReentrantLock operatorTurn = new ReentrantLock(true);
 
     RunExecutor(ProvisioningStore store, FactsService facts, ClusterCabling cabling, AuditLog audit, Clock clock, String actor,
                 String leaseOwner, Duration leaseTimeout, int parallelism) {
@@ -320,7 +318,8 @@ final class RunExecutor {
     }
 
     /**
-     * The walkthrough of an operator step on one machine: check, ask (one machine at a time), poll with fresh
+     * The walkthrough of an operator step on one machine: check, ask (every machine that needs it at once: a person
+     * does several Macs in Recovery side by side), check again while waiting for the answer, poll with fresh
      * connections until the verification passes or times out, record who confirmed; repeat when asked to.
      */
     private OperatorResult operatorStep(long runId, PlaybookStep step, OperatorWalkthrough operator, MachineContext context, ProvisioningListener listener) {
@@ -330,29 +329,16 @@ final class RunExecutor {
         }
         String machine = context.machine();
         String wrong = check.detail();
+        String wrongPlain = check.plain();
         while (true) {
-            OperatorRequest request = operator.request(runId, step.name(), context, wrong).redacted(context::redact);
+            OperatorRequest request = operator.request(runId, step.name(), context, wrongPlain).withDetails(wrong).redacted(context::redact);
             store.stepWaiting(runId, request, clock.instant());
-            OperatorAnswer answer;
-            // Machine by machine: one walkthrough at a time, the others wait their turn.
-            boolean waitedForTurn = !operatorTurn.tryLock();
-            if (waitedForTurn) {
-                operatorTurn.lock();
+            Waited waited = awaitAnswer(runId, machine, step, operator, context, listener.operatorNeeded(request));
+            if (waited.doneMeanwhile() != null) {
+                listener.progress(machine, step.name(), "done meanwhile, checked again while waiting: " + waited.doneMeanwhile());
+                return new OperatorResult(StepStatus.DONE, "done meanwhile (checked again before asking): " + waited.doneMeanwhile(), null);
             }
-            try {
-                if (waitedForTurn) {
-                    // Another Mac's walkthrough came first, and a person often does several Macs in Recovery at once:
-                    // check this one again before asking for what may be done already.
-                    CheckResult again = step.definition().check(context);
-                    if (again.satisfied()) {
-                        listener.progress(machine, step.name(), "done meanwhile, checked again before asking: " + again.detail());
-                        return new OperatorResult(StepStatus.DONE, "done meanwhile (checked again before asking): " + again.detail(), null);
-                    }
-                }
-                answer = awaitAnswer(runId, machine, step.name(), listener.operatorNeeded(request));
-            } finally {
-                operatorTurn.unlock();
-            }
+            OperatorAnswer answer = waited.answer();
             if (answer == null) {
                 return new OperatorResult(StepStatus.DONE, "confirmed and verified elsewhere (console)", null);
             }
@@ -370,37 +356,59 @@ final class RunExecutor {
                     audit.record(new AuditEvent(now, answer.actor(), machine, "provision.operator.confirm", "run " + runId + " step " + step.name()
                             + " (" + request.title() + "): " + (verified.satisfied() ? "verified: " : "verification failed: ")
                             + ProvisioningStore.cap(verified.detail()), verified.satisfied() ? AuditEvent.Outcome.SUCCESS : AuditEvent.Outcome.FAILURE));
-                    listener.operatorVerified(request, verified.satisfied(), verified.detail());
+                    listener.operatorVerified(request, verified.satisfied(), verified.satisfied() ? verified.detail() : verified.plain());
                     if (verified.satisfied()) {
                         return new OperatorResult(StepStatus.DONE, "confirmed by " + answer.actor() + ", verified: " + verified.detail(), null);
                     }
                     wrong = "after the confirmation by " + answer.actor() + ", still wrong: " + verified.detail();
+                    wrongPlain = "after the confirmation by " + answer.actor() + ", still wrong: " + verified.plain();
                 }
                 default -> throw new IllegalStateException();
             }
         }
     }
 
-    /** The person's answer, or null when the step was confirmed and verified elsewhere meanwhile. */
-    private OperatorAnswer awaitAnswer(long runId, String machine, String step, CompletableFuture<OperatorAnswer> answer) {
+    /**
+     * How waiting for a person ended: their answer; null when it was confirmed and verified elsewhere (the web
+     * console); or, in {@code doneMeanwhile}, what the check saw when the machine turned out done without an answer.
+     */
+    private record Waited(OperatorAnswer answer, String doneMeanwhile) {
+    }
+
+    /**
+     * Waits for the person's answer. Every poll interval the step's check runs again: a person doing several Macs at
+     * once often finishes one before saying so, and a Mac found done is not asked for any more.
+     */
+    private Waited awaitAnswer(long runId, String machine, PlaybookStep step, OperatorWalkthrough operator, MachineContext context,
+                               CompletableFuture<OperatorAnswer> answer) {
+        long checkEvery = Duration.ofSeconds(operator.pollSeconds()).toNanos();
+        long nextCheck = System.nanoTime() + checkEvery;
         while (true) {
             try {
-                return answer.get(1, TimeUnit.SECONDS);
+                return new Waited(answer.get(1, TimeUnit.SECONDS), null);
             } catch (TimeoutException notYet) {
-                if (store.stepState(runId, machine, step).filter(state -> state == StepStatus.DONE).isPresent()) {
+                if (store.stepState(runId, machine, step.name()).filter(state -> state == StepStatus.DONE).isPresent()) {
                     answer.cancel(true);
-                    return null;
+                    return new Waited(null, null);
                 }
                 if (leaseLost.get()) {
                     answer.cancel(true);
-                    return OperatorAnswer.defer();
+                    return new Waited(OperatorAnswer.defer(), null);
+                }
+                if (operator.verifiable() && System.nanoTime() - nextCheck >= 0) {
+                    nextCheck = System.nanoTime() + checkEvery;
+                    // Fresh connections: the Mac may have restarted since; unreachable (in Recovery) is not done yet.
+                    CheckResult again = operator.verify(context, true);
+                    if (again.satisfied() && answer.cancel(true)) {
+                        return new Waited(null, again.detail());
+                    }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 answer.cancel(true);
-                return OperatorAnswer.defer();
+                return new Waited(OperatorAnswer.defer(), null);
             } catch (ExecutionException | java.util.concurrent.CancellationException e) {
-                return OperatorAnswer.defer();
+                return new Waited(OperatorAnswer.defer(), null);
             }
         }
     }

@@ -16,6 +16,19 @@ public final class Faults {
     public volatile boolean dropMidCommand;
     /** Commands answer with garbage instead of their output. */
     public volatile boolean garbage;
+    /** Programs (argv[0] without directory) that answer with garbage while the others answer normally. */
+    public final Set<String> garbledPrograms = ConcurrentHashMap.newKeySet();
+
+    /** Whether this command line's output is garbage: every command's, or its program's. */
+    boolean garbles(String commandLine) {
+        if (garbage) {
+            return true;
+        }
+        String[] words = commandLine.strip().split("\\s+");
+        String program = words.length == 0 ? "" : words[0].substring(words[0].lastIndexOf('/') + 1);
+        return garbledPrograms.contains(program);
+    }
+
     /** The next reboot never comes back (SSH stays down until the fault is cleared and the Mac powered on). */
     public volatile boolean rebootNeverReturns;
     /** SFTP uploads fail with "no space left on device" and df shows a full disk. */
@@ -37,6 +50,7 @@ public final class Faults {
         slowMillis = 0;
         dropMidCommand = false;
         garbage = false;
+        garbledPrograms.clear();
         rebootNeverReturns = false;
         diskFull = false;
         rdmaWedged = false;
@@ -51,6 +65,7 @@ public final class Faults {
         map.put("slowMillis", slowMillis);
         map.put("dropMidCommand", dropMidCommand);
         map.put("garbage", garbage);
+        map.put("garbledPrograms", java.util.List.copyOf(garbledPrograms));
         map.put("rebootNeverReturns", rebootNeverReturns);
         map.put("diskFull", diskFull);
         map.put("rdmaWedged", rdmaWedged);

@@ -258,7 +258,7 @@ final class MacSshServer {
                 // sshd runs the line as `zsh -c LINE`: the whole line is in that process's arguments.
                 mac.recordProcess("zsh -c " + commandLine);
                 MacShell.Result result = new MacShell(fleet, mac).run(commandLine, readLine);
-                String stdout = faults.garbage ? MacShell.garbage(result.stdout()) : result.stdout();
+                String stdout = faults.garbles(commandLine) ? MacShell.garbage(result.stdout()) : result.stdout();
                 if (faults.dropMidCommand) {
                     byte[] bytes = stdout.getBytes(StandardCharsets.UTF_8);
                     out.write(bytes, 0, bytes.length / 2);

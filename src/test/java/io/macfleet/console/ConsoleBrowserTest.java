@@ -191,7 +191,10 @@ class ConsoleBrowserTest {
             assertThat(browser.count(task + " ol.instructions li")).isEqualTo(8);
             assertThat(browser.text(task)).contains("Press and hold the power button").contains("rdma_ctl enable")
                     .contains("pick the administrator user who is a volume owner of the startup disk")
-                    .contains("rdma_ctl status does not say enabled");
+                    .contains("rdma_ctl status does not say enabled")
+                    // Patterns and raw output are folded away under "Details".
+                    .doesNotContain("/^enabled/");
+            assertThat(browser.count(task + " details.check-details")).isEqualTo(1);
             assertThat(browser.count("section.operator-task")).isEqualTo(1);
             assertThat(browser.text("tr[data-machine='studio-01'] td[data-step='rdma-enabled']")).isEqualTo("skipped-already-done");
             browser.screenshot("run-waiting-for-operator");

@@ -155,6 +155,56 @@ class FactsGatheringTest {
     }
 
     @Test
+    void anUnreadableOptionalFactCostsOnlyThatFact() {
+        int storedBefore = facts.history("studio-03").size();
+        // Only `profiles` answers garbage on studio-03; every other command answers as macOS does.
+        simulation.fleet.machine("studio-03").faults().garbledPrograms.add("profiles");
+
+        FactsService.Gathering gathering = gather(null, List.of("studio-03", "studio-01"), Duration.ofSeconds(10));
+
+        MachineResult<MachineFacts> partial = result(gathering, "studio-03");
+        assertThat(partial.error()).isNull();
+        MachineFacts observed = partial.value();
+        assertThat(observed.macosVersion()).isEqualTo("26.2");
+        assertThat(observed.serialNumber()).isEqualTo(simulation.fleet.machine("studio-03").spec().serialNumber());
+        assertThat(observed.thunderboltPorts()).filteredOn(MachineFacts.ThunderboltPort::connected).hasSize(3);
+        assertThat(observed.read(FactsGatherer.BOOTSTRAP_TOKEN_FACT)).isFalse();
+        assertThat(observed.read(FactsGatherer.UPTIME_FACT)).isTrue();
+        assertThat(observed.unreadableFacts()).containsOnlyKeys(FactsGatherer.BOOTSTRAP_TOKEN_FACT);
+        assertThat(observed.unreadableFacts().get(FactsGatherer.BOOTSTRAP_TOKEN_FACT))
+                .startsWith("`profiles status -type bootstraptoken`: ");
+        assertThat(result(gathering, "studio-01").value().unreadableFacts()).isEmpty();
+
+        // Stored with the other facts, the error kept with them and as the machine's last error.
+        assertThat(facts.history("studio-03")).hasSize(storedBefore + 1);
+        assertThat(facts.latest("studio-03").orElseThrow().facts()).isEqualTo(observed);
+        var reached = new io.macfleet.observe.ObservationStore(simulation.dataSource).of("studio-03").orElseThrow();
+        assertThat(reached.reachable()).isTrue();
+        assertThat(reached.lastError()).hasValueSatisfying(error -> assertThat(error)
+                .startsWith("bootstrap token unreadable: `profiles status -type bootstraptoken`: "));
+        assertThat(FactsText.text(observed)).contains("bootstrap token:     unknown (unreadable)")
+                .contains("unreadable facts (the others above were read):\n  bootstrap token: `profiles status -type bootstraptoken`: ");
+
+        // The next gathering that reads it clears the error.
+        simulation.heal();
+        FactsService.Gathering healed = gather(null, List.of("studio-03"), Duration.ofSeconds(10));
+        assertThat(result(healed, "studio-03").value().unreadableFacts()).isEmpty();
+        assertThat(new io.macfleet.observe.ObservationStore(simulation.dataSource).of("studio-03").orElseThrow().lastError()).isEmpty();
+    }
+
+    @Test
+    void anUnreadableEssentialFactStillFailsTheMachine() {
+        int storedBefore = facts.history("studio-03").size();
+        simulation.fleet.machine("studio-03").faults().garbledPrograms.add("sw_vers");
+
+        FactsService.Gathering gathering = gather(null, List.of("studio-03"), Duration.ofSeconds(10));
+
+        assertThat(result(gathering, "studio-03").error()).isInstanceOf(FactsGatheringException.class)
+                .hasMessageStartingWith("studio-03: `sw_vers`: ");
+        assertThat(facts.history("studio-03")).hasSize(storedBefore);
+    }
+
+    @Test
     void aDroppedConnectionIsRetriedBecauseFactsAreReads() {
         simulation.fleet.inject(FaultStep.machine("studio-04", "drop-connection"));
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.macfleet.simulator.mdm.SimulatedMdmDevice;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -17,6 +18,26 @@ import org.junit.jupiter.api.io.TempDir;
 class CampaignFaultsTest {
     @TempDir
     Path directory;
+
+    @Test
+    void anUnreadableBootstrapTokenStatusIsUnknownNotNotEscrowed() throws Exception {
+        try (CampaignFixture fixture = CampaignFixture.start(directory, "127.0.0.63")) {
+            // Only `profiles` answers garbage on studio-02: its other facts are read, the escrow state is unknown.
+            fixture.mac("studio-02").faults().garbledPrograms.add("profiles");
+
+            OsUpdateCampaigns.Plan plan = fixture.campaigns().plan(CampaignFixture.to262(true));
+
+            assertThat(plan.passed()).isFalse();
+            List<PreflightResult> machines = plan.clusters().getFirst().machines();
+            PreflightResult blocked = machines.stream().filter(result -> result.machine().equals("studio-02")).findFirst().orElseThrow();
+            assertThat(blocked.osVersion()).isPresent();
+            assertThat(blocked.findings()).singleElement().satisfies(finding -> {
+                assertThat(finding.check()).isEqualTo(PreflightFinding.Check.BOOTSTRAP_TOKEN);
+                assertThat(finding.problem()).startsWith("whether a bootstrap token is escrowed is unknown: `profiles status -type bootstraptoken`: ");
+            });
+            assertThat(machines).filteredOn(result -> !result.machine().equals("studio-02")).allSatisfy(result -> assertThat(result.passed()).isTrue());
+        }
+    }
 
     @Test
     void aFailedPreflightSendsNothingAndNamesEachBlockedMachineWithItsFix() throws Exception {
