@@ -170,8 +170,9 @@ public final class FactsGatherer {
     private static final Duration DEADLINE_GRACE = Duration.ofMillis(500);
 
     private static FactsGatheringException pastDeadline(String machine, Command command, ExecutionLimits limits) {
-        return new FactsGatheringException(machine, command.render(), "no answer within the machine's command timeout of "
-                + limits.commandTimeout().toMillis() + " ms for all its commands together", null);
+        // Said as the command's own timeout says it: which of the two noticed first is a race, the fact is the same.
+        return new FactsGatheringException(machine, command.render(), "did not finish within the command timeout of "
+                + limits.commandTimeout().toMillis() + " ms (one deadline for all the machine's commands together)", null);
     }
 
     /**

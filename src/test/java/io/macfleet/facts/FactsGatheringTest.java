@@ -131,8 +131,9 @@ class FactsGatheringTest {
         assertThat(gathering.elapsed()).isLessThan(Duration.ofSeconds(10));
         MachineResult<MachineFacts> hung = result(gathering, "studio-02");
         assertThat(hung.succeeded()).isFalse();
-        assertThat(hung.error()).isInstanceOf(FactsGatheringException.class).hasRootCauseInstanceOf(SshException.Timeout.class)
-                .hasMessageStartingWith("studio-02: `sw_vers`: ");
+        // The command's own timeout or the machine's one deadline, whichever notices first (a race under load): a timeout either way.
+        assertThat(hung.error()).isInstanceOf(FactsGatheringException.class).hasMessageStartingWith("studio-02: `sw_vers`: ")
+                .hasMessageContaining("did not finish within the command timeout of ");
         assertThat(gathering.results()).filteredOn(MachineResult::succeeded).extracting(MachineResult::machine)
                 .containsExactly("studio-01", "studio-03", "studio-04");
         assertThat(gathering.failed()).isEqualTo(1);
