@@ -65,8 +65,18 @@ public class DemoCommand implements Callable<Integer> {
     @Inject
     io.macfleet.deployment.NodeService nodes;
 
+    @Inject
+    io.macfleet.provision.ProvisioningService provisioning;
+
+    @Inject
+    io.macfleet.osupdate.OsUpdateCampaigns campaigns;
+
     @Option(names = "--no-node", description = "Do not deploy the inference node to the simulated Macs.")
     boolean noNode;
+
+    @Option(names = "--as-delivered", description = "Leave the Macs as delivered (RDMA off, bridge on, macOS " + DemoEnvironment.DEMO_MACOS
+            + ") instead of provisioning the first cluster and updating its macOS, to do those steps yourself (the README's tour).")
+    boolean asDelivered;
 
     /** The demo directory named by {@code --dir} in a demo command line, else ~/.macfleet/demo. */
     static Path directory(String... args) {
@@ -129,8 +139,15 @@ public class DemoCommand implements Callable<Integer> {
             return ExitCodes.CHECK_FAILED;
         }
         System.out.flush();
+        java.io.PrintWriter out = new java.io.PrintWriter(System.out, true);
+        if (!asDelivered) {
+            // macfleet's main job on the first cluster: provisioned, updated, then serving (below); the rest stay as delivered.
+            if (DemoMainJob.provision(provisioning, demo.fleet(), DemoEnvironment.CLUSTER, out)) {
+                DemoMainJob.updateMacos(campaigns, DemoEnvironment.CLUSTER, DemoEnvironment.TARGET_MACOS, DemoEnvironment.TARGET_BUILD, out);
+            }
+        }
         if (!noNode) {
-            io.macfleet.deployment.DemoNode.deploy(nodes, DemoEnvironment.CLUSTER, dir, new java.io.PrintWriter(System.out, true));
+            io.macfleet.deployment.DemoNode.deploy(nodes, DemoEnvironment.CLUSTER, dir, out);
         }
         try {
             Quarkus.waitForExit();

@@ -263,7 +263,7 @@ public class OsUpdateCommand {
         return view.status().equals(CampaignStatus.SUCCEEDED.wire()) ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
     }
 
-    static void print(PrintWriter out, CampaignView view) {
+    public static void print(PrintWriter out, CampaignView view) {
         out.println("Campaign " + view.id() + " " + view.status() + ": to " + view.target() + " via " + view.method() + ", install by "
                 + view.installBy() + ", started by " + view.createdBy());
         for (CampaignView.ClusterView cluster : view.clusters()) {

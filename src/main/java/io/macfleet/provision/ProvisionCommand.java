@@ -170,7 +170,7 @@ public class ProvisionCommand implements Callable<Integer> {
      * Steps per machine by outcome, like Ansible's PLAY RECAP: ok (already as wanted), changed (the step acted), skipped
      * (not applicable), failed, waiting for a person. Steps not reached (pending) are not counted.
      */
-    static void printRecap(PrintWriter out, RunView.Detail detail) {
+    public static void printRecap(PrintWriter out, RunView.Detail detail) {
         out.println();
         out.println("Recap of run " + detail.run().id() + ":");
         out.printf(Locale.ROOT, "  %-14s %4s %8s %8s %7s %20s%n", "machine", "ok", "changed", "skipped", "failed", "waiting-for-a-person");

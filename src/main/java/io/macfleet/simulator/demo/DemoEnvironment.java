@@ -30,6 +30,8 @@ public final class DemoEnvironment implements AutoCloseable {
     /** The cluster the demo inventory declares, and the macOS version it targets. */
     public static final String CLUSTER = "llm-a";
     public static final String TARGET_MACOS = "26.2";
+    /** The build of {@link #TARGET_MACOS} the demo updates to (every node of a cluster lands on the same build). */
+    public static final String TARGET_BUILD = "25C56";
     public static final String DEMO_MACOS = "26.1";
     public static final String VOLUME_OWNER_PASSWORD = "macfleet-demo";
 
