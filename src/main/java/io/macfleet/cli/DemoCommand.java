@@ -130,7 +130,7 @@ public class DemoCommand implements Callable<Integer> {
             demo.close();
             return ExitCodes.CHECK_FAILED;
         }
-        System.out.println(demo.summary(httpPort));
+        System.out.println(demo.summary(httpPort, !asDelivered));
         try {
             printAccount(accounts.prepareDemo(dir), httpPort);
         } catch (IOException | RuntimeException e) {
@@ -140,14 +140,21 @@ public class DemoCommand implements Callable<Integer> {
         }
         System.out.flush();
         java.io.PrintWriter out = new java.io.PrintWriter(System.out, true);
+        boolean provisioned = false;
+        boolean updated = false;
         if (!asDelivered) {
             // macfleet's main job on the first cluster: provisioned, updated, then serving (below); the rest stay as delivered.
-            if (DemoMainJob.provision(provisioning, demo.fleet(), DemoEnvironment.CLUSTER, out)) {
-                DemoMainJob.updateMacos(campaigns, DemoEnvironment.CLUSTER, DemoEnvironment.TARGET_MACOS, DemoEnvironment.TARGET_BUILD, out);
-            }
+            provisioned = DemoMainJob.provision(provisioning, demo.fleet(), DemoEnvironment.CLUSTER, out);
+            updated = provisioned && DemoMainJob.updateMacos(campaigns, DemoEnvironment.CLUSTER, DemoEnvironment.TARGET_MACOS,
+                    DemoEnvironment.TARGET_BUILD, out);
         }
+        java.util.Optional<String> endpoint = java.util.Optional.empty();
         if (!noNode) {
-            io.macfleet.deployment.DemoNode.deploy(nodes, DemoEnvironment.CLUSTER, dir, out);
+            endpoint = io.macfleet.deployment.DemoNode.deploy(nodes, DemoEnvironment.CLUSTER, dir, out);
+        }
+        if (!asDelivered) {
+            out.println(DemoMainJob.conclusion(DemoEnvironment.CLUSTER, provisioned, updated, DemoEnvironment.TARGET_MACOS + " (" + DemoEnvironment.TARGET_BUILD + ")",
+                    endpoint, "http://localhost:" + httpPort + "/console"));
         }
         try {
             Quarkus.waitForExit();
@@ -315,7 +322,8 @@ public class DemoCommand implements Callable<Integer> {
         @Option(names = "--millis", description = "Delay of 'slow'.")
         Long millis;
 
-        @Option(names = "--daemon", description = "Launch daemon label of 'crash-loop' and 'daemon-crash' (the node's: io.macfleet.inference-node).")
+        @Option(names = "--daemon", description = "Launch daemon label of 'crash-loop' and 'daemon-crash' (default: the inference node's, "
+                + io.macfleet.deployment.NodeLayout.LABEL + ").")
         String daemon;
 
         @Option(names = "--to", description = "New port of 'move', e.g. studio-01:5.")
@@ -327,7 +335,9 @@ public class DemoCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             boolean port = target.contains(":");
-            return post("/faults", new FaultStep(port ? null : target, port ? target : null, fault, millis, daemon, to, peer));
+            // The daemon faults are there to try the node's supervision, so they hit the node unless told otherwise.
+            String label = daemon == null && (fault.equals("crash-loop") || fault.equals("daemon-crash")) ? io.macfleet.deployment.NodeLayout.LABEL : daemon;
+            return post("/faults", new FaultStep(port ? null : target, port ? target : null, fault, millis, label, to, peer));
         }
 
         @Override

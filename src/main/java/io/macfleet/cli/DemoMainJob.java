@@ -92,6 +92,18 @@ final class DemoMainJob {
         return view.status().equals(CampaignStatus.SUCCEEDED.wire());
     }
 
+    /** The demo's last words: what state the main job left the cluster in, and where to look next. */
+    static String conclusion(String cluster, boolean provisioned, boolean updated, String release, Optional<String> endpoint, String console) {
+        StringBuilder out = new StringBuilder();
+        out.append(provisioned && updated && endpoint.isPresent() ? "Done: " : "Stopped short: ").append("cluster ").append(cluster)
+                .append(provisioned ? " provisioned (RDMA on, bridge off, cabling checked)" : " not fully provisioned (macfleet provision runs)")
+                .append(updated ? ", every Mac on macOS " + release : ", macOS not updated (macfleet os-update status)")
+                .append(endpoint.map(url -> ", serving the model at " + url).orElse(", inference node not serving (macfleet node status " + cluster + ")"))
+                .append(".\n");
+        out.append("Console: ").append(console).append(" (sign in with the account printed above). Stop with Ctrl-C.\n");
+        return out.toString();
+    }
+
     /**
      * The console's listener, except that the Recovery step is done by the demo: it puts the simulated Mac into Recovery
      * and types the walkthrough's commands into its Terminal, then answers "done" so the run verifies over SSH as it

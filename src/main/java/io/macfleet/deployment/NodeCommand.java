@@ -220,9 +220,9 @@ public class NodeCommand {
                     }
                 } else {
                     out.println("cluster " + name + ":");
-                    out.printf(Locale.ROOT, "  %-4s %-12s %-13s %-8s %-5s %-16s %-16s %s%n", "rank", "machine", "state", "pid", "runs", "last exit", "node", "model");
+                    out.printf(Locale.ROOT, "  %-4s %-12s %-13s %-8s %-5s %-16s %-28s %s%n", "rank", "machine", "state", "pid", "runs", "last exit", "node", "model");
                     for (NodeRankStatus status : statuses) {
-                        out.printf(Locale.ROOT, "  %-4d %-12s %-13s %-8s %-5s %-16s %-16s %s%n", status.rank(), status.machine(), status.state(),
+                        out.printf(Locale.ROOT, "  %-4d %-12s %-13s %-8s %-5s %-16s %-28s %s%n", status.rank(), status.machine(), status.state(),
                                 status.pid().isPresent() ? Long.toString(status.pid().getAsLong()) : "-",
                                 status.runs().isPresent() ? Integer.toString(status.runs().getAsInt()) : "-",
                                 lastExit(status.launchd().lastExit()),

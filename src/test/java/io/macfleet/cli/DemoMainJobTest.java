@@ -85,6 +85,12 @@ class DemoMainJobTest {
             assertThat(DemoMainJob.updateMacos(campaigns, DemoEnvironment.CLUSTER, DemoEnvironment.TARGET_MACOS, DemoEnvironment.TARGET_BUILD, secondOut))
                     .as(again.toString()).isTrue();
             assertThat(demo.fleet().machines()).allSatisfy(mac -> assertThat(mac.snapshot().release().build()).isEqualTo(DemoEnvironment.TARGET_BUILD));
+
+            assertThat(DemoMainJob.conclusion("llm-a", true, true, "26.2 (25C56)", java.util.Optional.of("http://127.0.0.11:8080/v1"), "http://localhost:8480/console"))
+                    .startsWith("Done: cluster llm-a provisioned (RDMA on, bridge off, cabling checked), every Mac on macOS 26.2 (25C56), serving the model at http://127.0.0.11:8080/v1.");
+            assertThat(DemoMainJob.conclusion("llm-a", true, false, "26.2 (25C56)", java.util.Optional.empty(), "http://localhost:8480/console"))
+                    .startsWith("Stopped short: cluster llm-a provisioned").contains("macOS not updated (macfleet os-update status)", "inference node not serving");
+            assertThat(demo.summary(8480, true)).contains("Next, macfleet's main job on llm-a").doesNotContain("Provision the cluster from a second shell");
         }
     }
 }

@@ -248,8 +248,17 @@ public final class DemoEnvironment implements AutoCloseable {
         return options;
     }
 
-    /** What `macfleet demo` prints when it is up. */
+    /** What `macfleet demo --as-delivered` prints when it is up: the Macs stay as delivered, for a person to provision. */
     public String summary(int httpPort) {
+        return summary(httpPort, false);
+    }
+
+    /**
+     * What `macfleet demo` prints when it is up.
+     *
+     * @param mainJobFollows the demo goes on to provision and update the first cluster itself (its default)
+     */
+    public String summary(int httpPort, boolean mainJobFollows) {
         StringBuilder out = new StringBuilder();
         out.append("macfleet demo: ").append(fleet.machines().size()).append(" simulated Mac Studios (M3 Ultra, macOS ")
                 .append(DEMO_MACOS).append(", RDMA off), ").append(clusterCount() == 1 ? "cluster " + CLUSTER : clusterCount() + " clusters of up to " + CLUSTER_SIZE + " (" + CLUSTER
@@ -275,6 +284,16 @@ public final class DemoEnvironment implements AutoCloseable {
         out.append("  macfleet demo recovery studio-02 --enter      # hold the power button: Recovery\n");
         out.append("  macfleet demo recovery studio-02 \"rdma_ctl enable\"\n");
         out.append("  macfleet demo recovery studio-02 reboot\n");
+        if (mainJobFollows) {
+            out.append("\nNext, macfleet's main job on ").append(CLUSTER).append(": provision it (the demo plays the person at each Mac's Recovery")
+                    .append(" Terminal), update macOS to ").append(TARGET_MACOS).append(" through the simulated MDM server, deploy the inference node.\n");
+            out.append("To do those steps yourself, as on real Macs: `macfleet demo reset` (every Mac as delivered again), then\n");
+            out.append("  MACFLEET_HOME=").append(options.directory().toAbsolutePath()).append(" macfleet provision ").append(CLUSTER)
+                    .append("   and   macfleet os-update apply ").append(CLUSTER).append(" --to ").append(TARGET_MACOS).append(" --build ")
+                    .append(TARGET_BUILD).append(" --yes\n");
+            out.append("\nStop with Ctrl-C.\n");
+            return out.toString();
+        }
         out.append("\nProvision the cluster from a second shell (the Recovery step for RDMA is walked through in the terminal):\n");
         out.append("  MACFLEET_HOME=").append(options.directory().toAbsolutePath()).append(" macfleet provision ").append(CLUSTER).append('\n');
         out.append("or from the web console: Clusters > ").append(CLUSTER).append(" > Provision ").append(CLUSTER)
