@@ -2,12 +2,18 @@ package io.macfleet.supervision;
 
 import io.macfleet.deployment.LaunchDaemon;
 import io.macfleet.deployment.RemoteShell;
+import io.macfleet.facts.SystemOutputParsers;
 import io.macfleet.ssh.Command;
 import io.macfleet.ssh.PrivilegedProgram;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * Restarts and reboots over SSH with the programs of the sudo allow-list: {@code launchctl kickstart -k} per rank,
@@ -44,7 +50,13 @@ public final class ShellNodeControl implements ClusterSupervisor.Control {
             // Keeps the node from starting at boot before RDMA is verified (and crashing again on a bad link).
             requireSuccess(rank, run(rank.machine(), Command.sudo(PrivilegedProgram.LAUNCHCTL, "disable", "system/" + rank.daemonLabel())), "launchctl disable");
         }
+        // A Mac keeps answering over SSH for a while after `shutdown -r now` (longer on a loaded machine): what answers
+        // then is the old, wedged system. A machine counts as rebooted once it was seen unreachable, or once its uptime
+        // is below what it was when the reboot was ordered (uptime only grows within one boot).
+        Map<String, Duration> uptimeBefore = new HashMap<>();
+        Set<String> rebooted = new HashSet<>();
         for (SupervisedCluster.Rank rank : cluster.ranks()) {
+            uptime(rank.machine()).filter(uptime -> uptime.isPositive()).ifPresent(uptime -> uptimeBefore.put(rank.machine(), uptime));
             try {
                 run(rank.machine(), Command.sudo(PrivilegedProgram.SHUTDOWN, "-r", "now"));
             } catch (IOException e) {
@@ -53,11 +65,21 @@ public final class ShellNodeControl implements ClusterSupervisor.Control {
         }
         long deadline = System.nanoTime() + rebootTimeout.toNanos();
         List<String> waiting = new ArrayList<>(cluster.ranks().stream().map(SupervisedCluster.Rank::machine).distinct().toList());
-        // Give the machines time to go down before asking whether they are back.
         sleep(Duration.ofSeconds(1));
         List<String> problems = new ArrayList<>();
         while (!waiting.isEmpty()) {
             for (String machine : List.copyOf(waiting)) {
+                if (!rebooted.contains(machine)) {
+                    Optional<Duration> uptime = uptime(machine);
+                    Duration before = uptimeBefore.get(machine);
+                    // Unreachable (empty), or no uptime to compare with: it went down or cannot tell; a smaller uptime: a new boot.
+                    if (uptime.isEmpty() || before == null || uptime.get().compareTo(before) < 0) {
+                        rebooted.add(machine);
+                    }
+                    if (uptime.isEmpty() || !rebooted.contains(machine)) {
+                        continue;
+                    }
+                }
                 String problem = verify(machine);
                 if (problem == null) {
                     waiting.remove(machine);
@@ -109,6 +131,21 @@ public final class ShellNodeControl implements ClusterSupervisor.Control {
             return "!" + machine + ": ibv_devinfo still does not answer after the reboot";
         } catch (IOException e) {
             return "not back yet";
+        }
+    }
+
+    /** The machine's time since boot, or empty when it does not answer; a machine whose uptime cannot be read counts as unknown (zero). */
+    private Optional<Duration> uptime(String machine) {
+        try {
+            RemoteShell.Answer answer = run(machine, Command.reading("uptime"));
+            if (answer.exitStatus() != 0) {
+                return Optional.of(Duration.ZERO);
+            }
+            return Optional.of(SystemOutputParsers.uptime(answer.stdout()));
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (RuntimeException e) {
+            return Optional.of(Duration.ZERO);
         }
     }
 
