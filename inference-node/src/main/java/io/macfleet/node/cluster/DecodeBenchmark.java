@@ -49,67 +49,70 @@ public final class DecodeBenchmark {
         figures.add(measure(model, 1, 2, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
         figures.add(measure(model, 2, 1, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
         figures.add(measure(model, 2, 1, ClusterFile.Parallelism.PIPELINE, tokens, repeats, true, out));
+        Concurrent concurrent = measureConcurrent(model, tokens, repeats, out);
         Figures single = figures.get(0), twoThreads = figures.get(1), tensor = figures.get(2), pipeline = figures.get(3);
-        out.printf("tensor 2: theoretical all-reduce payload per token per rank 2 x %d layers x %d hidden x 4 bytes = %d%n",
+        out.printf("tensor 2: theoretical all-reduce payload per token per rank 2 x %d layers x %d hidden x 4 bytes = %d"
+                        + " (plus rank 1's vocabulary rows of the logits, sent to rank 0)%n",
                 layers, hidden, 2L * layers * hidden * Float.BYTES);
-        out.printf("tensor 2 x 1 thread against 1 process x 1 thread: %.2fx (by the busiest rank's CPU time per token: %.2fx);"
-                        + " 1 process x 2 threads: %.2fx%n",
-                tensor.medianTokensPerSecond() / single.medianTokensPerSecond(),
-                single.busiestRankCpuMillisPerToken() / tensor.busiestRankCpuMillisPerToken(),
-                twoThreads.medianTokensPerSecond() / single.medianTokensPerSecond());
         out.printf("pipeline 2: hop cost per token %.2f ms (1/pipeline - 1/single); prompt processing %.2fx of 1 process"
                         + " (micro-batches of %d overlap the stages)%n",
                 1000 / pipeline.medianTokensPerSecond() - 1000 / single.medianTokensPerSecond(),
                 pipeline.promptTokensPerSecond() / single.promptTokensPerSecond(), ClusterNode.MICRO_BATCH);
-        if (allReduceSeconds > 0 && bandwidth != null) {
-            printModelCheck(single, twoThreads, tensor, pipeline, layers, hidden, allReduceSeconds, bandwidth, out);
+        if (bandwidth != null) {
+            out.printf("streaming reads (STREAM-like, for reference, not a model input): %.2f GB/s with 1 thread, %.2f GB/s with %d;"
+                            + " the engine streams %.2f GB/s in 1 process x 1 thread%n", bandwidth.oneThread() / 1e9,
+                    bandwidth.allThreads() / 1e9, bandwidth.threads(), single.weightBytesPerToken() * single.medianTokensPerSecond() / 1e9);
+        }
+        PerformanceModel.Prediction predicted = null;
+        if (allReduceSeconds > 0) {
+            predicted = printModelCheck(single, concurrent, tensor, pipeline, layers, hidden, allReduceSeconds, out);
         }
         PerformanceModel.printExoCheck(out);
         PerformanceModel.printM3UltraTable(out);
+        out.printf("SUMMARY decode tokens/s: 1 process x 1 thread %.2f, 1 process x 2 threads %.2f (%.2fx), tensor 2 x 1 thread"
+                        + " %.2f (%.2fx; by the busiest rank's CPU per token %.2fx; target 1.6x), pipeline 2 %.2f; model for"
+                        + " tensor 2 %s%n",
+                single.medianTokensPerSecond(), twoThreads.medianTokensPerSecond(),
+                twoThreads.medianTokensPerSecond() / single.medianTokensPerSecond(), tensor.medianTokensPerSecond(),
+                tensor.medianTokensPerSecond() / single.medianTokensPerSecond(),
+                single.busiestRankCpuMillisPerToken() / tensor.busiestRankCpuMillisPerToken(), pipeline.medianTokensPerSecond(),
+                predicted == null ? "not computed" : String.format("%.2f (error %+.0f%%)", predicted.tokensPerSecond(),
+                        100 * (tensor.medianTokensPerSecond() / predicted.tokensPerSecond() - 1)));
         return figures;
     }
 
     /**
-     * The performance model on this host against the measured figures, two ways.
+     * The performance model on this host against the measured figures. Its inputs, all measured by this command:
      * <ul>
-     * <li>Wall clock (meaningful on a quiet machine): one rank's bandwidth is what the one-process, one-thread run
-     * streamed (its weight bytes x its tokens/s); the host's is what the one-process, two-thread run streamed (the
-     * engine with every core reading at once). With STREAM's figure instead, scaled by the engine's fraction of the
-     * one-thread streaming read, for comparison.</li>
-     * <li>CPU time (what a token costs with a core per rank, whatever else runs on the machine): the same with each
-     * run's CPU time per token; the two-thread run's threads each spent half its process CPU time.</li>
+     * <li>weight bytes per token: the sum of the ranks' {@code inference_node_shard_weight_bytes} in the one-process run;</li>
+     * <li>a rank's streaming rate when the ranks share this host: weight bytes x the decode tokens/s of each of two
+     * independent one-thread processes decoding at the same time ({@link #measureConcurrent}), so the competition
+     * for the one memory system is measured, not assumed; alone (for separate hosts): the one-process, one-thread run;</li>
+     * <li>the link latency: the all-reduce benchmark's p50 for a hidden-size vector between 2 ranks over loopback,
+     * charged for each of the 2 x layers all-reduces and the logits gather.</li>
      * </ul>
-     * The all-reduce latency is the measured p50 in both.
+     * In CPU time too (what a token costs with a core per rank, whatever else runs): the two processes' CPU per token.
      */
-    static void printModelCheck(Figures single, Figures twoThreads, Figures tensor, Figures pipeline, int layers, int hidden,
-                                double allReduceSeconds, HostBandwidth bandwidth, PrintStream out) {
+    static PerformanceModel.Prediction printModelCheck(Figures single, Concurrent concurrent, Figures tensor, Figures pipeline,
+                                                       int layers, int hidden, double allReduceSeconds, PrintStream out) {
         double bytes = single.weightBytesPerToken();
         double loopback = Double.POSITIVE_INFINITY; // the measured all-reduce p50 already includes moving the bytes
-        double rankBandwidth = bytes * single.medianTokensPerSecond();
-        double hostBandwidth = Math.max(rankBandwidth, bytes * twoThreads.medianTokensPerSecond());
-        double efficiency = rankBandwidth / bandwidth.oneThread();
-        double streamHost = Math.max(rankBandwidth, bandwidth.allThreads() * efficiency);
-        out.printf("performance model here: %.0f MB per token; one rank streams %.2f GB/s, the host %.2f GB/s (1 process x 2 threads);"
-                        + " streaming reads: %.2f GB/s with 1 thread, %.2f GB/s with %d (the engine reaches %.0f%% of the 1-thread"
-                        + " figure, so STREAM's host figure is %.2f GB/s); all-reduce %.1f us%n",
-                bytes / 1e6, rankBandwidth / 1e9, hostBandwidth / 1e9, bandwidth.oneThread() / 1e9, bandwidth.allThreads() / 1e9,
-                bandwidth.threads(), 100 * efficiency, streamHost / 1e9, allReduceSeconds * 1e6);
-        PerformanceModel model = new PerformanceModel(bytes, rankBandwidth, hostBandwidth, layers, hidden, 0);
-        compare(out, "tensor 2, ranks share the host", model.tensor(2, 2, allReduceSeconds, loopback), tensor.medianTokensPerSecond());
+        double alone = bytes * single.medianTokensPerSecond();
+        double shared = Math.min(alone, bytes * concurrent.tokensPerSecond());
+        out.printf("performance model inputs (measured here): %.0f MB of weights per token; one process streams %.2f GB/s alone,"
+                        + " %.2f GB/s while a second process streams too (%.2f tokens/s each); all-reduce p50 %.1f us x %d"
+                        + " collectives per token%n", bytes / 1e6, alone / 1e9, shared / 1e9, concurrent.tokensPerSecond(),
+                allReduceSeconds * 1e6, PerformanceModel.collectivesPerToken(layers));
+        PerformanceModel model = new PerformanceModel(bytes, alone, 2 * shared, layers, hidden, 0);
+        PerformanceModel.Prediction predicted = model.tensor(2, 2, allReduceSeconds, loopback);
+        compare(out, "tensor 2, ranks share the host", predicted, tensor.medianTokensPerSecond());
         compare(out, "tensor 2, as if on two hosts", model.tensor(2, 1, allReduceSeconds, loopback), tensor.medianTokensPerSecond());
         compare(out, "pipeline 2", model.pipeline(2, allReduceSeconds, loopback), pipeline.medianTokensPerSecond());
-        PerformanceModel stream = new PerformanceModel(bytes, rankBandwidth, streamHost, layers, hidden, 0);
-        compare(out, "tensor 2, host from STREAM", stream.tensor(2, 2, allReduceSeconds, loopback), tensor.medianTokensPerSecond());
-        // CPU time: seconds of CPU per token instead of wall seconds (the busiest rank's, for the clusters)
-        double rankCpuBandwidth = bytes / (single.busiestRankCpuMillisPerToken() / 1e3);
-        double hostCpuBandwidth = Math.max(rankCpuBandwidth, 2 * bytes / (twoThreads.busiestRankCpuMillisPerToken() / 1e3));
-        out.printf("performance model in CPU time (a core per rank): one rank streams %.2f GB/s per CPU-second, the host %.2f%n",
-                rankCpuBandwidth / 1e9, hostCpuBandwidth / 1e9);
-        PerformanceModel cpu = new PerformanceModel(bytes, rankCpuBandwidth, hostCpuBandwidth, layers, hidden, 0);
+        double sharedCpu = Math.min(bytes / (single.busiestRankCpuMillisPerToken() / 1e3), bytes / (concurrent.cpuMillisPerToken() / 1e3));
+        PerformanceModel cpu = new PerformanceModel(bytes, sharedCpu, 2 * sharedCpu, layers, hidden, 0);
         compare(out, "tensor 2 (CPU), ranks share the host", cpu.tensor(2, 2, allReduceSeconds, loopback),
                 1e3 / tensor.busiestRankCpuMillisPerToken());
-        compare(out, "tensor 2 (CPU), as if on two hosts", cpu.tensor(2, 1, allReduceSeconds, loopback),
-                1e3 / tensor.busiestRankCpuMillisPerToken());
+        return predicted;
     }
 
     private static void compare(PrintStream out, String label, PerformanceModel.Prediction predicted, double measured) {
@@ -117,6 +120,78 @@ public final class DecodeBenchmark {
         out.printf("%-38s predicted %6.2f tokens/s (weights %.1f ms + collectives %.2f ms), measured %6.2f (%+.0f%%%s)%n",
                 label, predicted.tokensPerSecond(), predicted.weightSeconds() * 1e3, predicted.collectiveSeconds() * 1e3,
                 measured, 100 * error, Math.abs(error) <= 0.2 ? ", within 20%" : ", NOT within 20%");
+    }
+
+    /**
+     * Two processes of one thread each decoding the whole model at the same time, each its own request (no
+     * collectives between them): how fast one process streams weights while another streams too, which is what each
+     * tensor rank on this one host gets. Medians over the repeats of each process's decode tokens/s and CPU per token.
+     */
+    public record Concurrent(double tokensPerSecond, double cpuMillisPerToken) {
+    }
+
+    static Concurrent measureConcurrent(Path model, int tokens, int repeats, PrintStream out) throws IOException, InterruptedException {
+        List<Process> processes = new ArrayList<>();
+        List<ClusterFile> clusters = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                Path directory = Files.createTempDirectory("decode-bench");
+                Path clusterFile = LaunchLocal.writeClusterFile(1, ClusterFile.Parallelism.TENSOR, 0, directory);
+                clusters.add(ClusterFile.read(clusterFile));
+                processes.add(new ProcessBuilder(LaunchLocal.rankCommand(model, clusterFile, 0, 1, 512, List.of()))
+                        .redirectErrorStream(true).redirectOutput(directory.resolve("rank-0.log").toFile()).start());
+            }
+            for (ClusterFile cluster : clusters) {
+                awaitHealthy(cluster, processes);
+            }
+            String prompt = "the benchmark prompt";
+            bothAtOnce(clusters, prompt, tokens); // warm-up
+            double[] speeds = new double[2 * repeats];
+            double[] cpu = new double[2 * repeats];
+            for (int i = 0; i < repeats; i++) {
+                double[] cpuBefore = new double[2];
+                for (int p = 0; p < 2; p++) {
+                    cpuBefore[p] = metric(clusters.get(p), 0, "inference_node_process_cpu_microseconds");
+                }
+                long[] generated = bothAtOnce(clusters, prompt, tokens);
+                for (int p = 0; p < 2; p++) {
+                    speeds[2 * i + p] = metric(clusters.get(p), 0, "inference_node_decode_tokens_per_second");
+                    cpu[2 * i + p] = (metric(clusters.get(p), 0, "inference_node_process_cpu_microseconds") - cpuBefore[p])
+                            / 1000.0 / generated[p];
+                }
+            }
+            out.printf("2 processes x 1 thread at once (each the whole model, its own request): decode %s tokens/s each;"
+                            + " CPU %s ms per token%n", Arrays.toString(speeds),
+                    Arrays.stream(cpu).mapToObj(c -> String.format("%.1f", c)).collect(java.util.stream.Collectors.joining(", ")));
+            Arrays.sort(speeds);
+            Arrays.sort(cpu);
+            return new Concurrent((speeds[repeats - 1] + speeds[repeats]) / 2, (cpu[repeats - 1] + cpu[repeats]) / 2);
+        } finally {
+            processes.forEach(Process::destroyForcibly);
+            for (Process process : processes) {
+                process.waitFor();
+            }
+        }
+    }
+
+    /** One completion on each cluster at the same time; the completion tokens of each. */
+    @SuppressWarnings("unchecked")
+    private static long[] bothAtOnce(List<ClusterFile> clusters, String prompt, int tokens) {
+        List<CompletableFuture<Map<String, Object>>> futures = new ArrayList<>();
+        for (ClusterFile cluster : clusters) {
+            futures.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return complete(cluster, prompt, tokens);
+                } catch (IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, Thread::startVirtualThread));
+        }
+        long[] generated = new long[clusters.size()];
+        for (int i = 0; i < generated.length; i++) {
+            generated[i] = ((Number) futures.get(i).join().get("completion_tokens")).longValue();
+        }
+        return generated;
     }
 
     @SuppressWarnings("unchecked")
@@ -139,8 +214,10 @@ public final class DecodeBenchmark {
             long[] before = bytesSent(cluster);
             double waitBefore = metric(cluster, 0, "inference_node_cluster_wait_microseconds");
             double[] cpuBefore = new double[ranks];
+            double[][] phasesBefore = new double[ranks][];
             for (int r = 0; r < ranks; r++) {
                 cpuBefore[r] = metric(cluster, r, "inference_node_process_cpu_microseconds");
+                phasesBefore[r] = forwardTimes(cluster, r);
             }
             long startNanos = System.nanoTime();
             double[] speeds = new double[repeats];
@@ -156,9 +233,20 @@ public final class DecodeBenchmark {
             // CPU time per token of the busiest rank: what decoding would cost with a core per rank and no one else
             double cpuMillisPerToken = 0;
             double[] rankCpu = new double[ranks];
+            StringBuilder breakdown = new StringBuilder();
             for (int r = 0; r < ranks; r++) {
                 rankCpu[r] = (metric(cluster, r, "inference_node_process_cpu_microseconds") - cpuBefore[r]) / 1000.0 / forwarded;
                 cpuMillisPerToken = Math.max(cpuMillisPerToken, rankCpu[r]);
+                double[] phases = forwardTimes(cluster, r);
+                double[] perToken = new double[phases.length];
+                for (int i = 0; i < phases.length; i++) {
+                    perToken[i] = (phases[i] - phasesBefore[r][i]) / 1000.0 / forwarded;
+                }
+                if (ranks > 1 && parallelism == ClusterFile.Parallelism.TENSOR) {
+                    breakdown.append(String.format("%n    rank %d per token: forward pass %.1f ms = compute %.1f + waiting in all-reduces"
+                                    + " %.1f + logits gather %.1f; CPU of the forward thread %.1f ms, of the process %.1f ms",
+                            r, perToken[0], perToken[0] - perToken[2] - perToken[3], perToken[2], perToken[3], perToken[1], rankCpu[r]));
+                }
             }
             Arrays.sort(speeds);
             double median = speeds[repeats / 2];
@@ -210,6 +298,7 @@ public final class DecodeBenchmark {
                     cpuMillisPerToken, ranks == 1 ? "" : " (ranks " + Arrays.stream(rankCpu).mapToObj(c -> String.format("%.1f", c))
                             .collect(java.util.stream.Collectors.joining(", ")) + ")", promptTokens, promptSpeed,
                     concurrent ? String.format("; 4 concurrent requests: %.2f tokens/s in total", concurrentSpeed) : "");
+            out.print(breakdown.isEmpty() ? "" : breakdown.substring(1) + System.lineSeparator());
             return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken, weightBytes, promptSpeed);
         } finally {
             processes.forEach(Process::destroyForcibly);
@@ -255,6 +344,16 @@ public final class DecodeBenchmark {
             throw new IOException("completion failed: " + response.statusCode() + " " + response.body());
         }
         return (Map<String, Object>) ((Map<String, Object>) Json.parse(response.body())).get("usage");
+    }
+
+    /** A rank's forward pass counters: wall, forward thread CPU, all-reduce waits, gather waits (microseconds). */
+    private static double[] forwardTimes(ClusterFile cluster, int rank) throws IOException, InterruptedException {
+        String[] names = {"forward", "forward_cpu", "allreduce_wait", "gather_wait"};
+        double[] values = new double[names.length];
+        for (int i = 0; i < names.length; i++) {
+            values[i] = metric(cluster, rank, "inference_node_cluster_" + names[i] + "_microseconds");
+        }
+        return values;
     }
 
     private static long[] bytesSent(ClusterFile cluster) throws IOException, InterruptedException {
