@@ -49,6 +49,10 @@ public final class DecodeBenchmark {
         figures.add(measure(model, 1, 2, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
         figures.add(measure(model, 2, 1, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
         figures.add(measure(model, 2, 1, ClusterFile.Parallelism.PIPELINE, tokens, repeats, true, out));
+        // A receive spins before it parks; parking costs a wake-up per all-reduce (in a VM, a halted virtual CPU's
+        // wake-up). A longer spin only pays with a core per rank, so it is measured, not the default.
+        Figures longSpin = measure(model, 2, 1, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out,
+                List.of("-Dmacfleet.node.spin-micros=" + LONG_SPIN_MICROS));
         Concurrent concurrent = measureConcurrent(model, tokens, repeats, out);
         Figures single = figures.get(0), twoThreads = figures.get(1), tensor = figures.get(2), pipeline = figures.get(3);
         out.printf("tensor 2: theoretical all-reduce payload per token per rank 2 x %d layers x %d hidden x 4 bytes = %d"
@@ -78,6 +82,8 @@ public final class DecodeBenchmark {
                 single.busiestRankCpuMillisPerToken() / tensor.busiestRankCpuMillisPerToken(), pipeline.medianTokensPerSecond(),
                 predicted == null ? "not computed" : String.format("%.2f (error %+.0f%%)", predicted.tokensPerSecond(),
                         100 * (tensor.medianTokensPerSecond() / predicted.tokensPerSecond() - 1)));
+        out.printf("SUMMARY tensor 2 with a %d us spin before parking: %.2f tokens/s (%.2fx)%n", LONG_SPIN_MICROS,
+                longSpin.medianTokensPerSecond(), longSpin.medianTokensPerSecond() / single.medianTokensPerSecond());
         return figures;
     }
 
@@ -197,13 +203,21 @@ public final class DecodeBenchmark {
     @SuppressWarnings("unchecked")
     static Figures measure(Path model, int ranks, int threads, ClusterFile.Parallelism parallelism, int tokens, int repeats,
                            boolean concurrent, PrintStream out) throws IOException, InterruptedException {
+        return measure(model, ranks, threads, parallelism, tokens, repeats, concurrent, out, List.of());
+    }
+
+    /** The spin before parking in a receive that the bench also measures tensor 2 with (the default is 50 us). */
+    static final int LONG_SPIN_MICROS = 1000;
+
+    static Figures measure(Path model, int ranks, int threads, ClusterFile.Parallelism parallelism, int tokens, int repeats,
+                           boolean concurrent, PrintStream out, List<String> jvmOptions) throws IOException, InterruptedException {
         Path directory = Files.createTempDirectory("decode-bench");
         Path clusterFile = LaunchLocal.writeClusterFile(ranks, parallelism, 0, directory);
         ClusterFile cluster = ClusterFile.read(clusterFile);
         List<Process> processes = new ArrayList<>();
         try {
             for (int rank = 0; rank < ranks; rank++) {
-                processes.add(new ProcessBuilder(LaunchLocal.rankCommand(model, clusterFile, rank, threads, 512, List.of()))
+                processes.add(new ProcessBuilder(LaunchLocal.rankCommand(model, clusterFile, rank, threads, 512, jvmOptions))
                         .redirectErrorStream(true).redirectOutput(directory.resolve("rank-" + rank + ".log").toFile()).start());
             }
             awaitHealthy(cluster, processes);
@@ -243,9 +257,11 @@ public final class DecodeBenchmark {
                     perToken[i] = (phases[i] - phasesBefore[r][i]) / 1000.0 / forwarded;
                 }
                 if (ranks > 1 && parallelism == ClusterFile.Parallelism.TENSOR) {
+                    // rank 0's forward passes run on the request's virtual thread, whose CPU time the JVM does not count
                     breakdown.append(String.format("%n    rank %d per token: forward pass %.1f ms = compute %.1f + waiting in all-reduces"
-                                    + " %.1f + logits gather %.1f; CPU of the forward thread %.1f ms, of the process %.1f ms",
-                            r, perToken[0], perToken[0] - perToken[2] - perToken[3], perToken[2], perToken[3], perToken[1], rankCpu[r]));
+                                    + " %.1f + logits gather %.1f; CPU %s of the process %.1f ms",
+                            r, perToken[0], perToken[0] - perToken[2] - perToken[3], perToken[2], perToken[3],
+                            perToken[1] > 0 ? String.format("of the forward thread %.1f ms,", perToken[1]) : "", rankCpu[r]));
                 }
             }
             Arrays.sort(speeds);
@@ -290,7 +306,7 @@ public final class DecodeBenchmark {
                 weightBytes += metric(cluster, r, "inference_node_shard_weight_bytes");
             }
             String label = (ranks == 1 ? "1 process" : parallelism.label() + " " + ranks) + " x " + threads
-                    + (threads == 1 ? " thread" : " threads");
+                    + (threads == 1 ? " thread" : " threads") + (jvmOptions.isEmpty() ? "" : ", " + String.join(" ", jvmOptions));
             out.printf("%-22s decode %6.2f tokens/s (median of %d x %d tokens; runs %s); bytes sent per token per rank %.0f;"
                             + " rank 0 waits for peers %.1f of %.1f ms per token; busiest rank's CPU %.1f ms per token%s;"
                             + " prompt of %.0f tokens at %.1f tokens/s%s%n",
@@ -299,6 +315,9 @@ public final class DecodeBenchmark {
                             .collect(java.util.stream.Collectors.joining(", ")) + ")", promptTokens, promptSpeed,
                     concurrent ? String.format("; 4 concurrent requests: %.2f tokens/s in total", concurrentSpeed) : "");
             out.print(breakdown.isEmpty() ? "" : breakdown.substring(1) + System.lineSeparator());
+            if (ranks > 1) {
+                out.println("    resident memory: " + residentMemory(processes));
+            }
             return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken, weightBytes, promptSpeed);
         } finally {
             processes.forEach(Process::destroyForcibly);
@@ -344,6 +363,31 @@ public final class DecodeBenchmark {
             throw new IOException("completion failed: " + response.statusCode() + " " + response.body());
         }
         return (Map<String, Object>) ((Map<String, Object>) Json.parse(response.body())).get("usage");
+    }
+
+    /**
+     * Each rank process's resident memory from /proc (Linux): anonymous (heap, KV cache), file-backed (the mapped
+     * model pages it touched, shared with the page cache) and shared memory (the packed column slices' scratch file
+     * counts as file-backed). Empty where /proc is not there.
+     */
+    private static String residentMemory(List<Process> processes) {
+        StringBuilder out = new StringBuilder();
+        for (int r = 0; r < processes.size(); r++) {
+            try {
+                Map<String, String> fields = new java.util.HashMap<>();
+                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(processes.get(r).pid()), "status"))) {
+                    int colon = line.indexOf(':');
+                    if (colon > 0) {
+                        fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+                    }
+                }
+                out.append(String.format("rank %d RSS %s (anonymous %s, file %s, shared memory %s); ", r, fields.get("VmRSS"),
+                        fields.get("RssAnon"), fields.get("RssFile"), fields.get("RssShmem")));
+            } catch (IOException e) {
+                return "not available (" + e.getMessage() + ")";
+            }
+        }
+        return out.toString();
     }
 
     /** A rank's forward pass counters: wall, forward thread CPU, all-reduce waits, gather waits (microseconds). */
