@@ -74,6 +74,10 @@ public final class ClusterNode implements Placement, AutoCloseable {
      * One writer (the thread running forward passes); read by /metrics.
      */
     private volatile long forwardNanos, forwardCpuNanos, allReduceWaitNanos, gatherWaitNanos;
+    /** JVM property that turns on the per-phase timing of forward passes ({@link #phaseNanos}; cluster-bench sets it). */
+    public static final String PHASE_PROFILE_PROPERTY = "macfleet.node.phase-profile";
+    /** Wall, then CPU, nanoseconds per {@link LlamaModel.Phase} of this rank's forward passes; null unless profiling. */
+    private long[] phaseNanos;
     private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     public ClusterNode(ClusterFile cluster, int rank) throws IOException {
@@ -124,6 +128,12 @@ public final class ClusterNode implements Placement, AutoCloseable {
     public long waitNanos() {
         TcpTransport current = transport;
         return current == null ? 0 : current.waitNanos();
+    }
+
+    /** A copy of the per-phase wall then CPU nanoseconds, or null unless {@link #PHASE_PROFILE_PROPERTY} is set. */
+    public long[] phaseNanos() {
+        long[] phases = phaseNanos;
+        return phases == null ? null : phases.clone();
     }
 
     /** Wall nanoseconds in forward passes, CPU nanoseconds of them, waits in all-reduces and in the logits gather. */
@@ -231,6 +241,10 @@ public final class ClusterNode implements Placement, AutoCloseable {
             cache = KvCache.allocate(config.stage(stage.count()), contextLength);
         }
         model = new LlamaModel(weights, pool);
+        if (Boolean.getBoolean(PHASE_PROFILE_PROPERTY)) {
+            phaseNanos = new long[2 * LlamaModel.Phase.values().length];
+            model.profile(phaseNanos);
+        }
         shardBytes = 0;
         for (LayerWeights block : weights.blocks()) {
             shardBytes += block.matrixBytes();

@@ -206,6 +206,13 @@ public final class DecodeBenchmark {
         return measure(model, ranks, threads, parallelism, tokens, repeats, concurrent, out, List.of());
     }
 
+    /** The options with per-phase timing turned on (a few hundred clock reads per token: well under 1%). */
+    private static List<String> profiled(List<String> jvmOptions) {
+        List<String> options = new ArrayList<>(jvmOptions);
+        options.add("-D" + ClusterNode.PHASE_PROFILE_PROPERTY + "=true");
+        return options;
+    }
+
     /** The spin before parking in a receive that the bench also measures tensor 2 with (the default is 50 us). */
     static final int LONG_SPIN_MICROS = 1000;
 
@@ -217,7 +224,7 @@ public final class DecodeBenchmark {
         List<Process> processes = new ArrayList<>();
         try {
             for (int rank = 0; rank < ranks; rank++) {
-                processes.add(new ProcessBuilder(LaunchLocal.rankCommand(model, clusterFile, rank, threads, 512, jvmOptions))
+                processes.add(new ProcessBuilder(LaunchLocal.rankCommand(model, clusterFile, rank, threads, 512, profiled(jvmOptions)))
                         .redirectErrorStream(true).redirectOutput(directory.resolve("rank-" + rank + ".log").toFile()).start());
             }
             awaitHealthy(cluster, processes);
@@ -229,9 +236,11 @@ public final class DecodeBenchmark {
             double waitBefore = metric(cluster, 0, "inference_node_cluster_wait_microseconds");
             double[] cpuBefore = new double[ranks];
             double[][] phasesBefore = new double[ranks][];
+            double[][] partsBefore = new double[ranks][];
             for (int r = 0; r < ranks; r++) {
                 cpuBefore[r] = metric(cluster, r, "inference_node_process_cpu_microseconds");
                 phasesBefore[r] = forwardTimes(cluster, r);
+                partsBefore[r] = phaseTimes(cluster, r);
             }
             long startNanos = System.nanoTime();
             double[] speeds = new double[repeats];
@@ -256,12 +265,25 @@ public final class DecodeBenchmark {
                 for (int i = 0; i < phases.length; i++) {
                     perToken[i] = (phases[i] - phasesBefore[r][i]) / 1000.0 / forwarded;
                 }
+                if (parallelism == ClusterFile.Parallelism.TENSOR) {
+                    double[] parts = phaseTimes(cluster, r);
+                    StringBuilder line = new StringBuilder();
+                    for (io.macfleet.node.model.LlamaModel.Phase phase : io.macfleet.node.model.LlamaModel.Phase.values()) {
+                        double millis = (parts[phase.ordinal()] - partsBefore[r][phase.ordinal()]) / 1000.0 / forwarded;
+                        if (millis >= 0.05) {
+                            line.append(String.format(", %s %.1f", phase.name().toLowerCase(), millis));
+                        }
+                    }
+                    if (!line.isEmpty()) {
+                        breakdown.append(String.format("%n    rank %d wall ms per token by part: %s", r, line.substring(2)));
+                    }
+                }
                 if (ranks > 1 && parallelism == ClusterFile.Parallelism.TENSOR) {
                     // rank 0's forward passes run on the request's virtual thread, whose CPU time the JVM does not count
                     breakdown.append(String.format("%n    rank %d per token: forward pass %.1f ms = compute %.1f + waiting in all-reduces"
-                                    + " %.1f + logits gather %.1f; CPU %s of the process %.1f ms",
+                                    + " %.1f + logits gather %.1f; CPU %sof the process %.1f ms",
                             r, perToken[0], perToken[0] - perToken[2] - perToken[3], perToken[2], perToken[3],
-                            perToken[1] > 0 ? String.format("of the forward thread %.1f ms,", perToken[1]) : "", rankCpu[r]));
+                            perToken[1] > 0 ? String.format("of the forward thread %.1f ms, ", perToken[1]) : "", rankCpu[r]));
                 }
             }
             Arrays.sort(speeds);
@@ -388,6 +410,20 @@ public final class DecodeBenchmark {
             }
         }
         return out.toString();
+    }
+
+    /** A rank's wall microseconds per forward-pass part ({@code inference_node_phase_microseconds}), by phase ordinal. */
+    private static double[] phaseTimes(ClusterFile cluster, int rank) throws IOException, InterruptedException {
+        double[] values = new double[io.macfleet.node.model.LlamaModel.Phase.values().length];
+        String prefix = "inference_node_phase_microseconds{phase=\"";
+        for (String line : get(cluster, rank, "/metrics").body().split("\n")) {
+            if (line.startsWith(prefix)) {
+                int end = line.indexOf('"', prefix.length());
+                values[io.macfleet.node.model.LlamaModel.Phase.valueOf(line.substring(prefix.length(), end)).ordinal()] =
+                        Double.parseDouble(line.substring(line.indexOf("} ") + 2));
+            }
+        }
+        return values;
     }
 
     /** A rank's forward pass counters: wall, forward thread CPU, all-reduce waits, gather waits (microseconds). */
