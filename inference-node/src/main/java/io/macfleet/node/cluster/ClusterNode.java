@@ -66,6 +66,19 @@ public final class ClusterNode implements Placement, AutoCloseable {
     private int microBatch = MICRO_BATCH;
     private int[] command = new int[0];
     private float[] hidden = new float[0];
+    /** Tensor parallelism: rank r computes the logits of vocabulary rows [starts[r], starts[r + 1]). */
+    private int[] vocabularyStarts;
+    /**
+     * Where this rank's forward passes spend their time (the bench's per-rank breakdown): wall and this thread's CPU
+     * nanoseconds inside forward passes, and of that wall time the waits in all-reduces and in the logits gather.
+     * One writer (the thread running forward passes); read by /metrics.
+     */
+    private volatile long forwardNanos, forwardCpuNanos, allReduceWaitNanos, gatherWaitNanos;
+    /** JVM property that turns on the per-phase timing of forward passes ({@link #phaseNanos}; cluster-bench sets it). */
+    public static final String PHASE_PROFILE_PROPERTY = "macfleet.node.phase-profile";
+    /** Wall, then CPU, nanoseconds per {@link LlamaModel.Phase} of this rank's forward passes; null unless profiling. */
+    private long[] phaseNanos;
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     public ClusterNode(ClusterFile cluster, int rank) throws IOException {
         this.cluster = cluster;
@@ -115,6 +128,17 @@ public final class ClusterNode implements Placement, AutoCloseable {
     public long waitNanos() {
         TcpTransport current = transport;
         return current == null ? 0 : current.waitNanos();
+    }
+
+    /** A copy of the per-phase wall then CPU nanoseconds, or null unless {@link #PHASE_PROFILE_PROPERTY} is set. */
+    public long[] phaseNanos() {
+        long[] phases = phaseNanos;
+        return phases == null ? null : phases.clone();
+    }
+
+    /** Wall nanoseconds in forward passes, CPU nanoseconds of them, waits in all-reduces and in the logits gather. */
+    public long[] forwardTimes() {
+        return new long[] {forwardNanos, forwardCpuNanos, allReduceWaitNanos, gatherWaitNanos};
     }
 
     /** Positions per pipeline micro-batch (tests use small ones to exercise short prompts). */
@@ -174,41 +198,12 @@ public final class ClusterNode implements Placement, AutoCloseable {
         if (config.mixtureOfExperts()) {
             // Expert parallelism: the attention splits as for a dense model, the experts are dealt out whole
             // (granule 1) by weight; every rank routes every token (the router is replicated) and adds the selected
-            // experts it holds, so the ranks' outputs are partial sums for the same all-reduce. Which experts a token
-            // reads depends on the token, so rank 0 is not relieved of bytes for the output matrix here.
+            // experts it holds, so the ranks' outputs are partial sums for the same all-reduce.
             return ShardPlan.tensor(config, cluster.weights(), outputBlock,
                     new ShardPlan.FeedForwardSharding(config.experts(), 1));
         }
         int downBlock = file.tensor("blk.0.ffn_down.weight").type().blockSize();
-        return ShardPlan.tensor(config, rootRelieved(file, config, cluster.weights()), outputBlock,
-                ShardPlan.FeedForwardSharding.dense(config, downBlock));
-    }
-
-    /**
-     * Rank 0 alone reads the output matrix (logits) every token, so in tensor parallelism it gets that much less of
-     * the layers: each rank's share of (layers + output matrix) follows its weight, and rank 0's output matrix
-     * counts against its share. Every rank computes this from the file alone, so the plans still agree.
-     */
-    static double[] rootRelieved(GgufFile file, LlamaConfig config, double[] weights) {
-        if (weights.length == 1) {
-            return weights;
-        }
-        String outputName = file.optionalTensor("output.weight") != null ? "output.weight" : "token_embd.weight";
-        double output = file.tensor(outputName).type().bytesFor((long) config.dimension() * config.vocabulary());
-        double layers = 0;
-        for (String suffix : new String[] {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"}) {
-            io.macfleet.node.gguf.TensorInfo tensor = file.tensor("blk.0." + suffix + ".weight");
-            layers += tensor.type().bytesFor(tensor.elementCount());
-        }
-        layers *= config.layers();
-        double sum = 0;
-        for (double weight : weights) {
-            sum += weight;
-        }
-        double[] relieved = weights.clone();
-        double total = layers + output;
-        relieved[0] = Math.max(total * weights[0] / sum - output, 0.05 * total * weights[0] / sum) / total * sum;
-        return relieved;
+        return ShardPlan.tensor(config, cluster.weights(), outputBlock, ShardPlan.FeedForwardSharding.dense(config, downBlock));
     }
 
     /** Loads this rank's part of the model and starts forming the mesh. */
@@ -229,10 +224,15 @@ public final class ClusterNode implements Placement, AutoCloseable {
             if (cluster.size() > 1) {
                 packColumnSlices(blocks);
             }
-            // Embedding and output matrix replicated: only rank 0 reads the output matrix (logits), every rank
-            // reads one embedding row per token; mapped pages nobody reads cost no memory.
+            // The embedding is replicated (each rank reads one row per token; mapped pages nobody reads cost no
+            // memory), the output matrix split by vocabulary rows: each rank reads and holds its share of it and
+            // rank 0 gathers the logits (vocabulary x 4 bytes per token from the others together).
             weights = new LlamaWeights(local, full.layers(), full.tokenEmbedding(), blocks, full.outputNorm(),
-                    full.output(), full.ropeFrequencyFactors());
+                    full.output().rowSlice(shard.firstVocabularyRow(), shard.vocabularyRows()), full.ropeFrequencyFactors());
+            vocabularyStarts = new int[cluster.size() + 1];
+            for (int r = 0; r < cluster.size(); r++) {
+                vocabularyStarts[r + 1] = vocabularyStarts[r] + plan.tensor().get(r).vocabularyRows();
+            }
             cache = KvCache.allocate(local, contextLength);
         } else {
             LayerRange stage = plan.stages().get(rank);
@@ -241,13 +241,17 @@ public final class ClusterNode implements Placement, AutoCloseable {
             cache = KvCache.allocate(config.stage(stage.count()), contextLength);
         }
         model = new LlamaModel(weights, pool);
+        if (Boolean.getBoolean(PHASE_PROFILE_PROPERTY)) {
+            phaseNanos = new long[2 * LlamaModel.Phase.values().length];
+            model.profile(phaseNanos);
+        }
         shardBytes = 0;
         for (LayerWeights block : weights.blocks()) {
             shardBytes += block.matrixBytes();
         }
         shardBytes += weights.tokenEmbedding().byteSize() / weights.tokenEmbedding().rows();
-        if (rank == 0) {
-            shardBytes += weights.output().byteSize();
+        if (rank == 0 || plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
+            shardBytes += weights.output().byteSize(); // tensor: this rank's vocabulary rows; pipeline: rank 0 alone
         }
         command = new int[contextLength + 8];
         hidden = new float[LlamaModel.MAX_BATCH * config.dimension()];
@@ -319,7 +323,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 if (formed != null) {
                     collectives = new Collectives(formed, STEP_TIMEOUT_NANOS);
                     if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
-                        model.collective(collectives);
+                        model.collective(tensorCollective(collectives, formed));
                     }
                     epoch++;
                     transport = formed;
@@ -334,6 +338,40 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 sleep(500);
             }
         }
+    }
+
+    /** The all-reduces of the layers and the gather of the vocabulary-parallel logits, over this mesh. */
+    private LlamaModel.Collective tensorCollective(Collectives mesh, TcpTransport link) {
+        int[] starts = vocabularyStarts;
+        return new LlamaModel.Collective() {
+            @Override
+            public void allReduce(float[] values, int length) {
+                long waited = link.waitNanos();
+                mesh.allReduce(values, length);
+                allReduceWaitNanos += link.waitNanos() - waited;
+            }
+
+            @Override
+            public int firstVocabularyRow() {
+                return starts[rank];
+            }
+
+            @Override
+            public void gatherLogits(float[] logits) {
+                long waited = link.waitNanos();
+                mesh.gather(logits, starts);
+                gatherWaitNanos += link.waitNanos() - waited;
+            }
+        };
+    }
+
+    /** A tensor forward pass, timed into {@link #forwardTimes()}. */
+    private float[] timedForward(int[] tokens, int from, int count, int position) {
+        long wall = System.nanoTime(), cpu = THREADS.getCurrentThreadCpuTime();
+        float[] logits = model.forward(tokens, from, count, position, cache, true);
+        forwardNanos += System.nanoTime() - wall;
+        forwardCpuNanos += THREADS.getCurrentThreadCpuTime() - cpu;
+        return logits;
     }
 
     private void fail(TcpTransport failed, Transport.PeerFailedException e) {
@@ -368,7 +406,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 for (int peer = 1; peer < current.size(); peer++) {
                     current.send(peer, TAG_COMMAND, command, 0, 3 + count);
                 }
-                return model.forward(tokens, from, count, position, cache);
+                return timedForward(tokens, from, count, position);
             }
             int dim = model.config().dimension();
             if (current.size() == 1) {
@@ -424,7 +462,8 @@ public final class ClusterNode implements Placement, AutoCloseable {
                     if (got < 3 || command[0] != OP_FORWARD) {
                         throw new Transport.PeerFailedException(0, "rank 0 sent an unknown command");
                     }
-                    model.forward(command, 3, command[2], command[1], cache, false);
+                    // with logits: this rank's vocabulary rows, sent to rank 0
+                    timedForward(command, 3, command[2], command[1]);
                 } else {
                     int previous = rank - 1;
                     current.receive(previous, TAG_COMMAND, command, 0, 0);

@@ -10,7 +10,7 @@ import io.macfleet.node.model.LlamaModel;
  * each chunk is summed by one fixed ring order and then copied, so ranks still agree bit for bit.
  */
 public final class Collectives implements LlamaModel.Collective {
-    static final int TAG_MESH = 10, TAG_RING = 11;
+    static final int TAG_MESH = 10, TAG_RING = 11, TAG_GATHER = 12;
     /** Vectors from this many bytes use the ring on three or more ranks. */
     static final int RING_BYTES = 128 * 1024;
 
@@ -61,6 +61,27 @@ public final class Collectives implements LlamaModel.Collective {
             float[] partial = partials[r];
             for (int i = 0; i < length; i++) {
                 values[i] += partial[i];
+            }
+        }
+    }
+
+    /**
+     * Gathers on rank 0: rank r holds {@code values[starts[r], starts[r + 1])}; rank 0 receives every other rank's
+     * part into place, the others send theirs (vocabulary-parallel logits). The other ranks do not wait.
+     */
+    public void gather(float[] values, int[] starts) {
+        int size = transport.size();
+        int rank = transport.rank();
+        if (rank != 0) {
+            transport.send(0, TAG_GATHER, values, starts[rank], starts[rank + 1] - starts[rank]);
+            return;
+        }
+        for (int peer = 1; peer < size; peer++) {
+            int expected = starts[peer + 1] - starts[peer];
+            int got = transport.receive(peer, TAG_GATHER, values, starts[peer], timeoutNanos);
+            if (got != expected) {
+                throw new Transport.PeerFailedException(peer, "rank " + peer + " sent " + got
+                        + " values to a gather of " + expected);
             }
         }
     }

@@ -48,68 +48,102 @@ public final class DecodeBenchmark {
         figures.add(measure(model, 1, 1, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
         figures.add(measure(model, 1, 2, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
         figures.add(measure(model, 2, 1, ClusterFile.Parallelism.TENSOR, tokens, repeats, false, out));
-        figures.add(measure(model, 2, 1, ClusterFile.Parallelism.PIPELINE, tokens, repeats, true, out));
-        Figures single = figures.get(0), twoThreads = figures.get(1), tensor = figures.get(2), pipeline = figures.get(3);
-        out.printf("tensor 2: theoretical all-reduce payload per token per rank 2 x %d layers x %d hidden x 4 bytes = %d%n",
+        // The model's inputs come before the optional parts, and a failure of an optional part (a rank dropped on an
+        // overloaded machine) is printed without losing the rest.
+        Concurrent concurrent = measureConcurrent(model, tokens, repeats, out);
+        Figures pipeline = attempt("pipeline 2", out, () -> measure(model, 2, 1, ClusterFile.Parallelism.PIPELINE, tokens,
+                repeats, true, out));
+        figures.add(pipeline);
+        // A receive spins before it parks; parking costs a wake-up per all-reduce (in a VM, a halted virtual CPU's
+        // wake-up). A longer spin only pays with a core per rank, so it is measured, not the default.
+        Figures longSpin = attempt("tensor 2 with a long spin", out, () -> measure(model, 2, 1, ClusterFile.Parallelism.TENSOR,
+                tokens, repeats, false, out, List.of("-Dmacfleet.node.spin-micros=" + LONG_SPIN_MICROS)));
+        Figures single = figures.get(0), twoThreads = figures.get(1), tensor = figures.get(2);
+        out.printf("tensor 2: theoretical all-reduce payload per token per rank 2 x %d layers x %d hidden x 4 bytes = %d"
+                        + " (plus rank 1's vocabulary rows of the logits, sent to rank 0)%n",
                 layers, hidden, 2L * layers * hidden * Float.BYTES);
-        out.printf("tensor 2 x 1 thread against 1 process x 1 thread: %.2fx (by the busiest rank's CPU time per token: %.2fx);"
-                        + " 1 process x 2 threads: %.2fx%n",
-                tensor.medianTokensPerSecond() / single.medianTokensPerSecond(),
-                single.busiestRankCpuMillisPerToken() / tensor.busiestRankCpuMillisPerToken(),
-                twoThreads.medianTokensPerSecond() / single.medianTokensPerSecond());
-        out.printf("pipeline 2: hop cost per token %.2f ms (1/pipeline - 1/single); prompt processing %.2fx of 1 process"
-                        + " (micro-batches of %d overlap the stages)%n",
-                1000 / pipeline.medianTokensPerSecond() - 1000 / single.medianTokensPerSecond(),
-                pipeline.promptTokensPerSecond() / single.promptTokensPerSecond(), ClusterNode.MICRO_BATCH);
-        if (allReduceSeconds > 0 && bandwidth != null) {
-            printModelCheck(single, twoThreads, tensor, pipeline, layers, hidden, allReduceSeconds, bandwidth, out);
+        if (pipeline != null) {
+            out.printf("pipeline 2: hop cost per token %.2f ms (1/pipeline - 1/single); prompt processing %.2fx of 1 process"
+                            + " (micro-batches of %d overlap the stages)%n",
+                    1000 / pipeline.medianTokensPerSecond() - 1000 / single.medianTokensPerSecond(),
+                    pipeline.promptTokensPerSecond() / single.promptTokensPerSecond(), ClusterNode.MICRO_BATCH);
+        }
+        if (bandwidth != null) {
+            out.printf("streaming reads (STREAM-like, for reference, not a model input): %.2f GB/s with 1 thread, %.2f GB/s with %d;"
+                            + " the engine streams %.2f GB/s in 1 process x 1 thread%n", bandwidth.oneThread() / 1e9,
+                    bandwidth.allThreads() / 1e9, bandwidth.threads(), single.weightBytesPerToken() * single.medianTokensPerSecond() / 1e9);
+        }
+        PerformanceModel.Prediction predicted = null;
+        if (allReduceSeconds > 0) {
+            predicted = printModelCheck(single, concurrent, tensor, pipeline, layers, hidden, allReduceSeconds, out);
         }
         PerformanceModel.printExoCheck(out);
         PerformanceModel.printM3UltraTable(out);
+        out.printf("SUMMARY decode tokens/s: 1 process x 1 thread %.2f, 1 process x 2 threads %.2f (%.2fx), tensor 2 x 1 thread"
+                        + " %.2f (%.2fx; by the busiest rank's CPU per token %.2fx; target 1.6x), pipeline 2 %s; model for"
+                        + " tensor 2 %s%n",
+                single.medianTokensPerSecond(), twoThreads.medianTokensPerSecond(),
+                twoThreads.medianTokensPerSecond() / single.medianTokensPerSecond(), tensor.medianTokensPerSecond(),
+                tensor.medianTokensPerSecond() / single.medianTokensPerSecond(),
+                single.busiestRankCpuMillisPerToken() / tensor.busiestRankCpuMillisPerToken(),
+                pipeline == null ? "failed" : String.format("%.2f", pipeline.medianTokensPerSecond()),
+                predicted == null ? "not computed" : String.format("%.2f (error %+.0f%%)", predicted.tokensPerSecond(),
+                        100 * (tensor.medianTokensPerSecond() / predicted.tokensPerSecond() - 1)));
+        if (longSpin != null) {
+            out.printf("SUMMARY tensor 2 with a %d us spin before parking: %.2f tokens/s (%.2fx)%n", LONG_SPIN_MICROS,
+                    longSpin.medianTokensPerSecond(), longSpin.medianTokensPerSecond() / single.medianTokensPerSecond());
+        }
         return figures;
     }
 
+    private interface Measurement {
+        Figures run() throws IOException, InterruptedException;
+    }
+
+    /** Runs an optional part of the bench; on a failure prints it and returns null. */
+    private static Figures attempt(String label, PrintStream out, Measurement measurement) throws InterruptedException {
+        try {
+            return measurement.run();
+        } catch (IOException | RuntimeException e) {
+            out.println(label + ": failed (" + e.getMessage() + "); the other figures stand");
+            return null;
+        }
+    }
+
     /**
-     * The performance model on this host against the measured figures, two ways.
+     * The performance model on this host against the measured figures. Its inputs, all measured by this command:
      * <ul>
-     * <li>Wall clock (meaningful on a quiet machine): one rank's bandwidth is what the one-process, one-thread run
-     * streamed (its weight bytes x its tokens/s); the host's is what the one-process, two-thread run streamed (the
-     * engine with every core reading at once). With STREAM's figure instead, scaled by the engine's fraction of the
-     * one-thread streaming read, for comparison.</li>
-     * <li>CPU time (what a token costs with a core per rank, whatever else runs on the machine): the same with each
-     * run's CPU time per token; the two-thread run's threads each spent half its process CPU time.</li>
+     * <li>weight bytes per token: the sum of the ranks' {@code inference_node_shard_weight_bytes} in the one-process run;</li>
+     * <li>a rank's streaming rate when the ranks share this host: weight bytes x the decode tokens/s of each of two
+     * independent one-thread processes decoding at the same time ({@link #measureConcurrent}), so the competition
+     * for the one memory system is measured, not assumed; alone (for separate hosts): the one-process, one-thread run;</li>
+     * <li>the link latency: the all-reduce benchmark's p50 for a hidden-size vector between 2 ranks over loopback,
+     * charged for each of the 2 x layers all-reduces (the logits gather, one more message, is not charged).</li>
      * </ul>
-     * The all-reduce latency is the measured p50 in both.
+     * In CPU time too (what a token costs with a core per rank, whatever else runs): the two processes' CPU per token.
      */
-    static void printModelCheck(Figures single, Figures twoThreads, Figures tensor, Figures pipeline, int layers, int hidden,
-                                double allReduceSeconds, HostBandwidth bandwidth, PrintStream out) {
+    static PerformanceModel.Prediction printModelCheck(Figures single, Concurrent concurrent, Figures tensor, Figures pipeline,
+                                                       int layers, int hidden, double allReduceSeconds, PrintStream out) {
         double bytes = single.weightBytesPerToken();
         double loopback = Double.POSITIVE_INFINITY; // the measured all-reduce p50 already includes moving the bytes
-        double rankBandwidth = bytes * single.medianTokensPerSecond();
-        double hostBandwidth = Math.max(rankBandwidth, bytes * twoThreads.medianTokensPerSecond());
-        double efficiency = rankBandwidth / bandwidth.oneThread();
-        double streamHost = Math.max(rankBandwidth, bandwidth.allThreads() * efficiency);
-        out.printf("performance model here: %.0f MB per token; one rank streams %.2f GB/s, the host %.2f GB/s (1 process x 2 threads);"
-                        + " streaming reads: %.2f GB/s with 1 thread, %.2f GB/s with %d (the engine reaches %.0f%% of the 1-thread"
-                        + " figure, so STREAM's host figure is %.2f GB/s); all-reduce %.1f us%n",
-                bytes / 1e6, rankBandwidth / 1e9, hostBandwidth / 1e9, bandwidth.oneThread() / 1e9, bandwidth.allThreads() / 1e9,
-                bandwidth.threads(), 100 * efficiency, streamHost / 1e9, allReduceSeconds * 1e6);
-        PerformanceModel model = new PerformanceModel(bytes, rankBandwidth, hostBandwidth, layers, hidden, 0);
-        compare(out, "tensor 2, ranks share the host", model.tensor(2, 2, allReduceSeconds, loopback), tensor.medianTokensPerSecond());
+        double alone = bytes * single.medianTokensPerSecond();
+        double shared = Math.min(alone, bytes * concurrent.tokensPerSecond());
+        out.printf("performance model inputs (measured here): %.0f MB of weights per token; one process streams %.2f GB/s alone,"
+                        + " %.2f GB/s while a second process streams too (%.2f tokens/s each); all-reduce p50 %.1f us x %d"
+                        + " collectives per token%n", bytes / 1e6, alone / 1e9, shared / 1e9, concurrent.tokensPerSecond(),
+                allReduceSeconds * 1e6, PerformanceModel.collectivesPerToken(layers));
+        PerformanceModel model = new PerformanceModel(bytes, alone, 2 * shared, layers, hidden, 0);
+        PerformanceModel.Prediction predicted = model.tensor(2, 2, allReduceSeconds, loopback);
+        compare(out, "tensor 2, ranks share the host", predicted, tensor.medianTokensPerSecond());
         compare(out, "tensor 2, as if on two hosts", model.tensor(2, 1, allReduceSeconds, loopback), tensor.medianTokensPerSecond());
-        compare(out, "pipeline 2", model.pipeline(2, allReduceSeconds, loopback), pipeline.medianTokensPerSecond());
-        PerformanceModel stream = new PerformanceModel(bytes, rankBandwidth, streamHost, layers, hidden, 0);
-        compare(out, "tensor 2, host from STREAM", stream.tensor(2, 2, allReduceSeconds, loopback), tensor.medianTokensPerSecond());
-        // CPU time: seconds of CPU per token instead of wall seconds (the busiest rank's, for the clusters)
-        double rankCpuBandwidth = bytes / (single.busiestRankCpuMillisPerToken() / 1e3);
-        double hostCpuBandwidth = Math.max(rankCpuBandwidth, 2 * bytes / (twoThreads.busiestRankCpuMillisPerToken() / 1e3));
-        out.printf("performance model in CPU time (a core per rank): one rank streams %.2f GB/s per CPU-second, the host %.2f%n",
-                rankCpuBandwidth / 1e9, hostCpuBandwidth / 1e9);
-        PerformanceModel cpu = new PerformanceModel(bytes, rankCpuBandwidth, hostCpuBandwidth, layers, hidden, 0);
+        if (pipeline != null) {
+            compare(out, "pipeline 2", model.pipeline(2, allReduceSeconds, loopback), pipeline.medianTokensPerSecond());
+        }
+        double sharedCpu = Math.min(bytes / (single.busiestRankCpuMillisPerToken() / 1e3), bytes / (concurrent.cpuMillisPerToken() / 1e3));
+        PerformanceModel cpu = new PerformanceModel(bytes, sharedCpu, 2 * sharedCpu, layers, hidden, 0);
         compare(out, "tensor 2 (CPU), ranks share the host", cpu.tensor(2, 2, allReduceSeconds, loopback),
                 1e3 / tensor.busiestRankCpuMillisPerToken());
-        compare(out, "tensor 2 (CPU), as if on two hosts", cpu.tensor(2, 1, allReduceSeconds, loopback),
-                1e3 / tensor.busiestRankCpuMillisPerToken());
+        return predicted;
     }
 
     private static void compare(PrintStream out, String label, PerformanceModel.Prediction predicted, double measured) {
@@ -119,16 +153,103 @@ public final class DecodeBenchmark {
                 measured, 100 * error, Math.abs(error) <= 0.2 ? ", within 20%" : ", NOT within 20%");
     }
 
+    /**
+     * Two processes of one thread each decoding the whole model at the same time, each its own request (no
+     * collectives between them): how fast one process streams weights while another streams too, which is what each
+     * tensor rank on this one host gets. Medians over the repeats of each process's decode tokens/s and CPU per token.
+     */
+    public record Concurrent(double tokensPerSecond, double cpuMillisPerToken) {
+    }
+
+    static Concurrent measureConcurrent(Path model, int tokens, int repeats, PrintStream out) throws IOException, InterruptedException {
+        List<Process> processes = new ArrayList<>();
+        List<ClusterFile> clusters = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                Path directory = Files.createTempDirectory("decode-bench");
+                Path clusterFile = LaunchLocal.writeClusterFile(1, ClusterFile.Parallelism.TENSOR, 0, directory);
+                clusters.add(ClusterFile.read(clusterFile));
+                processes.add(new ProcessBuilder(LaunchLocal.rankCommand(model, clusterFile, 0, 1, 512, List.of()))
+                        .redirectErrorStream(true).redirectOutput(directory.resolve("rank-0.log").toFile()).start());
+            }
+            for (ClusterFile cluster : clusters) {
+                awaitHealthy(cluster, processes);
+            }
+            String prompt = "the benchmark prompt";
+            bothAtOnce(clusters, prompt, tokens); // warm-up
+            double[] speeds = new double[2 * repeats];
+            double[] cpu = new double[2 * repeats];
+            for (int i = 0; i < repeats; i++) {
+                double[] cpuBefore = new double[2];
+                for (int p = 0; p < 2; p++) {
+                    cpuBefore[p] = metric(clusters.get(p), 0, "inference_node_process_cpu_microseconds");
+                }
+                long[] generated = bothAtOnce(clusters, prompt, tokens);
+                for (int p = 0; p < 2; p++) {
+                    speeds[2 * i + p] = metric(clusters.get(p), 0, "inference_node_decode_tokens_per_second");
+                    cpu[2 * i + p] = (metric(clusters.get(p), 0, "inference_node_process_cpu_microseconds") - cpuBefore[p])
+                            / 1000.0 / generated[p];
+                }
+            }
+            out.printf("2 processes x 1 thread at once (each the whole model, its own request): decode %s tokens/s each;"
+                            + " CPU %s ms per token%n", Arrays.toString(speeds),
+                    Arrays.stream(cpu).mapToObj(c -> String.format("%.1f", c)).collect(java.util.stream.Collectors.joining(", ")));
+            Arrays.sort(speeds);
+            Arrays.sort(cpu);
+            return new Concurrent((speeds[repeats - 1] + speeds[repeats]) / 2, (cpu[repeats - 1] + cpu[repeats]) / 2);
+        } finally {
+            processes.forEach(Process::destroyForcibly);
+            for (Process process : processes) {
+                process.waitFor();
+            }
+        }
+    }
+
+    /** One completion on each cluster at the same time; the completion tokens of each. */
+    @SuppressWarnings("unchecked")
+    private static long[] bothAtOnce(List<ClusterFile> clusters, String prompt, int tokens) {
+        List<CompletableFuture<Map<String, Object>>> futures = new ArrayList<>();
+        for (ClusterFile cluster : clusters) {
+            futures.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return complete(cluster, prompt, tokens);
+                } catch (IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, Thread::startVirtualThread));
+        }
+        long[] generated = new long[clusters.size()];
+        for (int i = 0; i < generated.length; i++) {
+            generated[i] = ((Number) futures.get(i).join().get("completion_tokens")).longValue();
+        }
+        return generated;
+    }
+
     @SuppressWarnings("unchecked")
     static Figures measure(Path model, int ranks, int threads, ClusterFile.Parallelism parallelism, int tokens, int repeats,
                            boolean concurrent, PrintStream out) throws IOException, InterruptedException {
+        return measure(model, ranks, threads, parallelism, tokens, repeats, concurrent, out, List.of());
+    }
+
+    /** The options with per-phase timing turned on (a few hundred clock reads per token: well under 1%). */
+    private static List<String> profiled(List<String> jvmOptions) {
+        List<String> options = new ArrayList<>(jvmOptions);
+        options.add("-D" + ClusterNode.PHASE_PROFILE_PROPERTY + "=true");
+        return options;
+    }
+
+    /** The spin before parking in a receive that the bench also measures tensor 2 with (the default is 50 us). */
+    static final int LONG_SPIN_MICROS = 1000;
+
+    static Figures measure(Path model, int ranks, int threads, ClusterFile.Parallelism parallelism, int tokens, int repeats,
+                           boolean concurrent, PrintStream out, List<String> jvmOptions) throws IOException, InterruptedException {
         Path directory = Files.createTempDirectory("decode-bench");
         Path clusterFile = LaunchLocal.writeClusterFile(ranks, parallelism, 0, directory);
         ClusterFile cluster = ClusterFile.read(clusterFile);
         List<Process> processes = new ArrayList<>();
         try {
             for (int rank = 0; rank < ranks; rank++) {
-                processes.add(new ProcessBuilder(LaunchLocal.rankCommand(model, clusterFile, rank, threads, 512, List.of()))
+                processes.add(new ProcessBuilder(LaunchLocal.rankCommand(model, clusterFile, rank, threads, 512, profiled(jvmOptions)))
                         .redirectErrorStream(true).redirectOutput(directory.resolve("rank-" + rank + ".log").toFile()).start());
             }
             awaitHealthy(cluster, processes);
@@ -139,8 +260,12 @@ public final class DecodeBenchmark {
             long[] before = bytesSent(cluster);
             double waitBefore = metric(cluster, 0, "inference_node_cluster_wait_microseconds");
             double[] cpuBefore = new double[ranks];
+            double[][] phasesBefore = new double[ranks][];
+            double[][] partsBefore = new double[ranks][];
             for (int r = 0; r < ranks; r++) {
                 cpuBefore[r] = metric(cluster, r, "inference_node_process_cpu_microseconds");
+                phasesBefore[r] = forwardTimes(cluster, r);
+                partsBefore[r] = phaseTimes(cluster, r);
             }
             long startNanos = System.nanoTime();
             double[] speeds = new double[repeats];
@@ -156,9 +281,35 @@ public final class DecodeBenchmark {
             // CPU time per token of the busiest rank: what decoding would cost with a core per rank and no one else
             double cpuMillisPerToken = 0;
             double[] rankCpu = new double[ranks];
+            StringBuilder breakdown = new StringBuilder();
             for (int r = 0; r < ranks; r++) {
                 rankCpu[r] = (metric(cluster, r, "inference_node_process_cpu_microseconds") - cpuBefore[r]) / 1000.0 / forwarded;
                 cpuMillisPerToken = Math.max(cpuMillisPerToken, rankCpu[r]);
+                double[] phases = forwardTimes(cluster, r);
+                double[] perToken = new double[phases.length];
+                for (int i = 0; i < phases.length; i++) {
+                    perToken[i] = (phases[i] - phasesBefore[r][i]) / 1000.0 / forwarded;
+                }
+                if (parallelism == ClusterFile.Parallelism.TENSOR) {
+                    double[] parts = phaseTimes(cluster, r);
+                    StringBuilder line = new StringBuilder();
+                    for (io.macfleet.node.model.LlamaModel.Phase phase : io.macfleet.node.model.LlamaModel.Phase.values()) {
+                        double millis = (parts[phase.ordinal()] - partsBefore[r][phase.ordinal()]) / 1000.0 / forwarded;
+                        if (millis >= 0.05) {
+                            line.append(String.format(", %s %.1f", phase.name().toLowerCase(), millis));
+                        }
+                    }
+                    if (!line.isEmpty()) {
+                        breakdown.append(String.format("%n    rank %d wall ms per token by part: %s", r, line.substring(2)));
+                    }
+                }
+                if (ranks > 1 && parallelism == ClusterFile.Parallelism.TENSOR) {
+                    // rank 0's forward passes run on the request's virtual thread, whose CPU time the JVM does not count
+                    breakdown.append(String.format("%n    rank %d per token: forward pass %.1f ms = compute %.1f + waiting in all-reduces"
+                                    + " %.1f + logits gather %.1f; CPU %sof the process %.1f ms",
+                            r, perToken[0], perToken[0] - perToken[2] - perToken[3], perToken[2], perToken[3],
+                            perToken[1] > 0 ? String.format("of the forward thread %.1f ms, ", perToken[1]) : "", rankCpu[r]));
+                }
             }
             Arrays.sort(speeds);
             double median = speeds[repeats / 2];
@@ -202,7 +353,7 @@ public final class DecodeBenchmark {
                 weightBytes += metric(cluster, r, "inference_node_shard_weight_bytes");
             }
             String label = (ranks == 1 ? "1 process" : parallelism.label() + " " + ranks) + " x " + threads
-                    + (threads == 1 ? " thread" : " threads");
+                    + (threads == 1 ? " thread" : " threads") + (jvmOptions.isEmpty() ? "" : ", " + String.join(" ", jvmOptions));
             out.printf("%-22s decode %6.2f tokens/s (median of %d x %d tokens; runs %s); bytes sent per token per rank %.0f;"
                             + " rank 0 waits for peers %.1f of %.1f ms per token; busiest rank's CPU %.1f ms per token%s;"
                             + " prompt of %.0f tokens at %.1f tokens/s%s%n",
@@ -210,6 +361,10 @@ public final class DecodeBenchmark {
                     cpuMillisPerToken, ranks == 1 ? "" : " (ranks " + Arrays.stream(rankCpu).mapToObj(c -> String.format("%.1f", c))
                             .collect(java.util.stream.Collectors.joining(", ")) + ")", promptTokens, promptSpeed,
                     concurrent ? String.format("; 4 concurrent requests: %.2f tokens/s in total", concurrentSpeed) : "");
+            out.print(breakdown.isEmpty() ? "" : breakdown.substring(1) + System.lineSeparator());
+            if (ranks > 1) {
+                out.println("    resident memory: " + residentMemory(processes));
+            }
             return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken, weightBytes, promptSpeed);
         } finally {
             processes.forEach(Process::destroyForcibly);
@@ -255,6 +410,55 @@ public final class DecodeBenchmark {
             throw new IOException("completion failed: " + response.statusCode() + " " + response.body());
         }
         return (Map<String, Object>) ((Map<String, Object>) Json.parse(response.body())).get("usage");
+    }
+
+    /**
+     * Each rank process's resident memory from /proc (Linux): anonymous (heap, KV cache), file-backed (the mapped
+     * model pages it touched, shared with the page cache) and shared memory (the packed column slices' scratch file
+     * counts as file-backed). Empty where /proc is not there.
+     */
+    private static String residentMemory(List<Process> processes) {
+        StringBuilder out = new StringBuilder();
+        for (int r = 0; r < processes.size(); r++) {
+            try {
+                Map<String, String> fields = new java.util.HashMap<>();
+                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(processes.get(r).pid()), "status"))) {
+                    int colon = line.indexOf(':');
+                    if (colon > 0) {
+                        fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+                    }
+                }
+                out.append(String.format("rank %d RSS %s (anonymous %s, file %s, shared memory %s); ", r, fields.get("VmRSS"),
+                        fields.get("RssAnon"), fields.get("RssFile"), fields.get("RssShmem")));
+            } catch (IOException e) {
+                return "not available (" + e.getMessage() + ")";
+            }
+        }
+        return out.toString();
+    }
+
+    /** A rank's wall microseconds per forward-pass part ({@code inference_node_phase_microseconds}), by phase ordinal. */
+    private static double[] phaseTimes(ClusterFile cluster, int rank) throws IOException, InterruptedException {
+        double[] values = new double[io.macfleet.node.model.LlamaModel.Phase.values().length];
+        String prefix = "inference_node_phase_microseconds{phase=\"";
+        for (String line : get(cluster, rank, "/metrics").body().split("\n")) {
+            if (line.startsWith(prefix)) {
+                int end = line.indexOf('"', prefix.length());
+                values[io.macfleet.node.model.LlamaModel.Phase.valueOf(line.substring(prefix.length(), end)).ordinal()] =
+                        Double.parseDouble(line.substring(line.indexOf("} ") + 2));
+            }
+        }
+        return values;
+    }
+
+    /** A rank's forward pass counters: wall, forward thread CPU, all-reduce waits, gather waits (microseconds). */
+    private static double[] forwardTimes(ClusterFile cluster, int rank) throws IOException, InterruptedException {
+        String[] names = {"forward", "forward_cpu", "allreduce_wait", "gather_wait"};
+        double[] values = new double[names.length];
+        for (int i = 0; i < names.length; i++) {
+            values[i] = metric(cluster, rank, "inference_node_cluster_" + names[i] + "_microseconds");
+        }
+        return values;
     }
 
     private static long[] bytesSent(ClusterFile cluster) throws IOException, InterruptedException {

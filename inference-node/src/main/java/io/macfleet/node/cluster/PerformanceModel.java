@@ -68,6 +68,14 @@ public record PerformanceModel(double weightBytes, double rankBandwidth, double 
         return new Prediction(weights, collectives, fixedSeconds);
     }
 
+    /**
+     * Collectives per decoded token in tensor parallelism the model charges: two all-reduces per layer. The gather of
+     * the vocabulary-parallel logits on rank 0 is one more message, not charged (under 1/(2 x layers) of the total).
+     */
+    public static int collectivesPerToken(int layers) {
+        return 2 * layers;
+    }
+
     /** Pipeline parallelism over {@code ranks} stages: one token passes every stage in turn and returns to rank 0. */
     public Prediction pipeline(int ranks, double hopLatencySeconds, double linkBytesPerSecond) {
         double hops = ranks == 1 ? 0 : ranks * (hopLatencySeconds + (double) hidden * Float.BYTES / linkBytesPerSecond);

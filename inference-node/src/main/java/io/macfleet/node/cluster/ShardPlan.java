@@ -16,9 +16,13 @@ import java.util.List;
  */
 public record ShardPlan(ClusterFile.Parallelism parallelism, List<TensorShard> tensor, List<LayerRange> stages) {
 
-    /** A tensor-parallel rank's slice of every layer. */
+    /**
+     * A tensor-parallel rank's slice of every layer, and its rows of the output matrix (vocabulary-parallel logits:
+     * each rank computes the logits of its vocabulary rows and rank 0 gathers them, so no rank reads the whole output
+     * matrix every token and the layers split by weight alone).
+     */
     public record TensorShard(int firstHead, int headCount, int firstKvHead, int kvHeadCount, int firstUnit,
-                              int unitCount) {
+                              int unitCount, int firstVocabularyRow, int vocabularyRows) {
     }
 
     /**
@@ -98,8 +102,9 @@ public record ShardPlan(ClusterFile.Parallelism parallelism, List<TensorShard> t
                     + feedForward.granule() + " rows, fewer than the " + ranks + " ranks");
         }
         int[] units = apportion(feedForward.units(), weights);
+        int[] vocabulary = apportion(config.vocabulary(), weights);
         List<TensorShard> shards = new ArrayList<>();
-        int unit = 0;
+        int unit = 0, vocabularyRow = 0;
         for (int r = 0; r < ranks; r++) {
             int columns = headCount[r] * config.headDimension();
             int firstColumn = firstHead[r] * config.headDimension();
@@ -109,8 +114,9 @@ public record ShardPlan(ClusterFile.Parallelism parallelism, List<TensorShard> t
                         + "whole quantization blocks of " + attentionOutputBlock + "; use fewer ranks or an unquantized model");
             }
             shards.add(new TensorShard(firstHead[r], headCount[r], firstKv[r], kvCount[r], unit * feedForward.granule(),
-                    units[r] * feedForward.granule()));
+                    units[r] * feedForward.granule(), vocabularyRow, vocabulary[r]));
             unit += units[r];
+            vocabularyRow += vocabulary[r];
         }
         return new ShardPlan(ClusterFile.Parallelism.TENSOR, List.copyOf(shards), List.of());
     }
@@ -161,7 +167,8 @@ public record ShardPlan(ClusterFile.Parallelism parallelism, List<TensorShard> t
                 TensorShard s = tensor.get(r);
                 out.append("query heads ").append(s.firstHead()).append('+').append(s.headCount())
                         .append(", KV heads ").append(s.firstKvHead()).append('+').append(s.kvHeadCount())
-                        .append(", FFN rows ").append(s.firstUnit()).append('+').append(s.unitCount());
+                        .append(", FFN rows ").append(s.firstUnit()).append('+').append(s.unitCount())
+                        .append(", vocabulary rows ").append(s.firstVocabularyRow()).append('+').append(s.vocabularyRows());
             } else {
                 LayerRange stage = stages.get(r);
                 out.append("layers ").append(stage.first()).append("..").append(stage.end() - 1);

@@ -23,6 +23,8 @@ public final class LlamaModel {
     private final MixtureOfExperts experts;
     /** Activation buffers, reused across calls (one forward pass at a time) so prefill makes no garbage. */
     private float[] x, normed, q, k, v, attention, projected, gate, up;
+    /** This rank's rows of the logits when the output matrix is split by vocabulary (tensor parallelism). */
+    private float[] logitRows;
     private int scratchTokens;
     /** Attention scores, one row per worker. */
     private float[][] scores;
@@ -37,7 +39,8 @@ public final class LlamaModel {
         ROPE_CACHE("RoPE + KV cache write"), ATTENTION("attention (scores, softmax, values)"),
         ATTENTION_OUTPUT("attention output product"), RESIDUAL("residual adds"), FFN_NORM("FFN RMSNorm"),
         GATE_UP("gate/up products"), SWIGLU("SwiGLU"), DOWN("down product"), OUTPUT_NORM("output RMSNorm"),
-        LOGITS("output (logits) product"), EXPERTS("expert router and FFNs");
+        LOGITS("output (logits) product"), EXPERTS("expert router and FFNs"),
+        LOGITS_GATHER("logits gathered from the ranks");
 
         private final String label;
 
@@ -104,6 +107,21 @@ public final class LlamaModel {
 
         /** Replaces {@code values[0, length)} with the sum of every rank's values, identical on all ranks. */
         void allReduce(float[] values, int length);
+
+        /**
+         * Vocabulary-parallel output matrix: the first vocabulary row of this rank's output matrix (which holds
+         * {@code weights().output().rows()} rows). 0 on one node.
+         */
+        default int firstVocabularyRow() {
+            return 0;
+        }
+
+        /**
+         * Completes logits of which this rank computed its own vocabulary rows: rank 0 receives the other ranks'
+         * rows into place, the others send theirs. Nothing on one node.
+         */
+        default void gatherLogits(float[] logits) {
+        }
     }
 
     public void collective(Collective collective) {
@@ -277,8 +295,19 @@ public final class LlamaModel {
         rmsNorm(lastHidden, weights.outputNorm(), lastToken, 1, dim);
         time = mark(Phase.OUTPUT_NORM, time);
         float[] result = new float[config.vocabulary()];
-        Kernels.matvec(pool, weights.output(), lastToken, result);
-        mark(Phase.LOGITS, time);
+        WeightMatrix output = weights.output();
+        if (output.rows() == result.length) {
+            Kernels.matvec(pool, output, lastToken, result);
+        } else {
+            if (logitRows == null || logitRows.length != output.rows()) {
+                logitRows = new float[output.rows()];
+            }
+            Kernels.matvec(pool, output, lastToken, logitRows);
+            System.arraycopy(logitRows, 0, result, collective.firstVocabularyRow(), logitRows.length);
+        }
+        time = mark(Phase.LOGITS, time);
+        collective.gatherLogits(result);
+        mark(Phase.LOGITS_GATHER, time);
         return result;
     }
 

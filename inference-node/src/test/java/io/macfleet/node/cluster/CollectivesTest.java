@@ -48,6 +48,39 @@ class CollectivesTest {
     }
 
     @Test
+    void gatherPutsEveryRanksPartInPlaceOnRankZero() throws Exception {
+        int size = 3;
+        int[] starts = {0, 5, 11, 14}; // uneven parts, as the vocabulary split by weight gives
+        List<Transport> mesh = ClusterBenchmark.loopbackMesh(size);
+        try {
+            float[][] values = new float[size][14];
+            for (int r = 0; r < size; r++) {
+                for (int i = starts[r]; i < starts[r + 1]; i++) {
+                    values[r][i] = 100 * r + i; // each rank fills only its own part
+                }
+            }
+            List<Thread> threads = new ArrayList<>();
+            for (int r = 0; r < size; r++) {
+                int rank = r;
+                threads.add(Thread.ofPlatform().start(() ->
+                        new Collectives(mesh.get(rank), 10_000_000_000L).gather(values[rank], starts)));
+            }
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            float[] expected = new float[14];
+            for (int r = 0; r < size; r++) {
+                for (int i = starts[r]; i < starts[r + 1]; i++) {
+                    expected[i] = 100 * r + i;
+                }
+            }
+            assertThat(values[0]).isEqualTo(expected);
+        } finally {
+            mesh.forEach(Transport::close);
+        }
+    }
+
+    @Test
     void aClosedPeerFailsTheReceiveAtOnce() throws Exception {
         List<Transport> mesh = ClusterBenchmark.loopbackMesh(2);
         try {

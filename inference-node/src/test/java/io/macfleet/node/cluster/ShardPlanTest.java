@@ -61,14 +61,31 @@ class ShardPlanTest {
     }
 
     @Test
-    void rankZeroHoldsLessOfTheLayersForTheOutputMatrixItAloneReads() throws IOException {
+    void equalRanksGetEqualLayersAndVocabularyRows() throws IOException {
         try (GgufFile file = GgufFile.open(TestModels.tiny(GgmlType.Q8_0))) {
             LlamaConfig config = LlamaConfig.from(file);
             ShardPlan plan = ClusterNode.plan(file, config, ClusterFile.parse(
                     ClusterFile.loopback(2, ClusterFile.Parallelism.TENSOR, new int[2], new int[2]), "test"));
-            assertThat(plan.tensor().get(0).unitCount()).isLessThan(plan.tensor().get(1).unitCount());
+            // the output matrix is split by vocabulary, so rank 0 no longer gives up layers for it
+            assertThat(plan.tensor().get(0).unitCount()).isEqualTo(plan.tensor().get(1).unitCount());
             assertThat(plan.tensor().get(0).unitCount() + plan.tensor().get(1).unitCount()).isEqualTo(config.feedForward());
+            assertThat(plan.tensor()).extracting(ShardPlan.TensorShard::firstVocabularyRow)
+                    .containsExactly(0, config.vocabulary() / 2);
+            assertThat(plan.tensor().stream().mapToInt(ShardPlan.TensorShard::vocabularyRows).sum()).isEqualTo(config.vocabulary());
         }
+    }
+
+    @Test
+    void vocabularyRowsFollowTheWeightsWithoutGapsOrOverlaps() {
+        ShardPlan plan = ShardPlan.tensor(oneB(), new double[] {2, 2, 1, 1}, 32, ShardPlan.FeedForwardSharding.dense(oneB(), 32));
+        int next = 0;
+        for (ShardPlan.TensorShard shard : plan.tensor()) {
+            assertThat(shard.firstVocabularyRow()).isEqualTo(next);
+            next += shard.vocabularyRows();
+        }
+        assertThat(next).isEqualTo(32000);
+        assertThat(plan.tensor()).extracting(ShardPlan.TensorShard::vocabularyRows).containsExactly(10667, 10667, 5333, 5333);
+        assertThat(plan.describe()).contains("rank 3: ").endsWith("vocabulary rows 26667+5333");
     }
 
     @Test
