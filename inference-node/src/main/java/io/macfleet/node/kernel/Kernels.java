@@ -262,6 +262,14 @@ public final class Kernels {
             matvecQ8Streams(pool, matrices, x, outs);
             return;
         }
+        boolean nibbles = NIBBLE_STREAMS;
+        for (WeightMatrix matrix : matrices) {
+            nibbles &= NibbleKernels.handles(matrix) && matrix.columns() == matrices[0].columns();
+        }
+        if (nibbles) {
+            NibbleKernels.matvec(pool, matrices, x, outs);
+            return;
+        }
         for (int i = 0; i < matrices.length; i++) {
             matvec(pool, matrices[i], x, outs[i]);
         }
@@ -273,6 +281,10 @@ public final class Kernels {
         // did (FormatBenchmark matvec, 2026-11-24, load 21 to 29) Q4_0 and Q4_K kernels that multiply the raw 4-bit
         // values and apply the offset once per block through the activations' block sums (Q4_0 one row 4.0 to 4.4
         // GB per CPU-second, four rows 4.1, against 4.6 to 6.0 for this path, interleaved; Q4_K 2.2 to 3.0, equal).
+        if (NIBBLE_STREAMS && NibbleKernels.handles(matrix)) {
+            NibbleKernels.matvec(pool, new WeightMatrix[] {matrix}, x, new float[][] {out});
+            return;
+        }
         boolean fourRows = BYTE_PARTS == 1 && matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0;
         if (!fourRows) {
             pool.parallelFor(matrix.rows(), (start, end, worker) -> {
@@ -288,6 +300,12 @@ public final class Kernels {
         }
         matvecQ8Streams(pool, new WeightMatrix[] {matrix}, x, new float[][] {out});
     }
+
+    /**
+     * Q4_0, Q4_K and Q6_K decode through {@link NibbleKernels} (on by default; {@code -Dinference.nibbleStreams=false}
+     * for the single-row kernels, to compare).
+     */
+    static final boolean NIBBLE_STREAMS = !"false".equals(System.getProperty("inference.nibbleStreams"));
 
     /** Most rows per stream of {@link #matvecQ8Streams}. */
     static final int STREAM_SPAN = 64;

@@ -1,0 +1,380 @@
+package io.macfleet.node.kernel;
+
+import io.macfleet.node.gguf.GgmlType;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Decode (matrix-vector) products of the 4- and 6-bit types Q4_0, Q4_K and Q6_K on 512-bit vectors, as four forward
+ * streams like the Q8_0 product ({@link Kernels#matvecQ8Streams}): a unit of work is 4 x span rows and each pass
+ * computes rows k, k + span, k + 2 span, k + 3 span, so each of the four load streams walks forward through memory.
+ * <p>
+ * What makes them cheaper than dequantizing each weight to a float (the single-row {@link Kernels#dot} path):
+ * <ul>
+ * <li>16 packed bytes are widened to 16 int lanes once ({@code ZERO_EXTEND_B2I}, one {@code vpmovzxbd}) and the
+ * nibbles are cut out in int lanes ({@code and}, {@code >>>}): x86 has no byte shift, so the byte-lane shifts of the
+ * single-row kernels cost a widen, shift and narrow each.</li>
+ * <li>Constant offsets and minimums leave the inner loop: {@code sum (q - 8) x = sum q x - 8 sum x} (Q4_0) and
+ * {@code sum (d s q - dmin m) x = d s sum q x - dmin m sum x} (Q4_K), with the activations' sums per 32 values
+ * computed once per product and shared by every row.</li>
+ * <li>Each block's products are summed unscaled and multiplied by the block scale once ({@code fma(p, d, t)}),
+ * instead of scaling every weight vector.</li>
+ * </ul>
+ * Dot products may round differently from dequantize-then-multiply (they are not bit-exact, as no fused kernel is);
+ * dequantization stays the bit-exact reference.
+ */
+final class NibbleKernels {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
+    private static final VectorSpecies<Byte> B128 = ByteVector.SPECIES_128;
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final ValueLayout.OfShort SHORT = Kernels.SHORT;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
+    /** Bytes to int lanes; ZERO_EXTEND_B2I or B2I (then masked), whichever measures faster. */
+    private static final VectorOperators.Conversion<Byte, Integer> ZERO_EXTEND = VectorOperators.ZERO_EXTEND_B2I;
+
+    /** Whether these kernels run here: 16 float lanes (AVX-512); other widths keep the single-row kernels. */
+    static final boolean AVAILABLE = Kernels.L == 16 && FloatVector.SPECIES_PREFERRED.length() == 16;
+
+    private NibbleKernels() {
+    }
+
+    /** Whether {@code matrix} is one of the types these kernels take, with whole blocks per row. */
+    static boolean handles(WeightMatrix matrix) {
+        GgmlType type = matrix.type();
+        return AVAILABLE && (type == GgmlType.Q4_0 || type == GgmlType.Q4_K || type == GgmlType.Q6_K)
+                && matrix.columns() % type.blockSize() == 0;
+    }
+
+    /** Most rows per stream. */
+    static final int STREAM_SPAN = 64;
+
+    /**
+     * {@code outs[i][r] = row r of matrices[i] · x} for every matrix (each {@link #handles} it, all with the same
+     * columns), in one parallel loop: decode's Q/K/V and gate/up products share their input.
+     */
+    static void matvec(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs) {
+        int count = matrices.length;
+        int columns = matrices[0].columns();
+        float[] sums = blockSums(x, columns);
+        int[] span = new int[count], units = new int[count], firstTask = new int[count + 1];
+        for (int m = 0; m < count; m++) {
+            int rows = matrices[m].rows();
+            span[m] = Math.max(1, Math.min(STREAM_SPAN, rows / (8 * pool.size())));
+            units[m] = rows / (4 * span[m]);
+            int tail = rows - units[m] * 4 * span[m];
+            firstTask[m + 1] = firstTask[m] + units[m] + (tail + 3) / 4;
+        }
+        pool.parallelFor(firstTask[count], (start, end, worker) -> {
+            int m = 0;
+            for (int task = start; task < end; task++) {
+                while (task >= firstTask[m + 1]) {
+                    m++;
+                }
+                WeightMatrix matrix = matrices[m];
+                int local = task - firstTask[m];
+                if (local < units[m]) {
+                    int s = span[m];
+                    int first = local * 4 * s;
+                    for (int r = first; r < first + s; r++) {
+                        fourRows(matrix, r, s * matrix.rowStride(), x, sums, outs[m], s);
+                    }
+                } else {
+                    int r = units[m] * 4 * span[m] + (local - units[m]) * 4;
+                    if (r + 4 <= matrix.rows()) {
+                        fourRows(matrix, r, matrix.rowStride(), x, sums, outs[m], 1);
+                    } else {
+                        for (; r < matrix.rows(); r++) {
+                            outs[m][r] = Kernels.dot(matrix, r, x, 0);
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    /** Rows r, r + outStride, r + 2 outStride, r + 3 outStride ({@code stride} bytes apart) into {@code out}. */
+    static void fourRows(WeightMatrix matrix, int r, long stride, float[] x, float[] sums, float[] out, int outStride) {
+        MemorySegment data = matrix.data();
+        long base = matrix.rowOffset(r);
+        switch (matrix.type()) {
+            case Q4_0 -> q4FourRows(data, base, stride, x, sums, matrix.columns() / 32, out, r, outStride);
+            case Q4_K -> q4kFourRows(data, base, stride, x, sums, matrix.columns() / 256, out, r, outStride);
+            case Q6_K -> q6kFourRows(data, base, stride, x, matrix.columns() / 256, out, r, outStride);
+            default -> throw new IllegalStateException("not a nibble type: " + matrix.type());
+        }
+    }
+
+    /** Per-thread buffer for the activations' sums. */
+    private static final ThreadLocal<float[]> SUMS = ThreadLocal.withInitial(() -> new float[0]);
+
+    /** {@code sums[b] = x[32 b] + .. + x[32 b + 31]} for every block of 32 in {@code x[0 .. n)}. */
+    static float[] blockSums(float[] x, int n) {
+        float[] sums = SUMS.get();
+        if (sums.length < n / 32) {
+            sums = new float[n / 32];
+            SUMS.set(sums);
+        }
+        for (int b = 0; b < n / 32; b++) {
+            sums[b] = FloatVector.fromArray(F, x, 32 * b).add(FloatVector.fromArray(F, x, 32 * b + 16)).reduceLanes(VectorOperators.ADD);
+        }
+        return sums;
+    }
+
+    // ---- Q4_0: d (half), 16 bytes: value j in the low nibble of byte j, value 16 + j in its high nibble; d (q - 8) ----
+    // The four rows are written out rather than calling a per-block method: a method that C2 has already compiled on
+    // its own is "too large" to inline, and a vector passed to or returned from a call that is not inlined is
+    // allocated (measured: 2 GB of weights per CPU-second that way, against 6 for the single-row kernel).
+
+    private static void q4FourRows(MemorySegment data, long base, long stride, float[] x, float[] sums, int blocks,
+                                   float[] out, int r, int outStride) {
+        FloatVector t0 = FloatVector.zero(F), t1 = FloatVector.zero(F), t2 = FloatVector.zero(F), t3 = FloatVector.zero(F);
+        float o0 = 0, o1 = 0, o2 = 0, o3 = 0;
+        for (int b = 0; b < blocks; b++) {
+            long k0 = base + b * 18L, k1 = k0 + stride, k2 = k1 + stride, k3 = k2 + stride;
+            FloatVector low = FloatVector.fromArray(F, x, b * 32);
+            FloatVector high = FloatVector.fromArray(F, x, b * 32 + 16);
+            float s = sums[b];
+            float d0 = Float.float16ToFloat(data.get(SHORT, k0));
+            IntVector q0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + 2, LE).convertShape(ZERO_EXTEND, I, 0);
+            t0 = ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(high,
+                    ((FloatVector) q0.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(low)).fma(FloatVector.broadcast(F, d0), t0);
+            o0 += d0 * s;
+            float d1 = Float.float16ToFloat(data.get(SHORT, k1));
+            IntVector q1 = (IntVector) ByteVector.fromMemorySegment(B128, data, k1 + 2, LE).convertShape(ZERO_EXTEND, I, 0);
+            t1 = ((FloatVector) q1.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(high,
+                    ((FloatVector) q1.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(low)).fma(FloatVector.broadcast(F, d1), t1);
+            o1 += d1 * s;
+            float d2 = Float.float16ToFloat(data.get(SHORT, k2));
+            IntVector q2 = (IntVector) ByteVector.fromMemorySegment(B128, data, k2 + 2, LE).convertShape(ZERO_EXTEND, I, 0);
+            t2 = ((FloatVector) q2.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(high,
+                    ((FloatVector) q2.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(low)).fma(FloatVector.broadcast(F, d2), t2);
+            o2 += d2 * s;
+            float d3 = Float.float16ToFloat(data.get(SHORT, k3));
+            IntVector q3 = (IntVector) ByteVector.fromMemorySegment(B128, data, k3 + 2, LE).convertShape(ZERO_EXTEND, I, 0);
+            t3 = ((FloatVector) q3.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(high,
+                    ((FloatVector) q3.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(low)).fma(FloatVector.broadcast(F, d3), t3);
+            o3 += d3 * s;
+        }
+        out[r + 0 * outStride] = t0.reduceLanes(VectorOperators.ADD) - 8 * o0;
+        out[r + 1 * outStride] = t1.reduceLanes(VectorOperators.ADD) - 8 * o1;
+        out[r + 2 * outStride] = t2.reduceLanes(VectorOperators.ADD) - 8 * o2;
+        out[r + 3 * outStride] = t3.reduceLanes(VectorOperators.ADD) - 8 * o3;
+    }
+
+    // ---- Q4_K: see KQuantKernels for the layout ----
+
+    private static void q4kFourRows(MemorySegment data, long base, long stride, float[] x, float[] sums, int superBlocks,
+                                    float[] out, int r, int outStride) {
+        FloatVector t0 = FloatVector.zero(F), t1 = FloatVector.zero(F), t2 = FloatVector.zero(F), t3 = FloatVector.zero(F);
+        float o0 = 0, o1 = 0, o2 = 0, o3 = 0;
+        // d * scale[j] of each row's super-block; the minimums' share goes straight into o0..o3. Decoded inline, not
+        // by calls: every call that is not inlined spills the live vector registers.
+        float[] scales = new float[32];
+        for (int b = 0; b < superBlocks; b++) {
+            long k0 = base + b * 144L, k1 = k0 + stride, k2 = k1 + stride, k3 = k2 + stride;
+            int m = b * 8;
+            float d0 = Float.float16ToFloat(data.get(SHORT, k0));
+            long low0 = data.get(LONG, k0 + 4);
+            int high0 = data.get(INT, k0 + 12);
+            scales[0] = d0 * ((int) (low0 >>> 0) & 63);
+            scales[1] = d0 * ((int) (low0 >>> 8) & 63);
+            scales[2] = d0 * ((int) (low0 >>> 16) & 63);
+            scales[3] = d0 * ((int) (low0 >>> 24) & 63);
+            scales[4] = d0 * ((high0 >>> 0) & 0x0F | ((int) (low0 >>> 6) & 3) << 4);
+            scales[5] = d0 * ((high0 >>> 8) & 0x0F | ((int) (low0 >>> 14) & 3) << 4);
+            scales[6] = d0 * ((high0 >>> 16) & 0x0F | ((int) (low0 >>> 22) & 3) << 4);
+            scales[7] = d0 * ((high0 >>> 24) & 0x0F | ((int) (low0 >>> 30) & 3) << 4);
+            o0 += Float.float16ToFloat(data.get(SHORT, k0 + 2)) * (((int) (low0 >>> 32) & 63) * sums[m + 0] + ((int) (low0 >>> 40) & 63) * sums[m + 1] + ((int) (low0 >>> 48) & 63) * sums[m + 2] + ((int) (low0 >>> 56) & 63) * sums[m + 3] + ((high0 >>> 4) & 0x0F | ((int) (low0 >>> 38) & 3) << 4) * sums[m + 4] + ((high0 >>> 12) & 0x0F | ((int) (low0 >>> 46) & 3) << 4) * sums[m + 5] + ((high0 >>> 20) & 0x0F | ((int) (low0 >>> 54) & 3) << 4) * sums[m + 6] + ((high0 >>> 28) & 0x0F | ((int) (low0 >>> 62) & 3) << 4) * sums[m + 7]);
+            float d1 = Float.float16ToFloat(data.get(SHORT, k1));
+            long low1 = data.get(LONG, k1 + 4);
+            int high1 = data.get(INT, k1 + 12);
+            scales[8] = d1 * ((int) (low1 >>> 0) & 63);
+            scales[9] = d1 * ((int) (low1 >>> 8) & 63);
+            scales[10] = d1 * ((int) (low1 >>> 16) & 63);
+            scales[11] = d1 * ((int) (low1 >>> 24) & 63);
+            scales[12] = d1 * ((high1 >>> 0) & 0x0F | ((int) (low1 >>> 6) & 3) << 4);
+            scales[13] = d1 * ((high1 >>> 8) & 0x0F | ((int) (low1 >>> 14) & 3) << 4);
+            scales[14] = d1 * ((high1 >>> 16) & 0x0F | ((int) (low1 >>> 22) & 3) << 4);
+            scales[15] = d1 * ((high1 >>> 24) & 0x0F | ((int) (low1 >>> 30) & 3) << 4);
+            o1 += Float.float16ToFloat(data.get(SHORT, k1 + 2)) * (((int) (low1 >>> 32) & 63) * sums[m + 0] + ((int) (low1 >>> 40) & 63) * sums[m + 1] + ((int) (low1 >>> 48) & 63) * sums[m + 2] + ((int) (low1 >>> 56) & 63) * sums[m + 3] + ((high1 >>> 4) & 0x0F | ((int) (low1 >>> 38) & 3) << 4) * sums[m + 4] + ((high1 >>> 12) & 0x0F | ((int) (low1 >>> 46) & 3) << 4) * sums[m + 5] + ((high1 >>> 20) & 0x0F | ((int) (low1 >>> 54) & 3) << 4) * sums[m + 6] + ((high1 >>> 28) & 0x0F | ((int) (low1 >>> 62) & 3) << 4) * sums[m + 7]);
+            float d2 = Float.float16ToFloat(data.get(SHORT, k2));
+            long low2 = data.get(LONG, k2 + 4);
+            int high2 = data.get(INT, k2 + 12);
+            scales[16] = d2 * ((int) (low2 >>> 0) & 63);
+            scales[17] = d2 * ((int) (low2 >>> 8) & 63);
+            scales[18] = d2 * ((int) (low2 >>> 16) & 63);
+            scales[19] = d2 * ((int) (low2 >>> 24) & 63);
+            scales[20] = d2 * ((high2 >>> 0) & 0x0F | ((int) (low2 >>> 6) & 3) << 4);
+            scales[21] = d2 * ((high2 >>> 8) & 0x0F | ((int) (low2 >>> 14) & 3) << 4);
+            scales[22] = d2 * ((high2 >>> 16) & 0x0F | ((int) (low2 >>> 22) & 3) << 4);
+            scales[23] = d2 * ((high2 >>> 24) & 0x0F | ((int) (low2 >>> 30) & 3) << 4);
+            o2 += Float.float16ToFloat(data.get(SHORT, k2 + 2)) * (((int) (low2 >>> 32) & 63) * sums[m + 0] + ((int) (low2 >>> 40) & 63) * sums[m + 1] + ((int) (low2 >>> 48) & 63) * sums[m + 2] + ((int) (low2 >>> 56) & 63) * sums[m + 3] + ((high2 >>> 4) & 0x0F | ((int) (low2 >>> 38) & 3) << 4) * sums[m + 4] + ((high2 >>> 12) & 0x0F | ((int) (low2 >>> 46) & 3) << 4) * sums[m + 5] + ((high2 >>> 20) & 0x0F | ((int) (low2 >>> 54) & 3) << 4) * sums[m + 6] + ((high2 >>> 28) & 0x0F | ((int) (low2 >>> 62) & 3) << 4) * sums[m + 7]);
+            float d3 = Float.float16ToFloat(data.get(SHORT, k3));
+            long low3 = data.get(LONG, k3 + 4);
+            int high3 = data.get(INT, k3 + 12);
+            scales[24] = d3 * ((int) (low3 >>> 0) & 63);
+            scales[25] = d3 * ((int) (low3 >>> 8) & 63);
+            scales[26] = d3 * ((int) (low3 >>> 16) & 63);
+            scales[27] = d3 * ((int) (low3 >>> 24) & 63);
+            scales[28] = d3 * ((high3 >>> 0) & 0x0F | ((int) (low3 >>> 6) & 3) << 4);
+            scales[29] = d3 * ((high3 >>> 8) & 0x0F | ((int) (low3 >>> 14) & 3) << 4);
+            scales[30] = d3 * ((high3 >>> 16) & 0x0F | ((int) (low3 >>> 22) & 3) << 4);
+            scales[31] = d3 * ((high3 >>> 24) & 0x0F | ((int) (low3 >>> 30) & 3) << 4);
+            o3 += Float.float16ToFloat(data.get(SHORT, k3 + 2)) * (((int) (low3 >>> 32) & 63) * sums[m + 0] + ((int) (low3 >>> 40) & 63) * sums[m + 1] + ((int) (low3 >>> 48) & 63) * sums[m + 2] + ((int) (low3 >>> 56) & 63) * sums[m + 3] + ((high3 >>> 4) & 0x0F | ((int) (low3 >>> 38) & 3) << 4) * sums[m + 4] + ((high3 >>> 12) & 0x0F | ((int) (low3 >>> 46) & 3) << 4) * sums[m + 5] + ((high3 >>> 20) & 0x0F | ((int) (low3 >>> 54) & 3) << 4) * sums[m + 6] + ((high3 >>> 28) & 0x0F | ((int) (low3 >>> 62) & 3) << 4) * sums[m + 7]);
+            for (int c = 0; c < 4; c++) {
+                int xc = b * 256 + 64 * c;
+                FloatVector x0 = FloatVector.fromArray(F, x, xc), x1 = FloatVector.fromArray(F, x, xc + 16);
+                FloatVector x2 = FloatVector.fromArray(F, x, xc + 32), x3 = FloatVector.fromArray(F, x, xc + 48);
+                long q = 16 + 32L * c;
+                IntVector a0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + q, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector e0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + q + 16, LE).convertShape(ZERO_EXTEND, I, 0);
+                t0 = ((FloatVector) e0.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(x1,
+                        ((FloatVector) a0.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(x0))
+                        .fma(FloatVector.broadcast(F, scales[8 * 0 + 2 * c]), t0);
+                t0 = ((FloatVector) e0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(x3,
+                        ((FloatVector) a0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(x2))
+                        .fma(FloatVector.broadcast(F, scales[8 * 0 + 2 * c + 1]), t0);
+                IntVector a1 = (IntVector) ByteVector.fromMemorySegment(B128, data, k1 + q, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector e1 = (IntVector) ByteVector.fromMemorySegment(B128, data, k1 + q + 16, LE).convertShape(ZERO_EXTEND, I, 0);
+                t1 = ((FloatVector) e1.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(x1,
+                        ((FloatVector) a1.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(x0))
+                        .fma(FloatVector.broadcast(F, scales[8 * 1 + 2 * c]), t1);
+                t1 = ((FloatVector) e1.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(x3,
+                        ((FloatVector) a1.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(x2))
+                        .fma(FloatVector.broadcast(F, scales[8 * 1 + 2 * c + 1]), t1);
+                IntVector a2 = (IntVector) ByteVector.fromMemorySegment(B128, data, k2 + q, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector e2 = (IntVector) ByteVector.fromMemorySegment(B128, data, k2 + q + 16, LE).convertShape(ZERO_EXTEND, I, 0);
+                t2 = ((FloatVector) e2.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(x1,
+                        ((FloatVector) a2.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(x0))
+                        .fma(FloatVector.broadcast(F, scales[8 * 2 + 2 * c]), t2);
+                t2 = ((FloatVector) e2.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(x3,
+                        ((FloatVector) a2.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(x2))
+                        .fma(FloatVector.broadcast(F, scales[8 * 2 + 2 * c + 1]), t2);
+                IntVector a3 = (IntVector) ByteVector.fromMemorySegment(B128, data, k3 + q, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector e3 = (IntVector) ByteVector.fromMemorySegment(B128, data, k3 + q + 16, LE).convertShape(ZERO_EXTEND, I, 0);
+                t3 = ((FloatVector) e3.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(x1,
+                        ((FloatVector) a3.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(x0))
+                        .fma(FloatVector.broadcast(F, scales[8 * 3 + 2 * c]), t3);
+                t3 = ((FloatVector) e3.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(x3,
+                        ((FloatVector) a3.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(x2))
+                        .fma(FloatVector.broadcast(F, scales[8 * 3 + 2 * c + 1]), t3);
+            }
+        }
+        out[r + 0 * outStride] = t0.reduceLanes(VectorOperators.ADD) - o0;
+        out[r + 1 * outStride] = t1.reduceLanes(VectorOperators.ADD) - o1;
+        out[r + 2 * outStride] = t2.reduceLanes(VectorOperators.ADD) - o2;
+        out[r + 3 * outStride] = t3.reduceLanes(VectorOperators.ADD) - o3;
+    }
+
+    /** 6-bit scale j of the 12 packed bytes ({@code low} bytes 0..7, {@code high} bytes 8..11), as scalesAndMins. */
+    static int scale(long low, int high, int j) {
+        if (j < 4) {
+            return (int) (low >>> (8 * j)) & 63;
+        }
+        int k = j - 4;
+        return (high >>> (8 * k)) & 0x0F | ((int) (low >>> (8 * k + 6)) & 3) << 4;
+    }
+
+    static int minimum(long low, int high, int j) {
+        if (j < 4) {
+            return (int) (low >>> (8 * j + 32)) & 63;
+        }
+        int k = j - 4;
+        return (high >>> (8 * k + 4)) & 0x0F | ((int) (low >>> (8 * k + 38)) & 3) << 4;
+    }
+
+    // ---- Q6_K: see KQuantKernels for the layout ----
+
+    private static void q6kFourRows(MemorySegment data, long base, long stride, float[] x, int superBlocks,
+                                    float[] out, int r, int outStride) {
+        FloatVector t0 = FloatVector.zero(F), t1 = FloatVector.zero(F), t2 = FloatVector.zero(F), t3 = FloatVector.zero(F);
+        for (int b = 0; b < superBlocks; b++) {
+            long k0 = base + b * 210L, k1 = k0 + stride, k2 = k1 + stride, k3 = k2 + stride;
+            float d0 = Float.float16ToFloat(data.get(SHORT, k0 + 208));
+            float d1 = Float.float16ToFloat(data.get(SHORT, k1 + 208));
+            float d2 = Float.float16ToFloat(data.get(SHORT, k2 + 208));
+            float d3 = Float.float16ToFloat(data.get(SHORT, k3 + 208));
+            for (int g = 0; g < 4; g++) {
+                // g = 2 half + part: 16 positions of one half, whose four quarters each have one scale.
+                int half = g >> 1, part = g & 1;
+                long low = 64L * half + 16 * part, highBits = 128 + 32L * half + 16 * part, scales = 192 + 8L * half + part;
+                int xp = b * 256 + 128 * half + 16 * part;
+                FloatVector x0 = FloatVector.fromArray(F, x, xp), x1 = FloatVector.fromArray(F, x, xp + 32);
+                FloatVector x2 = FloatVector.fromArray(F, x, xp + 64), x3 = FloatVector.fromArray(F, x, xp + 96);
+                IntVector a0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + low, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector b0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + low + 32, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector h0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + highBits, LE).convertShape(ZERO_EXTEND, I, 0);
+                t0 = ((FloatVector) a0.and(15).or(h0.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x0)
+                        .fma(FloatVector.broadcast(F, d0 * data.get(ValueLayout.JAVA_BYTE, k0 + scales)), t0);
+                t0 = ((FloatVector) b0.and(15).or(h0.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x1)
+                        .fma(FloatVector.broadcast(F, d0 * data.get(ValueLayout.JAVA_BYTE, k0 + scales + 2)), t0);
+                t0 = ((FloatVector) a0.lanewise(VectorOperators.LSHR, 4).or(h0.and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x2)
+                        .fma(FloatVector.broadcast(F, d0 * data.get(ValueLayout.JAVA_BYTE, k0 + scales + 4)), t0);
+                t0 = ((FloatVector) b0.lanewise(VectorOperators.LSHR, 4).or(h0.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x3)
+                        .fma(FloatVector.broadcast(F, d0 * data.get(ValueLayout.JAVA_BYTE, k0 + scales + 6)), t0);
+                IntVector a1 = (IntVector) ByteVector.fromMemorySegment(B128, data, k1 + low, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector b1 = (IntVector) ByteVector.fromMemorySegment(B128, data, k1 + low + 32, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector h1 = (IntVector) ByteVector.fromMemorySegment(B128, data, k1 + highBits, LE).convertShape(ZERO_EXTEND, I, 0);
+                t1 = ((FloatVector) a1.and(15).or(h1.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x0)
+                        .fma(FloatVector.broadcast(F, d1 * data.get(ValueLayout.JAVA_BYTE, k1 + scales)), t1);
+                t1 = ((FloatVector) b1.and(15).or(h1.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x1)
+                        .fma(FloatVector.broadcast(F, d1 * data.get(ValueLayout.JAVA_BYTE, k1 + scales + 2)), t1);
+                t1 = ((FloatVector) a1.lanewise(VectorOperators.LSHR, 4).or(h1.and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x2)
+                        .fma(FloatVector.broadcast(F, d1 * data.get(ValueLayout.JAVA_BYTE, k1 + scales + 4)), t1);
+                t1 = ((FloatVector) b1.lanewise(VectorOperators.LSHR, 4).or(h1.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x3)
+                        .fma(FloatVector.broadcast(F, d1 * data.get(ValueLayout.JAVA_BYTE, k1 + scales + 6)), t1);
+                IntVector a2 = (IntVector) ByteVector.fromMemorySegment(B128, data, k2 + low, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector b2 = (IntVector) ByteVector.fromMemorySegment(B128, data, k2 + low + 32, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector h2 = (IntVector) ByteVector.fromMemorySegment(B128, data, k2 + highBits, LE).convertShape(ZERO_EXTEND, I, 0);
+                t2 = ((FloatVector) a2.and(15).or(h2.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x0)
+                        .fma(FloatVector.broadcast(F, d2 * data.get(ValueLayout.JAVA_BYTE, k2 + scales)), t2);
+                t2 = ((FloatVector) b2.and(15).or(h2.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x1)
+                        .fma(FloatVector.broadcast(F, d2 * data.get(ValueLayout.JAVA_BYTE, k2 + scales + 2)), t2);
+                t2 = ((FloatVector) a2.lanewise(VectorOperators.LSHR, 4).or(h2.and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x2)
+                        .fma(FloatVector.broadcast(F, d2 * data.get(ValueLayout.JAVA_BYTE, k2 + scales + 4)), t2);
+                t2 = ((FloatVector) b2.lanewise(VectorOperators.LSHR, 4).or(h2.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x3)
+                        .fma(FloatVector.broadcast(F, d2 * data.get(ValueLayout.JAVA_BYTE, k2 + scales + 6)), t2);
+                IntVector a3 = (IntVector) ByteVector.fromMemorySegment(B128, data, k3 + low, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector b3 = (IntVector) ByteVector.fromMemorySegment(B128, data, k3 + low + 32, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector h3 = (IntVector) ByteVector.fromMemorySegment(B128, data, k3 + highBits, LE).convertShape(ZERO_EXTEND, I, 0);
+                t3 = ((FloatVector) a3.and(15).or(h3.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x0)
+                        .fma(FloatVector.broadcast(F, d3 * data.get(ValueLayout.JAVA_BYTE, k3 + scales)), t3);
+                t3 = ((FloatVector) b3.and(15).or(h3.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x1)
+                        .fma(FloatVector.broadcast(F, d3 * data.get(ValueLayout.JAVA_BYTE, k3 + scales + 2)), t3);
+                t3 = ((FloatVector) a3.lanewise(VectorOperators.LSHR, 4).or(h3.and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x2)
+                        .fma(FloatVector.broadcast(F, d3 * data.get(ValueLayout.JAVA_BYTE, k3 + scales + 4)), t3);
+                t3 = ((FloatVector) b3.lanewise(VectorOperators.LSHR, 4).or(h3.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(x3)
+                        .fma(FloatVector.broadcast(F, d3 * data.get(ValueLayout.JAVA_BYTE, k3 + scales + 6)), t3);
+            }
+        }
+        out[r + 0 * outStride] = t0.reduceLanes(VectorOperators.ADD);
+        out[r + 1 * outStride] = t1.reduceLanes(VectorOperators.ADD);
+        out[r + 2 * outStride] = t2.reduceLanes(VectorOperators.ADD);
+        out[r + 3 * outStride] = t3.reduceLanes(VectorOperators.ADD);
+    }
+}
