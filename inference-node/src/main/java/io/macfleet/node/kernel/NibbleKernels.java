@@ -377,4 +377,61 @@ final class NibbleKernels {
         out[r + 2 * outStride] = t2.reduceLanes(VectorOperators.ADD);
         out[r + 3 * outStride] = t3.reduceLanes(VectorOperators.ADD);
     }
+
+    // ---- bit-exact dequantization (prompt processing dequantizes each weight row once per batch) ----
+
+    /**
+     * Q4_K rows as {@link KQuantKernels#dequantizeQ4K} computes them, 16 values per operation: {@code (d * scale) * q -
+     * (dmin * min)}, each product and the difference rounded to float as in the scalar code (Java never fuses them).
+     */
+    static void dequantizeQ4K(MemorySegment data, long base, int n, float[] out, int offset) {
+        for (int b = 0; b < n / 256; b++) {
+            long block = base + b * 144L;
+            float d = Float.float16ToFloat(data.get(SHORT, block));
+            float dmin = Float.float16ToFloat(data.get(SHORT, block + 2));
+            long low = data.get(LONG, block + 4);
+            int high = data.get(INT, block + 12);
+            for (int c = 0; c < 4; c++) {
+                long q = block + 16 + 32L * c;
+                int o = offset + b * 256 + 64 * c;
+                IntVector a = (IntVector) ByteVector.fromMemorySegment(B128, data, q, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector e = (IntVector) ByteVector.fromMemorySegment(B128, data, q + 16, LE).convertShape(ZERO_EXTEND, I, 0);
+                FloatVector d1 = FloatVector.broadcast(F, d * scale(low, high, 2 * c));
+                FloatVector m1 = FloatVector.broadcast(F, dmin * minimum(low, high, 2 * c));
+                FloatVector d2 = FloatVector.broadcast(F, d * scale(low, high, 2 * c + 1));
+                FloatVector m2 = FloatVector.broadcast(F, dmin * minimum(low, high, 2 * c + 1));
+                ((FloatVector) a.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(d1).sub(m1).intoArray(out, o);
+                ((FloatVector) e.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(d1).sub(m1).intoArray(out, o + 16);
+                ((FloatVector) a.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(d2).sub(m2)
+                        .intoArray(out, o + 32);
+                ((FloatVector) e.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(d2).sub(m2)
+                        .intoArray(out, o + 48);
+            }
+        }
+    }
+
+    /** Q6_K rows as {@link KQuantKernels#dequantizeQ6K} computes them: {@code (d * scale) * (q - 32)}. */
+    static void dequantizeQ6K(MemorySegment data, long base, int n, float[] out, int offset) {
+        for (int b = 0; b < n / 256; b++) {
+            long block = base + b * 210L;
+            float d = Float.float16ToFloat(data.get(SHORT, block + 208));
+            for (int g = 0; g < 4; g++) {
+                int half = g >> 1, part = g & 1;
+                long low = block + 64L * half + 16 * part, highBits = block + 128 + 32L * half + 16 * part;
+                long scales = block + 192 + 8L * half + part;
+                int o = offset + b * 256 + 128 * half + 16 * part;
+                IntVector a = (IntVector) ByteVector.fromMemorySegment(B128, data, low, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector c = (IntVector) ByteVector.fromMemorySegment(B128, data, low + 32, LE).convertShape(ZERO_EXTEND, I, 0);
+                IntVector h = (IntVector) ByteVector.fromMemorySegment(B128, data, highBits, LE).convertShape(ZERO_EXTEND, I, 0);
+                ((FloatVector) a.and(15).or(h.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                        .mul(d * data.get(ValueLayout.JAVA_BYTE, scales)).intoArray(out, o);
+                ((FloatVector) c.and(15).or(h.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                        .mul(d * data.get(ValueLayout.JAVA_BYTE, scales + 2)).intoArray(out, o + 32);
+                ((FloatVector) a.lanewise(VectorOperators.LSHR, 4).or(h.and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                        .mul(d * data.get(ValueLayout.JAVA_BYTE, scales + 4)).intoArray(out, o + 64);
+                ((FloatVector) c.lanewise(VectorOperators.LSHR, 4).or(h.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+                        .convertShape(VectorOperators.I2F, F, 0)).mul(d * data.get(ValueLayout.JAVA_BYTE, scales + 6)).intoArray(out, o + 96);
+            }
+        }
+    }
 }

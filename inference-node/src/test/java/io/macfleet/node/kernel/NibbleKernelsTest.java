@@ -94,6 +94,27 @@ class NibbleKernelsTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(value = GgmlType.class, names = {"Q4_K", "Q6_K"})
+    void vectorAndScalarDequantizationAreBothBitExact(GgmlType type) {
+        // The engine takes the vector code on 512-bit machines and the scalar code elsewhere: both must be exact.
+        WeightMatrix matrix = KQuantKernelsTest.matrix(type, values(ROWS * COLUMNS, 7), ROWS, COLUMNS);
+        float[] expected = ScalarReference.dequantize(type, matrix.data(), ROWS * COLUMNS);
+        float[] vector = new float[ROWS * COLUMNS], scalar = new float[ROWS * COLUMNS];
+        for (int r = 0; r < ROWS; r++) {
+            Kernels.dequantizeRow(matrix, r, vector, r * COLUMNS);
+            if (type == GgmlType.Q4_K) {
+                KQuantKernels.dequantizeQ4KScalar(matrix.data(), matrix.rowOffset(r), COLUMNS, scalar, r * COLUMNS);
+            } else {
+                KQuantKernels.dequantizeQ6KScalar(matrix.data(), matrix.rowOffset(r), COLUMNS, scalar, r * COLUMNS);
+            }
+        }
+        for (int i = 0; i < expected.length; i++) {
+            assertThat(Float.floatToRawIntBits(vector[i])).as("%s value %d", type, i).isEqualTo(Float.floatToRawIntBits(expected[i]));
+            assertThat(Float.floatToRawIntBits(scalar[i])).as("%s value %d, scalar", type, i).isEqualTo(Float.floatToRawIntBits(expected[i]));
+        }
+    }
+
     @Test
     void packedScalesAndMinimumsDecodeAsTheReferenceUnpacking() {
         Random random = new Random(6);
