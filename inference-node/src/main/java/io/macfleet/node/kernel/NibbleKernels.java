@@ -170,109 +170,77 @@ final class NibbleKernels {
         out[r + 3 * outStride] = t3.reduceLanes(VectorOperators.ADD) - 8 * o3;
     }
 
-    // ---- Q4_K: see KQuantKernels for the layout ----
+    // ---- Q4_K and Q6_K: see KQuantKernels for the layouts ----
+    // One method call per row and super-block, returning a float: written out for four rows like Q4_0, these methods
+    // were so large that C1 gave up on them ("out of virtual registers") and the engine ran them in the interpreter's
+    // vector fallbacks for minutes before C2 took over; a vector handed across a call that is not inlined would be
+    // allocated, a float is not. The reduction per super-block (256 values) costs a few percent.
 
     private static void q4kFourRows(MemorySegment data, long base, long stride, float[] x, float[] sums, int superBlocks,
                                     float[] out, int r, int outStride) {
-        FloatVector t0 = FloatVector.zero(F), t1 = FloatVector.zero(F), t2 = FloatVector.zero(F), t3 = FloatVector.zero(F);
-        float o0 = 0, o1 = 0, o2 = 0, o3 = 0;
-        // d * scale[j] of each row's super-block; the minimums' share goes straight into o0..o3. Decoded inline, not
-        // by calls: every call that is not inlined spills the live vector registers.
-        float[] scales = new float[32];
+        float t0 = 0, t1 = 0, t2 = 0, t3 = 0;
         for (int b = 0; b < superBlocks; b++) {
-            long k0 = base + b * 144L, k1 = k0 + stride, k2 = k1 + stride, k3 = k2 + stride;
-            int m = b * 8;
-            float d0 = Float.float16ToFloat(data.get(SHORT, k0));
-            long low0 = data.get(LONG, k0 + 4);
-            int high0 = data.get(INT, k0 + 12);
-            scales[0] = d0 * ((int) (low0 >>> 0) & 63);
-            scales[1] = d0 * ((int) (low0 >>> 8) & 63);
-            scales[2] = d0 * ((int) (low0 >>> 16) & 63);
-            scales[3] = d0 * ((int) (low0 >>> 24) & 63);
-            scales[4] = d0 * ((high0 >>> 0) & 0x0F | ((int) (low0 >>> 6) & 3) << 4);
-            scales[5] = d0 * ((high0 >>> 8) & 0x0F | ((int) (low0 >>> 14) & 3) << 4);
-            scales[6] = d0 * ((high0 >>> 16) & 0x0F | ((int) (low0 >>> 22) & 3) << 4);
-            scales[7] = d0 * ((high0 >>> 24) & 0x0F | ((int) (low0 >>> 30) & 3) << 4);
-            o0 += Float.float16ToFloat(data.get(SHORT, k0 + 2)) * (((int) (low0 >>> 32) & 63) * sums[m + 0] + ((int) (low0 >>> 40) & 63) * sums[m + 1] + ((int) (low0 >>> 48) & 63) * sums[m + 2] + ((int) (low0 >>> 56) & 63) * sums[m + 3] + ((high0 >>> 4) & 0x0F | ((int) (low0 >>> 38) & 3) << 4) * sums[m + 4] + ((high0 >>> 12) & 0x0F | ((int) (low0 >>> 46) & 3) << 4) * sums[m + 5] + ((high0 >>> 20) & 0x0F | ((int) (low0 >>> 54) & 3) << 4) * sums[m + 6] + ((high0 >>> 28) & 0x0F | ((int) (low0 >>> 62) & 3) << 4) * sums[m + 7]);
-            float d1 = Float.float16ToFloat(data.get(SHORT, k1));
-            long low1 = data.get(LONG, k1 + 4);
-            int high1 = data.get(INT, k1 + 12);
-            scales[8] = d1 * ((int) (low1 >>> 0) & 63);
-            scales[9] = d1 * ((int) (low1 >>> 8) & 63);
-            scales[10] = d1 * ((int) (low1 >>> 16) & 63);
-            scales[11] = d1 * ((int) (low1 >>> 24) & 63);
-            scales[12] = d1 * ((high1 >>> 0) & 0x0F | ((int) (low1 >>> 6) & 3) << 4);
-            scales[13] = d1 * ((high1 >>> 8) & 0x0F | ((int) (low1 >>> 14) & 3) << 4);
-            scales[14] = d1 * ((high1 >>> 16) & 0x0F | ((int) (low1 >>> 22) & 3) << 4);
-            scales[15] = d1 * ((high1 >>> 24) & 0x0F | ((int) (low1 >>> 30) & 3) << 4);
-            o1 += Float.float16ToFloat(data.get(SHORT, k1 + 2)) * (((int) (low1 >>> 32) & 63) * sums[m + 0] + ((int) (low1 >>> 40) & 63) * sums[m + 1] + ((int) (low1 >>> 48) & 63) * sums[m + 2] + ((int) (low1 >>> 56) & 63) * sums[m + 3] + ((high1 >>> 4) & 0x0F | ((int) (low1 >>> 38) & 3) << 4) * sums[m + 4] + ((high1 >>> 12) & 0x0F | ((int) (low1 >>> 46) & 3) << 4) * sums[m + 5] + ((high1 >>> 20) & 0x0F | ((int) (low1 >>> 54) & 3) << 4) * sums[m + 6] + ((high1 >>> 28) & 0x0F | ((int) (low1 >>> 62) & 3) << 4) * sums[m + 7]);
-            float d2 = Float.float16ToFloat(data.get(SHORT, k2));
-            long low2 = data.get(LONG, k2 + 4);
-            int high2 = data.get(INT, k2 + 12);
-            scales[16] = d2 * ((int) (low2 >>> 0) & 63);
-            scales[17] = d2 * ((int) (low2 >>> 8) & 63);
-            scales[18] = d2 * ((int) (low2 >>> 16) & 63);
-            scales[19] = d2 * ((int) (low2 >>> 24) & 63);
-            scales[20] = d2 * ((high2 >>> 0) & 0x0F | ((int) (low2 >>> 6) & 3) << 4);
-            scales[21] = d2 * ((high2 >>> 8) & 0x0F | ((int) (low2 >>> 14) & 3) << 4);
-            scales[22] = d2 * ((high2 >>> 16) & 0x0F | ((int) (low2 >>> 22) & 3) << 4);
-            scales[23] = d2 * ((high2 >>> 24) & 0x0F | ((int) (low2 >>> 30) & 3) << 4);
-            o2 += Float.float16ToFloat(data.get(SHORT, k2 + 2)) * (((int) (low2 >>> 32) & 63) * sums[m + 0] + ((int) (low2 >>> 40) & 63) * sums[m + 1] + ((int) (low2 >>> 48) & 63) * sums[m + 2] + ((int) (low2 >>> 56) & 63) * sums[m + 3] + ((high2 >>> 4) & 0x0F | ((int) (low2 >>> 38) & 3) << 4) * sums[m + 4] + ((high2 >>> 12) & 0x0F | ((int) (low2 >>> 46) & 3) << 4) * sums[m + 5] + ((high2 >>> 20) & 0x0F | ((int) (low2 >>> 54) & 3) << 4) * sums[m + 6] + ((high2 >>> 28) & 0x0F | ((int) (low2 >>> 62) & 3) << 4) * sums[m + 7]);
-            float d3 = Float.float16ToFloat(data.get(SHORT, k3));
-            long low3 = data.get(LONG, k3 + 4);
-            int high3 = data.get(INT, k3 + 12);
-            scales[24] = d3 * ((int) (low3 >>> 0) & 63);
-            scales[25] = d3 * ((int) (low3 >>> 8) & 63);
-            scales[26] = d3 * ((int) (low3 >>> 16) & 63);
-            scales[27] = d3 * ((int) (low3 >>> 24) & 63);
-            scales[28] = d3 * ((high3 >>> 0) & 0x0F | ((int) (low3 >>> 6) & 3) << 4);
-            scales[29] = d3 * ((high3 >>> 8) & 0x0F | ((int) (low3 >>> 14) & 3) << 4);
-            scales[30] = d3 * ((high3 >>> 16) & 0x0F | ((int) (low3 >>> 22) & 3) << 4);
-            scales[31] = d3 * ((high3 >>> 24) & 0x0F | ((int) (low3 >>> 30) & 3) << 4);
-            o3 += Float.float16ToFloat(data.get(SHORT, k3 + 2)) * (((int) (low3 >>> 32) & 63) * sums[m + 0] + ((int) (low3 >>> 40) & 63) * sums[m + 1] + ((int) (low3 >>> 48) & 63) * sums[m + 2] + ((int) (low3 >>> 56) & 63) * sums[m + 3] + ((high3 >>> 4) & 0x0F | ((int) (low3 >>> 38) & 3) << 4) * sums[m + 4] + ((high3 >>> 12) & 0x0F | ((int) (low3 >>> 46) & 3) << 4) * sums[m + 5] + ((high3 >>> 20) & 0x0F | ((int) (low3 >>> 54) & 3) << 4) * sums[m + 6] + ((high3 >>> 28) & 0x0F | ((int) (low3 >>> 62) & 3) << 4) * sums[m + 7]);
-            for (int c = 0; c < 4; c++) {
-                int xc = b * 256 + 64 * c;
-                FloatVector x0 = FloatVector.fromArray(F, x, xc), x1 = FloatVector.fromArray(F, x, xc + 16);
-                FloatVector x2 = FloatVector.fromArray(F, x, xc + 32), x3 = FloatVector.fromArray(F, x, xc + 48);
-                long q = 16 + 32L * c;
-                IntVector a0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + q, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector e0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + q + 16, LE).convertShape(ZERO_EXTEND, I, 0);
-                t0 = ((FloatVector) e0.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(x1,
-                        ((FloatVector) a0.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(x0))
-                        .fma(FloatVector.broadcast(F, scales[8 * 0 + 2 * c]), t0);
-                t0 = ((FloatVector) e0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(x3,
-                        ((FloatVector) a0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(x2))
-                        .fma(FloatVector.broadcast(F, scales[8 * 0 + 2 * c + 1]), t0);
-                IntVector a1 = (IntVector) ByteVector.fromMemorySegment(B128, data, k1 + q, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector e1 = (IntVector) ByteVector.fromMemorySegment(B128, data, k1 + q + 16, LE).convertShape(ZERO_EXTEND, I, 0);
-                t1 = ((FloatVector) e1.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(x1,
-                        ((FloatVector) a1.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(x0))
-                        .fma(FloatVector.broadcast(F, scales[8 * 1 + 2 * c]), t1);
-                t1 = ((FloatVector) e1.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(x3,
-                        ((FloatVector) a1.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(x2))
-                        .fma(FloatVector.broadcast(F, scales[8 * 1 + 2 * c + 1]), t1);
-                IntVector a2 = (IntVector) ByteVector.fromMemorySegment(B128, data, k2 + q, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector e2 = (IntVector) ByteVector.fromMemorySegment(B128, data, k2 + q + 16, LE).convertShape(ZERO_EXTEND, I, 0);
-                t2 = ((FloatVector) e2.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(x1,
-                        ((FloatVector) a2.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(x0))
-                        .fma(FloatVector.broadcast(F, scales[8 * 2 + 2 * c]), t2);
-                t2 = ((FloatVector) e2.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(x3,
-                        ((FloatVector) a2.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(x2))
-                        .fma(FloatVector.broadcast(F, scales[8 * 2 + 2 * c + 1]), t2);
-                IntVector a3 = (IntVector) ByteVector.fromMemorySegment(B128, data, k3 + q, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector e3 = (IntVector) ByteVector.fromMemorySegment(B128, data, k3 + q + 16, LE).convertShape(ZERO_EXTEND, I, 0);
-                t3 = ((FloatVector) e3.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(x1,
-                        ((FloatVector) a3.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(x0))
-                        .fma(FloatVector.broadcast(F, scales[8 * 3 + 2 * c]), t3);
-                t3 = ((FloatVector) e3.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(x3,
-                        ((FloatVector) a3.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(x2))
-                        .fma(FloatVector.broadcast(F, scales[8 * 3 + 2 * c + 1]), t3);
-            }
+            long k0 = base + b * 144L;
+            t0 += q4kSuperBlock(data, k0, x, sums, b);
+            t1 += q4kSuperBlock(data, k0 + stride, x, sums, b);
+            t2 += q4kSuperBlock(data, k0 + 2 * stride, x, sums, b);
+            t3 += q4kSuperBlock(data, k0 + 3 * stride, x, sums, b);
         }
-        out[r + 0 * outStride] = t0.reduceLanes(VectorOperators.ADD) - o0;
-        out[r + 1 * outStride] = t1.reduceLanes(VectorOperators.ADD) - o1;
-        out[r + 2 * outStride] = t2.reduceLanes(VectorOperators.ADD) - o2;
-        out[r + 3 * outStride] = t3.reduceLanes(VectorOperators.ADD) - o3;
+        out[r] = t0;
+        out[r + outStride] = t1;
+        out[r + 2 * outStride] = t2;
+        out[r + 3 * outStride] = t3;
+    }
+
+    /** One Q4_K super-block · {@code x[256 b ..]}: {@code sum d scale[j] q x - dmin sum min[j] sums[8 b + j]}. */
+    private static float q4kSuperBlock(MemorySegment data, long block, float[] x, float[] sums, int b) {
+        float d = Float.float16ToFloat(data.get(SHORT, block));
+        long low = data.get(LONG, block + 4);
+        int high = data.get(INT, block + 12);
+        // Written out for c = 0..3 with the scales decoded inline: a call left in this loop spills every live vector.
+        int x0 = b * 256;
+        FloatVector t = FloatVector.zero(F), u = FloatVector.zero(F);
+        IntVector a0 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 16, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector e0 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 32, LE).convertShape(ZERO_EXTEND, I, 0);
+        t = ((FloatVector) e0.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 16),
+                ((FloatVector) a0.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 0)))
+                .fma(FloatVector.broadcast(F, d * ((int) (low >>> 0) & 63)), t);
+        u = ((FloatVector) e0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 48),
+                ((FloatVector) a0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 32)))
+                .fma(FloatVector.broadcast(F, d * ((int) (low >>> 8) & 63)), u);
+        IntVector a1 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 48, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector e1 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 64, LE).convertShape(ZERO_EXTEND, I, 0);
+        t = ((FloatVector) e1.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 80),
+                ((FloatVector) a1.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 64)))
+                .fma(FloatVector.broadcast(F, d * ((int) (low >>> 16) & 63)), t);
+        u = ((FloatVector) e1.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 112),
+                ((FloatVector) a1.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 96)))
+                .fma(FloatVector.broadcast(F, d * ((int) (low >>> 24) & 63)), u);
+        IntVector a2 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 80, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector e2 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 96, LE).convertShape(ZERO_EXTEND, I, 0);
+        t = ((FloatVector) e2.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 144),
+                ((FloatVector) a2.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 128)))
+                .fma(FloatVector.broadcast(F, d * ((high >>> 0) & 0x0F | ((int) (low >>> 6) & 3) << 4)), t);
+        u = ((FloatVector) e2.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 176),
+                ((FloatVector) a2.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 160)))
+                .fma(FloatVector.broadcast(F, d * ((high >>> 8) & 0x0F | ((int) (low >>> 14) & 3) << 4)), u);
+        IntVector a3 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 112, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector e3 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 128, LE).convertShape(ZERO_EXTEND, I, 0);
+        t = ((FloatVector) e3.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 208),
+                ((FloatVector) a3.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 192)))
+                .fma(FloatVector.broadcast(F, d * ((high >>> 16) & 0x0F | ((int) (low >>> 22) & 3) << 4)), t);
+        u = ((FloatVector) e3.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 240),
+                ((FloatVector) a3.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 224)))
+                .fma(FloatVector.broadcast(F, d * ((high >>> 24) & 0x0F | ((int) (low >>> 30) & 3) << 4)), u);
+        float minimums = ((int) (low >>> 32) & 63) * sums[8 * b + 0]
+                + ((int) (low >>> 40) & 63) * sums[8 * b + 1]
+                + ((int) (low >>> 48) & 63) * sums[8 * b + 2]
+                + ((int) (low >>> 56) & 63) * sums[8 * b + 3]
+                + ((high >>> 4) & 0x0F | ((int) (low >>> 38) & 3) << 4) * sums[8 * b + 4]
+                + ((high >>> 12) & 0x0F | ((int) (low >>> 46) & 3) << 4) * sums[8 * b + 5]
+                + ((high >>> 20) & 0x0F | ((int) (low >>> 54) & 3) << 4) * sums[8 * b + 6]
+                + ((high >>> 28) & 0x0F | ((int) (low >>> 62) & 3) << 4) * sums[8 * b + 7];
+        return t.add(u).reduceLanes(VectorOperators.ADD) - Float.float16ToFloat(data.get(SHORT, block + 2)) * minimums;
     }
 
     /** 6-bit scale j of the 12 packed bytes ({@code low} bytes 0..7, {@code high} bytes 8..11), as scalesAndMins. */
@@ -292,90 +260,46 @@ final class NibbleKernels {
         return (high >>> (8 * k + 4)) & 0x0F | ((int) (low >>> (8 * k + 38)) & 3) << 4;
     }
 
-    // ---- Q6_K: see KQuantKernels for the layout ----
-
     private static void q6kFourRows(MemorySegment data, long base, long stride, float[] x, int superBlocks,
                                     float[] out, int r, int outStride) {
-        FloatVector t0 = FloatVector.zero(F), t1 = FloatVector.zero(F), t2 = FloatVector.zero(F), t3 = FloatVector.zero(F);
+        float t0 = 0, t1 = 0, t2 = 0, t3 = 0;
         for (int b = 0; b < superBlocks; b++) {
-            long k0 = base + b * 210L, k1 = k0 + stride, k2 = k1 + stride, k3 = k2 + stride;
-            float d0 = Float.float16ToFloat(data.get(SHORT, k0 + 208));
-            float d1 = Float.float16ToFloat(data.get(SHORT, k1 + 208));
-            float d2 = Float.float16ToFloat(data.get(SHORT, k2 + 208));
-            float d3 = Float.float16ToFloat(data.get(SHORT, k3 + 208));
-            for (int g = 0; g < 4; g++) {
-                // g = 2 half + part: 16 positions of one half, whose four quarters each have one scale.
-                int half = g >> 1, part = g & 1;
-                long low = 64L * half + 16 * part, highBits = 128 + 32L * half + 16 * part, scales = 192 + 8L * half + part;
-                int xp = b * 256 + 128 * half + 16 * part;
-                FloatVector x0 = FloatVector.fromArray(F, x, xp), x1 = FloatVector.fromArray(F, x, xp + 32);
-                FloatVector x2 = FloatVector.fromArray(F, x, xp + 64), x3 = FloatVector.fromArray(F, x, xp + 96);
-                IntVector a0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + low, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector b0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + low + 32, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector h0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + highBits, LE).convertShape(ZERO_EXTEND, I, 0);
-                t0 = ((FloatVector) a0.and(15).or(h0.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x0)
-                        .fma(FloatVector.broadcast(F, d0 * data.get(ValueLayout.JAVA_BYTE, k0 + scales)), t0);
-                t0 = ((FloatVector) b0.and(15).or(h0.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x1)
-                        .fma(FloatVector.broadcast(F, d0 * data.get(ValueLayout.JAVA_BYTE, k0 + scales + 2)), t0);
-                t0 = ((FloatVector) a0.lanewise(VectorOperators.LSHR, 4).or(h0.and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x2)
-                        .fma(FloatVector.broadcast(F, d0 * data.get(ValueLayout.JAVA_BYTE, k0 + scales + 4)), t0);
-                t0 = ((FloatVector) b0.lanewise(VectorOperators.LSHR, 4).or(h0.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x3)
-                        .fma(FloatVector.broadcast(F, d0 * data.get(ValueLayout.JAVA_BYTE, k0 + scales + 6)), t0);
-                IntVector a1 = (IntVector) ByteVector.fromMemorySegment(B128, data, k1 + low, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector b1 = (IntVector) ByteVector.fromMemorySegment(B128, data, k1 + low + 32, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector h1 = (IntVector) ByteVector.fromMemorySegment(B128, data, k1 + highBits, LE).convertShape(ZERO_EXTEND, I, 0);
-                t1 = ((FloatVector) a1.and(15).or(h1.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x0)
-                        .fma(FloatVector.broadcast(F, d1 * data.get(ValueLayout.JAVA_BYTE, k1 + scales)), t1);
-                t1 = ((FloatVector) b1.and(15).or(h1.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x1)
-                        .fma(FloatVector.broadcast(F, d1 * data.get(ValueLayout.JAVA_BYTE, k1 + scales + 2)), t1);
-                t1 = ((FloatVector) a1.lanewise(VectorOperators.LSHR, 4).or(h1.and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x2)
-                        .fma(FloatVector.broadcast(F, d1 * data.get(ValueLayout.JAVA_BYTE, k1 + scales + 4)), t1);
-                t1 = ((FloatVector) b1.lanewise(VectorOperators.LSHR, 4).or(h1.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x3)
-                        .fma(FloatVector.broadcast(F, d1 * data.get(ValueLayout.JAVA_BYTE, k1 + scales + 6)), t1);
-                IntVector a2 = (IntVector) ByteVector.fromMemorySegment(B128, data, k2 + low, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector b2 = (IntVector) ByteVector.fromMemorySegment(B128, data, k2 + low + 32, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector h2 = (IntVector) ByteVector.fromMemorySegment(B128, data, k2 + highBits, LE).convertShape(ZERO_EXTEND, I, 0);
-                t2 = ((FloatVector) a2.and(15).or(h2.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x0)
-                        .fma(FloatVector.broadcast(F, d2 * data.get(ValueLayout.JAVA_BYTE, k2 + scales)), t2);
-                t2 = ((FloatVector) b2.and(15).or(h2.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x1)
-                        .fma(FloatVector.broadcast(F, d2 * data.get(ValueLayout.JAVA_BYTE, k2 + scales + 2)), t2);
-                t2 = ((FloatVector) a2.lanewise(VectorOperators.LSHR, 4).or(h2.and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x2)
-                        .fma(FloatVector.broadcast(F, d2 * data.get(ValueLayout.JAVA_BYTE, k2 + scales + 4)), t2);
-                t2 = ((FloatVector) b2.lanewise(VectorOperators.LSHR, 4).or(h2.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x3)
-                        .fma(FloatVector.broadcast(F, d2 * data.get(ValueLayout.JAVA_BYTE, k2 + scales + 6)), t2);
-                IntVector a3 = (IntVector) ByteVector.fromMemorySegment(B128, data, k3 + low, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector b3 = (IntVector) ByteVector.fromMemorySegment(B128, data, k3 + low + 32, LE).convertShape(ZERO_EXTEND, I, 0);
-                IntVector h3 = (IntVector) ByteVector.fromMemorySegment(B128, data, k3 + highBits, LE).convertShape(ZERO_EXTEND, I, 0);
-                t3 = ((FloatVector) a3.and(15).or(h3.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x0)
-                        .fma(FloatVector.broadcast(F, d3 * data.get(ValueLayout.JAVA_BYTE, k3 + scales)), t3);
-                t3 = ((FloatVector) b3.and(15).or(h3.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x1)
-                        .fma(FloatVector.broadcast(F, d3 * data.get(ValueLayout.JAVA_BYTE, k3 + scales + 2)), t3);
-                t3 = ((FloatVector) a3.lanewise(VectorOperators.LSHR, 4).or(h3.and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x2)
-                        .fma(FloatVector.broadcast(F, d3 * data.get(ValueLayout.JAVA_BYTE, k3 + scales + 4)), t3);
-                t3 = ((FloatVector) b3.lanewise(VectorOperators.LSHR, 4).or(h3.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
-                        .convertShape(VectorOperators.I2F, F, 0)).mul(x3)
-                        .fma(FloatVector.broadcast(F, d3 * data.get(ValueLayout.JAVA_BYTE, k3 + scales + 6)), t3);
-            }
+            long k0 = base + b * 210L;
+            t0 += q6kSuperBlock(data, k0, x, b * 256);
+            t1 += q6kSuperBlock(data, k0 + stride, x, b * 256);
+            t2 += q6kSuperBlock(data, k0 + 2 * stride, x, b * 256);
+            t3 += q6kSuperBlock(data, k0 + 3 * stride, x, b * 256);
         }
-        out[r + 0 * outStride] = t0.reduceLanes(VectorOperators.ADD);
-        out[r + 1 * outStride] = t1.reduceLanes(VectorOperators.ADD);
-        out[r + 2 * outStride] = t2.reduceLanes(VectorOperators.ADD);
-        out[r + 3 * outStride] = t3.reduceLanes(VectorOperators.ADD);
+        out[r] = t0;
+        out[r + outStride] = t1;
+        out[r + 2 * outStride] = t2;
+        out[r + 3 * outStride] = t3;
+    }
+
+    /** One Q6_K super-block · {@code x[xi .. xi + 256)}: {@code sum d scale (q - 32) x}. */
+    private static float q6kSuperBlock(MemorySegment data, long block, float[] x, int xi) {
+        float d = Float.float16ToFloat(data.get(SHORT, block + 208));
+        FloatVector t = FloatVector.zero(F), u = FloatVector.zero(F);
+        for (int g = 0; g < 4; g++) {
+            // g = 2 half + part: 16 positions of one half, whose four quarters each have one scale.
+            int half = g >> 1, part = g & 1;
+            long low = block + 64L * half + 16 * part, scales = block + 192 + 8L * half + part;
+            int xp = xi + 128 * half + 16 * part;
+            IntVector a = (IntVector) ByteVector.fromMemorySegment(B128, data, low, LE).convertShape(ZERO_EXTEND, I, 0);
+            IntVector c = (IntVector) ByteVector.fromMemorySegment(B128, data, low + 32, LE).convertShape(ZERO_EXTEND, I, 0);
+            IntVector h = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 128 + 32L * half + 16 * part, LE)
+                    .convertShape(ZERO_EXTEND, I, 0);
+            t = ((FloatVector) a.and(15).or(h.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                    .mul(FloatVector.fromArray(F, x, xp)).fma(FloatVector.broadcast(F, d * data.get(ValueLayout.JAVA_BYTE, scales)), t);
+            u = ((FloatVector) c.and(15).or(h.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                    .mul(FloatVector.fromArray(F, x, xp + 32)).fma(FloatVector.broadcast(F, d * data.get(ValueLayout.JAVA_BYTE, scales + 2)), u);
+            t = ((FloatVector) a.lanewise(VectorOperators.LSHR, 4).or(h.and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                    .mul(FloatVector.fromArray(F, x, xp + 64)).fma(FloatVector.broadcast(F, d * data.get(ValueLayout.JAVA_BYTE, scales + 4)), t);
+            u = ((FloatVector) c.lanewise(VectorOperators.LSHR, 4).or(h.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+                    .convertShape(VectorOperators.I2F, F, 0))
+                    .mul(FloatVector.fromArray(F, x, xp + 96)).fma(FloatVector.broadcast(F, d * data.get(ValueLayout.JAVA_BYTE, scales + 6)), u);
+        }
+        return t.add(u).reduceLanes(VectorOperators.ADD);
     }
 
     // ---- bit-exact dequantization (prompt processing dequantizes each weight row once per batch) ----
