@@ -5,6 +5,7 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.MemorySegment;
@@ -116,15 +117,21 @@ final class NibbleKernels {
     /** Per-thread buffer for the activations' sums. */
     private static final ThreadLocal<float[]> SUMS = ThreadLocal.withInitial(() -> new float[0]);
 
-    /** {@code sums[b] = x[32 b] + .. + x[32 b + 31]} for every block of 32 in {@code x[0 .. n)}. */
+    /**
+     * Where the sums start in {@link #blockSums}: 8 unused floats first, so that a 16-float load ending at a Q4_K
+     * super-block's 8 sums never starts before the array.
+     */
+    static final int SUMS_FIRST = 8;
+
+    /** {@code sums[SUMS_FIRST + b] = x[32 b] + .. + x[32 b + 31]} for every block of 32 in {@code x[0 .. n)}. */
     static float[] blockSums(float[] x, int n) {
         float[] sums = SUMS.get();
-        if (sums.length < n / 32) {
-            sums = new float[n / 32];
+        if (sums.length < SUMS_FIRST + n / 32) {
+            sums = new float[SUMS_FIRST + n / 32];
             SUMS.set(sums);
         }
         for (int b = 0; b < n / 32; b++) {
-            sums[b] = FloatVector.fromArray(F, x, 32 * b).add(FloatVector.fromArray(F, x, 32 * b + 16)).reduceLanes(VectorOperators.ADD);
+            sums[SUMS_FIRST + b] = FloatVector.fromArray(F, x, 32 * b).add(FloatVector.fromArray(F, x, 32 * b + 16)).reduceLanes(VectorOperators.ADD);
         }
         return sums;
     }
@@ -142,7 +149,7 @@ final class NibbleKernels {
             long k0 = base + b * 18L, k1 = k0 + stride, k2 = k1 + stride, k3 = k2 + stride;
             FloatVector low = FloatVector.fromArray(F, x, b * 32);
             FloatVector high = FloatVector.fromArray(F, x, b * 32 + 16);
-            float s = sums[b];
+            float s = sums[SUMS_FIRST + b];
             float d0 = Float.float16ToFloat(data.get(SHORT, k0));
             IntVector q0 = (IntVector) ByteVector.fromMemorySegment(B128, data, k0 + 2, LE).convertShape(ZERO_EXTEND, I, 0);
             t0 = ((FloatVector) q0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(high,
@@ -178,69 +185,95 @@ final class NibbleKernels {
 
     private static void q4kFourRows(MemorySegment data, long base, long stride, float[] x, float[] sums, int superBlocks,
                                     float[] out, int r, int outStride) {
-        float t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+        float[] acc = new float[64];
         for (int b = 0; b < superBlocks; b++) {
             long k0 = base + b * 144L;
-            t0 += q4kSuperBlock(data, k0, x, sums, b);
-            t1 += q4kSuperBlock(data, k0 + stride, x, sums, b);
-            t2 += q4kSuperBlock(data, k0 + 2 * stride, x, sums, b);
-            t3 += q4kSuperBlock(data, k0 + 3 * stride, x, sums, b);
+            q4kSuperBlockInto(data, k0, x, sums, b, acc, 0);
+            q4kSuperBlockInto(data, k0 + stride, x, sums, b, acc, 16);
+            q4kSuperBlockInto(data, k0 + 2 * stride, x, sums, b, acc, 32);
+            q4kSuperBlockInto(data, k0 + 3 * stride, x, sums, b, acc, 48);
         }
-        out[r] = t0;
-        out[r + outStride] = t1;
-        out[r + 2 * outStride] = t2;
-        out[r + 3 * outStride] = t3;
+        for (int i = 0; i < 4; i++) {
+            out[r + i * outStride] = FloatVector.fromArray(F, acc, 16 * i).reduceLanes(VectorOperators.ADD);
+        }
     }
 
-    /** One Q4_K super-block · {@code x[256 b ..]}: {@code sum d scale[j] q x - dmin sum min[j] sums[8 b + j]}. */
-    private static float q4kSuperBlock(MemorySegment data, long block, float[] x, float[] sums, int b) {
+    private static final VectorShuffle<Integer> SCALE_BYTES = VectorShuffle.fromValues(I, 0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11);
+    private static final VectorShuffle<Integer> HIGH_BITS = VectorShuffle.fromValues(I, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7);
+    private static final IntVector NIBBLE_SHIFT = IntVector.fromArray(I, new int[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 4, 4, 4}, 0);
+    private static final IntVector LOW_MASK = IntVector.fromArray(I, new int[] {63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15}, 0);
+    private static final IntVector HIGH_MASK = IntVector.fromArray(I, new int[] {0, 0, 0, 0, 0x30, 0x30, 0x30, 0x30, 0, 0, 0, 0, 0x30, 0x30, 0x30, 0x30}, 0);
+    private static final jdk.incubator.vector.VectorMask<Float> LOW_HALF = jdk.incubator.vector.VectorMask.fromLong(F, 0xFFL);
+    private static final VectorShuffle<Float> LANE_0 = VectorShuffle.fromValues(F, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    private static final VectorShuffle<Float> LANE_1 = VectorShuffle.fromValues(F, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    private static final VectorShuffle<Float> LANE_2 = VectorShuffle.fromValues(F, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2);
+    private static final VectorShuffle<Float> LANE_3 = VectorShuffle.fromValues(F, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3);
+    private static final VectorShuffle<Float> LANE_4 = VectorShuffle.fromValues(F, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4);
+    private static final VectorShuffle<Float> LANE_5 = VectorShuffle.fromValues(F, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5);
+    private static final VectorShuffle<Float> LANE_6 = VectorShuffle.fromValues(F, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6);
+    private static final VectorShuffle<Float> LANE_7 = VectorShuffle.fromValues(F, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7);
+    private static final VectorShuffle<Float> LANE_8 = VectorShuffle.fromValues(F, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8);
+    private static final VectorShuffle<Float> LANE_9 = VectorShuffle.fromValues(F, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9);
+    private static final VectorShuffle<Float> LANE_10 = VectorShuffle.fromValues(F, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10);
+    private static final VectorShuffle<Float> LANE_11 = VectorShuffle.fromValues(F, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11, 11);
+    private static final VectorShuffle<Float> LANE_12 = VectorShuffle.fromValues(F, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12);
+    private static final VectorShuffle<Float> LANE_13 = VectorShuffle.fromValues(F, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13);
+    private static final VectorShuffle<Float> LANE_14 = VectorShuffle.fromValues(F, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14);
+    private static final VectorShuffle<Float> LANE_15 = VectorShuffle.fromValues(F, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+
+    /**
+     * One Q4_K super-block · {@code x[256 b ..]} added into {@code acc[at .. at + 16)} (a vector accumulator kept in
+     * memory across calls: a vector returned from a call that is not inlined is allocated). The twelve packed scale
+     * bytes become one vector {@code [d scale[0..7], dmin min[0..7]]} in int lanes (two lane permutations, a shift,
+     * masks) instead of sixteen scalar bit extractions; lane j is broadcast by a permutation, and the minimums' share
+     * is one multiply-add of the mins lanes with the activations' sums.
+     */
+    private static void q4kSuperBlockInto(MemorySegment data, long block, float[] x, float[] sums, int b, float[] acc, int at) {
         float d = Float.float16ToFloat(data.get(SHORT, block));
-        long low = data.get(LONG, block + 4);
-        int high = data.get(INT, block + 12);
-        // Written out for c = 0..3 with the scales decoded inline: a call left in this loop spills every live vector.
+        float dmin = Float.float16ToFloat(data.get(SHORT, block + 2));
+        IntVector packed = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 4, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector values = packed.rearrange(SCALE_BYTES).lanewise(VectorOperators.LSHR, NIBBLE_SHIFT).and(LOW_MASK)
+                .or(packed.rearrange(HIGH_BITS).lanewise(VectorOperators.LSHR, 2).and(HIGH_MASK));
+        FloatVector asFloats = (FloatVector) values.convertShape(VectorOperators.I2F, F, 0);
+        FloatVector scales = asFloats.mul(FloatVector.broadcast(F, dmin).blend(d, LOW_HALF));
+        // Lanes 8..15: -dmin min[j] times the sums of sub-blocks j (lanes 0..7 read the 8 floats before, times 0).
+        FloatVector t = asFloats.mul(FloatVector.broadcast(F, -dmin).blend(0f, LOW_HALF))
+                .fma(FloatVector.fromArray(F, sums, SUMS_FIRST + 8 * b - 8), FloatVector.fromArray(F, acc, at));
+        FloatVector u = FloatVector.zero(F);
         int x0 = b * 256;
-        FloatVector t = FloatVector.zero(F), u = FloatVector.zero(F);
         IntVector a0 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 16, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector e0 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 32, LE).convertShape(ZERO_EXTEND, I, 0);
         t = ((FloatVector) e0.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 16),
                 ((FloatVector) a0.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 0)))
-                .fma(FloatVector.broadcast(F, d * ((int) (low >>> 0) & 63)), t);
+                .fma(scales.rearrange(LANE_0), t);
         u = ((FloatVector) e0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 48),
                 ((FloatVector) a0.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 32)))
-                .fma(FloatVector.broadcast(F, d * ((int) (low >>> 8) & 63)), u);
+                .fma(scales.rearrange(LANE_1), u);
         IntVector a1 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 48, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector e1 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 64, LE).convertShape(ZERO_EXTEND, I, 0);
         t = ((FloatVector) e1.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 80),
                 ((FloatVector) a1.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 64)))
-                .fma(FloatVector.broadcast(F, d * ((int) (low >>> 16) & 63)), t);
+                .fma(scales.rearrange(LANE_2), t);
         u = ((FloatVector) e1.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 112),
                 ((FloatVector) a1.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 96)))
-                .fma(FloatVector.broadcast(F, d * ((int) (low >>> 24) & 63)), u);
+                .fma(scales.rearrange(LANE_3), u);
         IntVector a2 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 80, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector e2 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 96, LE).convertShape(ZERO_EXTEND, I, 0);
         t = ((FloatVector) e2.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 144),
                 ((FloatVector) a2.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 128)))
-                .fma(FloatVector.broadcast(F, d * ((high >>> 0) & 0x0F | ((int) (low >>> 6) & 3) << 4)), t);
+                .fma(scales.rearrange(LANE_4), t);
         u = ((FloatVector) e2.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 176),
                 ((FloatVector) a2.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 160)))
-                .fma(FloatVector.broadcast(F, d * ((high >>> 8) & 0x0F | ((int) (low >>> 14) & 3) << 4)), u);
+                .fma(scales.rearrange(LANE_5), u);
         IntVector a3 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 112, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector e3 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 128, LE).convertShape(ZERO_EXTEND, I, 0);
         t = ((FloatVector) e3.and(15).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 208),
                 ((FloatVector) a3.and(15).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 192)))
-                .fma(FloatVector.broadcast(F, d * ((high >>> 16) & 0x0F | ((int) (low >>> 22) & 3) << 4)), t);
+                .fma(scales.rearrange(LANE_6), t);
         u = ((FloatVector) e3.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).fma(FloatVector.fromArray(F, x, x0 + 240),
                 ((FloatVector) a3.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, x0 + 224)))
-                .fma(FloatVector.broadcast(F, d * ((high >>> 24) & 0x0F | ((int) (low >>> 30) & 3) << 4)), u);
-        float minimums = ((int) (low >>> 32) & 63) * sums[8 * b + 0]
-                + ((int) (low >>> 40) & 63) * sums[8 * b + 1]
-                + ((int) (low >>> 48) & 63) * sums[8 * b + 2]
-                + ((int) (low >>> 56) & 63) * sums[8 * b + 3]
-                + ((high >>> 4) & 0x0F | ((int) (low >>> 38) & 3) << 4) * sums[8 * b + 4]
-                + ((high >>> 12) & 0x0F | ((int) (low >>> 46) & 3) << 4) * sums[8 * b + 5]
-                + ((high >>> 20) & 0x0F | ((int) (low >>> 54) & 3) << 4) * sums[8 * b + 6]
-                + ((high >>> 28) & 0x0F | ((int) (low >>> 62) & 3) << 4) * sums[8 * b + 7];
-        return t.add(u).reduceLanes(VectorOperators.ADD) - Float.float16ToFloat(data.get(SHORT, block + 2)) * minimums;
+                .fma(scales.rearrange(LANE_7), u);
+        t.add(u).intoArray(acc, at);
     }
 
     /** 6-bit scale j of the 12 packed bytes ({@code low} bytes 0..7, {@code high} bytes 8..11), as scalesAndMins. */
@@ -262,44 +295,73 @@ final class NibbleKernels {
 
     private static void q6kFourRows(MemorySegment data, long base, long stride, float[] x, int superBlocks,
                                     float[] out, int r, int outStride) {
-        float t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+        float[] acc = new float[64];
         for (int b = 0; b < superBlocks; b++) {
             long k0 = base + b * 210L;
-            t0 += q6kSuperBlock(data, k0, x, b * 256);
-            t1 += q6kSuperBlock(data, k0 + stride, x, b * 256);
-            t2 += q6kSuperBlock(data, k0 + 2 * stride, x, b * 256);
-            t3 += q6kSuperBlock(data, k0 + 3 * stride, x, b * 256);
+            q6kSuperBlockInto(data, k0, x, b * 256, acc, 0);
+            q6kSuperBlockInto(data, k0 + stride, x, b * 256, acc, 16);
+            q6kSuperBlockInto(data, k0 + 2 * stride, x, b * 256, acc, 32);
+            q6kSuperBlockInto(data, k0 + 3 * stride, x, b * 256, acc, 48);
         }
-        out[r] = t0;
-        out[r + outStride] = t1;
-        out[r + 2 * outStride] = t2;
-        out[r + 3 * outStride] = t3;
+        for (int i = 0; i < 4; i++) {
+            out[r + i * outStride] = FloatVector.fromArray(F, acc, 16 * i).reduceLanes(VectorOperators.ADD);
+        }
     }
 
-    /** One Q6_K super-block · {@code x[xi .. xi + 256)}: {@code sum d scale (q - 32) x}. */
-    private static float q6kSuperBlock(MemorySegment data, long block, float[] x, int xi) {
-        float d = Float.float16ToFloat(data.get(SHORT, block + 208));
-        FloatVector t = FloatVector.zero(F), u = FloatVector.zero(F);
-        for (int g = 0; g < 4; g++) {
-            // g = 2 half + part: 16 positions of one half, whose four quarters each have one scale.
-            int half = g >> 1, part = g & 1;
-            long low = block + 64L * half + 16 * part, scales = block + 192 + 8L * half + part;
-            int xp = xi + 128 * half + 16 * part;
-            IntVector a = (IntVector) ByteVector.fromMemorySegment(B128, data, low, LE).convertShape(ZERO_EXTEND, I, 0);
-            IntVector c = (IntVector) ByteVector.fromMemorySegment(B128, data, low + 32, LE).convertShape(ZERO_EXTEND, I, 0);
-            IntVector h = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 128 + 32L * half + 16 * part, LE)
-                    .convertShape(ZERO_EXTEND, I, 0);
-            t = ((FloatVector) a.and(15).or(h.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
-                    .mul(FloatVector.fromArray(F, x, xp)).fma(FloatVector.broadcast(F, d * data.get(ValueLayout.JAVA_BYTE, scales)), t);
-            u = ((FloatVector) c.and(15).or(h.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
-                    .mul(FloatVector.fromArray(F, x, xp + 32)).fma(FloatVector.broadcast(F, d * data.get(ValueLayout.JAVA_BYTE, scales + 2)), u);
-            t = ((FloatVector) a.lanewise(VectorOperators.LSHR, 4).or(h.and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
-                    .mul(FloatVector.fromArray(F, x, xp + 64)).fma(FloatVector.broadcast(F, d * data.get(ValueLayout.JAVA_BYTE, scales + 4)), t);
-            u = ((FloatVector) c.lanewise(VectorOperators.LSHR, 4).or(h.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
-                    .convertShape(VectorOperators.I2F, F, 0))
-                    .mul(FloatVector.fromArray(F, x, xp + 96)).fma(FloatVector.broadcast(F, d * data.get(ValueLayout.JAVA_BYTE, scales + 6)), u);
-        }
-        return t.add(u).reduceLanes(VectorOperators.ADD);
+    /**
+     * One Q6_K super-block · {@code x[xi .. xi + 256)} ({@code sum d scale (q - 32) x}) added into
+     * {@code acc[at .. at + 16)}: the sixteen signed scales are converted and multiplied by d as one vector, and each
+     * is broadcast by a lane permutation.
+     */
+    private static void q6kSuperBlockInto(MemorySegment data, long block, float[] x, int xi, float[] acc, int at) {
+        FloatVector scales = ((FloatVector) ByteVector.fromMemorySegment(B128, data, block + 192, LE).castShape(F, 0))
+                .mul(Float.float16ToFloat(data.get(SHORT, block + 208)));
+        FloatVector t = FloatVector.fromArray(F, acc, at), u = FloatVector.zero(F);
+        IntVector a0 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 0, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector c0 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 32, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector h0 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 128, LE).convertShape(ZERO_EXTEND, I, 0);
+        t = ((FloatVector) a0.and(15).or(h0.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 0)).fma(scales.rearrange(LANE_0), t);
+        u = ((FloatVector) c0.and(15).or(h0.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 32)).fma(scales.rearrange(LANE_2), u);
+        t = ((FloatVector) a0.lanewise(VectorOperators.LSHR, 4).or(h0.and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 64)).fma(scales.rearrange(LANE_4), t);
+        u = ((FloatVector) c0.lanewise(VectorOperators.LSHR, 4).or(h0.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+                .convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, xi + 96)).fma(scales.rearrange(LANE_6), u);
+        IntVector a1 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 16, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector c1 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 48, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector h1 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 144, LE).convertShape(ZERO_EXTEND, I, 0);
+        t = ((FloatVector) a1.and(15).or(h1.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 16)).fma(scales.rearrange(LANE_1), t);
+        u = ((FloatVector) c1.and(15).or(h1.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 48)).fma(scales.rearrange(LANE_3), u);
+        t = ((FloatVector) a1.lanewise(VectorOperators.LSHR, 4).or(h1.and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 80)).fma(scales.rearrange(LANE_5), t);
+        u = ((FloatVector) c1.lanewise(VectorOperators.LSHR, 4).or(h1.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+                .convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, xi + 112)).fma(scales.rearrange(LANE_7), u);
+        IntVector a2 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 64, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector c2 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 96, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector h2 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 160, LE).convertShape(ZERO_EXTEND, I, 0);
+        t = ((FloatVector) a2.and(15).or(h2.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 128)).fma(scales.rearrange(LANE_8), t);
+        u = ((FloatVector) c2.and(15).or(h2.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 160)).fma(scales.rearrange(LANE_10), u);
+        t = ((FloatVector) a2.lanewise(VectorOperators.LSHR, 4).or(h2.and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 192)).fma(scales.rearrange(LANE_12), t);
+        u = ((FloatVector) c2.lanewise(VectorOperators.LSHR, 4).or(h2.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+                .convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, xi + 224)).fma(scales.rearrange(LANE_14), u);
+        IntVector a3 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 80, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector c3 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 112, LE).convertShape(ZERO_EXTEND, I, 0);
+        IntVector h3 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 176, LE).convertShape(ZERO_EXTEND, I, 0);
+        t = ((FloatVector) a3.and(15).or(h3.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 144)).fma(scales.rearrange(LANE_9), t);
+        u = ((FloatVector) c3.and(15).or(h3.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 176)).fma(scales.rearrange(LANE_11), u);
+        t = ((FloatVector) a3.lanewise(VectorOperators.LSHR, 4).or(h3.and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+                .mul(FloatVector.fromArray(F, x, xi + 208)).fma(scales.rearrange(LANE_13), t);
+        u = ((FloatVector) c3.lanewise(VectorOperators.LSHR, 4).or(h3.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+                .convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, xi + 240)).fma(scales.rearrange(LANE_15), u);
+        t.add(u).intoArray(acc, at);
     }
 
     // ---- bit-exact dequantization (prompt processing dequantizes each weight row once per batch) ----
