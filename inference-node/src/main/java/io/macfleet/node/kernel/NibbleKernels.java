@@ -75,6 +75,7 @@ final class NibbleKernels {
             firstTask[m + 1] = firstTask[m] + units[m] + (tail + 3) / 4;
         }
         pool.parallelFor(firstTask[count], (start, end, worker) -> {
+            float[] accumulators = new float[64];
             int m = 0;
             for (int task = start; task < end; task++) {
                 while (task >= firstTask[m + 1]) {
@@ -86,12 +87,12 @@ final class NibbleKernels {
                     int s = span[m];
                     int first = local * 4 * s;
                     for (int r = first; r < first + s; r++) {
-                        fourRows(matrix, r, s * matrix.rowStride(), x, sums, outs[m], s);
+                        fourRows(matrix, r, s * matrix.rowStride(), x, sums, outs[m], s, accumulators);
                     }
                 } else {
                     int r = units[m] * 4 * span[m] + (local - units[m]) * 4;
                     if (r + 4 <= matrix.rows()) {
-                        fourRows(matrix, r, matrix.rowStride(), x, sums, outs[m], 1);
+                        fourRows(matrix, r, matrix.rowStride(), x, sums, outs[m], 1, accumulators);
                     } else {
                         for (; r < matrix.rows(); r++) {
                             outs[m][r] = Kernels.dot(matrix, r, x, 0);
@@ -102,14 +103,18 @@ final class NibbleKernels {
         });
     }
 
-    /** Rows r, r + outStride, r + 2 outStride, r + 3 outStride ({@code stride} bytes apart) into {@code out}. */
-    static void fourRows(WeightMatrix matrix, int r, long stride, float[] x, float[] sums, float[] out, int outStride) {
+    /**
+     * Rows r, r + outStride, r + 2 outStride, r + 3 outStride ({@code stride} bytes apart) into {@code out};
+     * {@code accumulators} (64 floats) is scratch for the K-quant kernels.
+     */
+    static void fourRows(WeightMatrix matrix, int r, long stride, float[] x, float[] sums, float[] out, int outStride,
+                         float[] accumulators) {
         MemorySegment data = matrix.data();
         long base = matrix.rowOffset(r);
         switch (matrix.type()) {
             case Q4_0 -> q4FourRows(data, base, stride, x, sums, matrix.columns() / 32, out, r, outStride);
-            case Q4_K -> q4kFourRows(data, base, stride, x, sums, matrix.columns() / 256, out, r, outStride);
-            case Q6_K -> q6kFourRows(data, base, stride, x, matrix.columns() / 256, out, r, outStride);
+            case Q4_K -> q4kFourRows(data, base, stride, x, sums, matrix.columns() / 256, out, r, outStride, accumulators);
+            case Q6_K -> q6kFourRows(data, base, stride, x, matrix.columns() / 256, out, r, outStride, accumulators);
             default -> throw new IllegalStateException("not a nibble type: " + matrix.type());
         }
     }
@@ -184,8 +189,8 @@ final class NibbleKernels {
     // allocated, a float is not. The reduction per super-block (256 values) costs a few percent.
 
     private static void q4kFourRows(MemorySegment data, long base, long stride, float[] x, float[] sums, int superBlocks,
-                                    float[] out, int r, int outStride) {
-        float[] acc = new float[64];
+                                    float[] out, int r, int outStride, float[] acc) {
+        java.util.Arrays.fill(acc, 0f);
         for (int b = 0; b < superBlocks; b++) {
             long k0 = base + b * 144L;
             q4kSuperBlockInto(data, k0, x, sums, b, acc, 0);
@@ -294,8 +299,8 @@ final class NibbleKernels {
     }
 
     private static void q6kFourRows(MemorySegment data, long base, long stride, float[] x, int superBlocks,
-                                    float[] out, int r, int outStride) {
-        float[] acc = new float[64];
+                                    float[] out, int r, int outStride, float[] acc) {
+        java.util.Arrays.fill(acc, 0f);
         for (int b = 0; b < superBlocks; b++) {
             long k0 = base + b * 210L;
             q6kSuperBlockInto(data, k0, x, b * 256, acc, 0);
