@@ -224,10 +224,6 @@ public final class Kernels {
                 }
             }
             case Q4_0 -> {
-                if (NibbleKernels.AVAILABLE) {
-                    NibbleKernels.dequantizeQ4(data, base, n, out, offset);
-                    return;
-                }
                 for (int b = 0; b < n / 32; b++) {
                     long block = base + b * 18L;
                     FloatVector scale = FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, block)));

@@ -371,18 +371,6 @@ final class NibbleKernels {
 
     // ---- bit-exact dequantization (prompt processing dequantizes each weight row once per batch) ----
 
-    /** Q4_0 rows, bit-exact: {@code d * (q - 8)}, the nibbles cut in int lanes instead of byte lanes. */
-    static void dequantizeQ4(MemorySegment data, long base, int n, float[] out, int offset) {
-        for (int b = 0; b < n / 32; b++) {
-            long block = base + b * 18L;
-            FloatVector d = FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, block)));
-            IntVector q = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 2, LE).convertShape(ZERO_EXTEND, I, 0);
-            ((FloatVector) q.and(15).sub(8).convertShape(VectorOperators.I2F, F, 0)).mul(d).intoArray(out, offset + 32 * b);
-            ((FloatVector) q.lanewise(VectorOperators.LSHR, 4).sub(8).convertShape(VectorOperators.I2F, F, 0)).mul(d)
-                    .intoArray(out, offset + 32 * b + 16);
-        }
-    }
-
     /**
      * Q4_K rows as {@link KQuantKernels#dequantizeQ4K} computes them, 16 values per operation: {@code (d * scale) * q -
      * (dmin * min)}, each product and the difference rounded to float as in the scalar code (Java never fuses them).
