@@ -10,7 +10,7 @@
 # temporary one), JAVA_HOME (a JDK 25).
 # "qwen3moe" is the 1b-shaped-active mixture of experts in Q8_0. Quote the figures with the date, `uptime` and the CPU.
 # A subset, reusing files and the install:  PAIRS=1 MODELS=/tmp/kq LLAMA_DIR=/tmp/nlc side-by-side.sh q4_0 q4_k_m
-# (one pair of one 1b-shaped file should take well under a minute on a quiet 2-core machine, more under load;
+# (one pair of the 1b-shaped Q4_0 file took 160 s at load 17 to 19 on the 2-core VM, 2026-11-24; less when quiet;
 # each pair's time goes to stderr).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
