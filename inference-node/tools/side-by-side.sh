@@ -9,6 +9,9 @@
 # temporary one; existing files are reused), LLAMA_DIR (a directory to install node-llama-cpp into and reuse, default a
 # temporary one), JAVA_HOME (a JDK 25).
 # "qwen3moe" is the 1b-shaped-active mixture of experts in Q8_0. Quote the figures with the date, `uptime` and the CPU.
+# A subset, reusing files and the install:  PAIRS=1 MODELS=/tmp/kq LLAMA_DIR=/tmp/nlc side-by-side.sh q4_0 q4_k_m
+# (one pair of the 1b-shaped Q4_0 file took 160 s at load 17 to 19 on the 2-core VM, 2026-11-24; less when quiet;
+# each pair's time goes to stderr).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PAIRS=${PAIRS:-3}
@@ -58,6 +61,7 @@ for type in "${TYPES[@]}"; do
   : > "$WORK/node.txt"; : > "$WORK/llama.txt"
   for pair in $(seq "$PAIRS"); do
     echo "$type pair $pair: load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+    started=$SECONDS
     "${node_cmd[@]}" bench --model "$file" --prompt-tokens "$PROMPT" --decode-tokens "$DECODE" --threads "$THREADS" \
         --bandwidth-mb 256 2>/dev/null | awk '
           /^prompt processing:/ { for (i = 1; i <= NF; i++) if ($i == "tokens/s") p = $(i - 1) }
@@ -66,6 +70,7 @@ for type in "${TYPES[@]}"; do
           END { print p, d, r }' >> "$WORK/node.txt"
     (cd "$LLAMA" && node llama-cpp-bench.mjs "$file" "$PROMPT" "$DECODE" "$THREADS" 2>/dev/null) \
         | awk '/^llama.cpp/ { print $3, $5, $7 }' >> "$WORK/llama.txt"
+    echo "$type pair $pair: $((SECONDS - started)) s" >&2
   done
   paste -d' ' "$WORK/node.txt" "$WORK/llama.txt" | sed "s/^/$type each pair (node prompt decode RSS, llama.cpp prompt decode RSS): /" >&2
   np=$(cut -d' ' -f1 "$WORK/node.txt" | median); nd=$(cut -d' ' -f2 "$WORK/node.txt" | median); nr=$(cut -d' ' -f3 "$WORK/node.txt" | median)

@@ -55,6 +55,14 @@ final class KQuantKernels {
     // ---- dequantization: bit-exact ----
 
     static void dequantizeQ4K(MemorySegment data, long base, int n, float[] out, int offset) {
+        if (NibbleKernels.AVAILABLE) {
+            NibbleKernels.dequantizeQ4K(data, base, n, out, offset);
+            return;
+        }
+        dequantizeQ4KScalar(data, base, n, out, offset);
+    }
+
+    static void dequantizeQ4KScalar(MemorySegment data, long base, int n, float[] out, int offset) {
         int[] scales = new int[8], mins = new int[8];
         for (int b = 0; b < n / SUPER_BLOCK; b++) {
             long block = base + (long) b * Q4_K_BYTES;
@@ -99,6 +107,14 @@ final class KQuantKernels {
     }
 
     static void dequantizeQ6K(MemorySegment data, long base, int n, float[] out, int offset) {
+        if (NibbleKernels.AVAILABLE) {
+            NibbleKernels.dequantizeQ6K(data, base, n, out, offset);
+            return;
+        }
+        dequantizeQ6KScalar(data, base, n, out, offset);
+    }
+
+    static void dequantizeQ6KScalar(MemorySegment data, long base, int n, float[] out, int offset) {
         for (int b = 0; b < n / SUPER_BLOCK; b++) {
             long block = base + (long) b * Q6_K_BYTES;
             float d = Float.float16ToFloat(data.get(SHORT, block + 208));

@@ -262,6 +262,14 @@ public final class Kernels {
             matvecQ8Streams(pool, matrices, x, outs);
             return;
         }
+        boolean nibbles = NIBBLE_STREAMS;
+        for (WeightMatrix matrix : matrices) {
+            nibbles &= NibbleKernels.handles(matrix) && matrix.columns() == matrices[0].columns();
+        }
+        if (nibbles) {
+            NibbleKernels.matvec(pool, matrices, x, outs);
+            return;
+        }
         for (int i = 0; i < matrices.length; i++) {
             matvec(pool, matrices[i], x, outs[i]);
         }
@@ -269,10 +277,13 @@ public final class Kernels {
 
     /** out[r] = row r · x for every row, rows split across the pool. */
     public static void matvec(WorkerPool pool, WeightMatrix matrix, float[] x, float[] out) {
-        // Only Q8_0 gains: the same four-row scheme made Q4_0 slower (measured), so Q4_0 stays one row at a time. So
-        // did (FormatBenchmark matvec, 2026-11-24, load 21 to 29) Q4_0 and Q4_K kernels that multiply the raw 4-bit
-        // values and apply the offset once per block through the activations' block sums (Q4_0 one row 4.0 to 4.4
-        // GB per CPU-second, four rows 4.1, against 4.6 to 6.0 for this path, interleaved; Q4_K 2.2 to 3.0, equal).
+        // Q4_0, Q4_K and Q6_K: four streams in NibbleKernels. Earlier attempts at the same scheme for Q4_0 and Q4_K
+        // measured slower because they cut nibbles in byte lanes (x86 has no byte shift) and passed vectors to
+        // methods C2 did not inline (each such vector is allocated); see NibbleKernels.
+        if (NIBBLE_STREAMS && NibbleKernels.handles(matrix)) {
+            NibbleKernels.matvec(pool, new WeightMatrix[] {matrix}, x, new float[][] {out});
+            return;
+        }
         boolean fourRows = BYTE_PARTS == 1 && matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0;
         if (!fourRows) {
             pool.parallelFor(matrix.rows(), (start, end, worker) -> {
@@ -288,6 +299,12 @@ public final class Kernels {
         }
         matvecQ8Streams(pool, new WeightMatrix[] {matrix}, x, new float[][] {out});
     }
+
+    /**
+     * Q4_0, Q4_K and Q6_K decode through {@link NibbleKernels} (on by default; {@code -Dinference.nibbleStreams=false}
+     * for the single-row kernels, to compare).
+     */
+    static final boolean NIBBLE_STREAMS = !"false".equals(System.getProperty("inference.nibbleStreams"));
 
     /** Most rows per stream of {@link #matvecQ8Streams}. */
     static final int STREAM_SPAN = 64;
