@@ -57,6 +57,11 @@ start="$(date +%s.%N)"
 ./macfleet --version >/dev/null
 printf 'for comparison, macfleet --version: %.2f s wall\n' "$(echo "$(date +%s.%N) - $start" | bc -l)"
 
+# And a call that opens the demo's database but reaches no Mac: what a CLI call costs besides the gathering.
+start="$(date +%s.%N)"
+MACFLEET_HOME="$dir" ./macfleet facts show studio-01 >/dev/null
+printf 'for comparison, macfleet facts show studio-01 (database only, no SSH): %.2f s wall\n' "$(echo "$(date +%s.%N) - $start" | bc -l)"
+
 times=()
 for round in $(seq 1 "$rounds"); do
     start="$(date +%s.%N)"
