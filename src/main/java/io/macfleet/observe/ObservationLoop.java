@@ -56,7 +56,12 @@ public class ObservationLoop {
 
     @Inject
     public ObservationLoop(MacfleetConfig config, FactsService facts, DesiredStateStore desiredState, Leases leases) {
-        this.settings = config.observation();
+        this(config.observation(), facts, desiredState, leases);
+    }
+
+    /** A loop of its own, outside the service (two of them on one PostgreSQL stand for two instances in a test). */
+    ObservationLoop(MacfleetConfig.Observation settings, FactsService facts, DesiredStateStore desiredState, Leases leases) {
+        this.settings = settings;
         this.facts = facts;
         this.desiredState = desiredState;
         this.leases = leases;
@@ -124,6 +129,12 @@ public class ObservationLoop {
             held.put(machine, acquired);
             return true;
         }).orElse(false);
+    }
+
+    /** The machines this loop holds the observation lease of: the ones it observes, no other instance. */
+    Set<String> observing() {
+        return held.entrySet().stream().filter(entry -> entry.getValue().held()).map(Map.Entry::getKey)
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
     }
 
     private void forgetRemoved(Set<String> names) {
@@ -204,6 +215,9 @@ public class ObservationLoop {
 
     @PreDestroy
     synchronized void stop() {
+        if (stopped) {
+            return;
+        }
         stopped = true;
         workers.shutdownNow();
         if (run != null) {

@@ -12,6 +12,7 @@ import io.macfleet.facts.MachineFacts;
 import io.macfleet.inventory.Cluster;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.Machine;
+import io.macfleet.lease.LeaseOwners;
 import io.macfleet.mdm.OsUpdateTarget;
 import io.macfleet.ssh.HostKeyStore;
 import io.macfleet.ssh.JdbcHostKeyStore;
@@ -22,7 +23,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,14 +33,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
@@ -142,7 +139,6 @@ public class OsUpdateCampaigns {
 
     private enum Outcome { DONE, FAILED, PAUSED }
 
-    private static final Pattern OWNER = Pattern.compile("(\\d+)@(.+)/[0-9a-f]+");
 
     private final CampaignStore store;
     private final AuditLog audit;
@@ -154,7 +150,6 @@ public class OsUpdateCampaigns {
     private final Options options;
     private final Clock clock;
     private final StepBoundary boundary;
-    private final String processId = ProcessHandle.current().pid() + "@" + hostName();
     private final ExecutorService background = Executors.newVirtualThreadPerTaskExecutor();
 
     @Inject
@@ -277,7 +272,7 @@ public class OsUpdateCampaigns {
         if (campaign.status() != CampaignStatus.RUNNING) {
             return store.view(id).orElseThrow();
         }
-        String owner = processId + "/" + UUID.randomUUID().toString().substring(0, 8);
+        String owner = LeaseOwners.next();
         acquire(id, owner);
         try {
             return execute(campaign, actor, owner);
@@ -834,21 +829,12 @@ public class OsUpdateCampaigns {
 
     private void acquire(long id, String owner) {
         Optional<String> current = store.leaseOwner(id);
-        String dead = current.filter(this::ownerIsDead).orElse(null);
+        String dead = current.filter(LeaseOwners::isDeadProcessOfThisHost).orElse(null);
         Instant now = clock.instant();
         if (!store.acquireLease(id, owner, now, now.minus(options.leaseTimeout()), dead)) {
             throw new CampaignConflictException("campaign " + id + " is being worked on by " + current.orElse("another process")
                     + "; wait for it, pause it, or let its lease go stale (" + human(options.leaseTimeout()) + ") if that process is gone");
         }
-    }
-
-    /** The lease owner is a process of this host that no longer exists: its campaign can be taken over at once. */
-    private boolean ownerIsDead(String leaseOwner) {
-        Matcher owner = OWNER.matcher(leaseOwner);
-        if (!owner.matches() || !owner.group(2).equals(hostName())) {
-            return false;
-        }
-        return !ProcessHandle.of(Long.parseLong(owner.group(1))).map(ProcessHandle::isAlive).orElse(false);
     }
 
     private boolean paused(long id) {
@@ -878,14 +864,6 @@ public class OsUpdateCampaigns {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while watching the update", e);
-        }
-    }
-
-    private static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
-            return "localhost";
         }
     }
 }

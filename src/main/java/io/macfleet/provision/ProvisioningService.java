@@ -7,6 +7,7 @@ import io.macfleet.cabling.ClusterCabling;
 import io.macfleet.facts.FactsService;
 import io.macfleet.inventory.Cluster;
 import io.macfleet.inventory.Machine;
+import io.macfleet.lease.LeaseOwners;
 import io.macfleet.reach.MachineReach;
 import io.macfleet.ssh.ExecutionLimits;
 import io.macfleet.ssh.HostKeyStore;
@@ -16,7 +17,6 @@ import io.macfleet.ssh.SshSettings;
 import io.macfleet.ssh.SshTransport;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -29,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.UUID;
 import javax.sql.DataSource;
 import io.macfleet.config.MacfleetConfig;
 
@@ -139,7 +138,6 @@ public class ProvisioningService {
     private final Clock clock;
     private final Optional<Path> playbooksDirectory;
     private final StepTypes stepTypes;
-    private final String processId = ProcessHandle.current().pid() + "@" + hostName();
 
     @Inject
     public ProvisioningService(ProvisioningStore store, JdbcAuditLog audit, JdbcHostKeyStore hostKeys, FactsService facts, ClusterCabling cabling,
@@ -243,7 +241,7 @@ public class ProvisioningService {
      */
     public RunOutcome start(Request request, String actor, ProvisioningListener listener) {
         Resolved resolved = resolve(request);
-        String owner = processId + "/" + UUID.randomUUID().toString().substring(0, 8);
+        String owner = LeaseOwners.next();
         long runId;
         boolean resumed;
         Optional<RunView.Run> unfinished = request.newRun() ? Optional.empty() : store.latestUnfinished(resolved.targetKey());
@@ -501,16 +499,8 @@ public class ProvisioningService {
     }
 
     /** The lease owner if it is a process of this host that no longer exists: its run can be taken over at once. */
-    private String deadOwner(String leaseOwner) {
-        if (leaseOwner == null) {
-            return null;
-        }
-        java.util.regex.Matcher owner = java.util.regex.Pattern.compile("(\\d+)@(.+)/[0-9a-f]+").matcher(leaseOwner);
-        if (!owner.matches() || !owner.group(2).equals(hostName())) {
-            return null;
-        }
-        long pid = Long.parseLong(owner.group(1));
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) ? null : leaseOwner;
+    private static String deadOwner(String leaseOwner) {
+        return LeaseOwners.isDeadProcessOfThisHost(leaseOwner) ? leaseOwner : null;
     }
 
     private boolean leaseLive(RunView.Run run, Duration leaseTimeout) {
@@ -554,13 +544,5 @@ public class ProvisioningService {
                 return false;
             }
         };
-    }
-
-    private static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
-            return "localhost";
-        }
     }
 }

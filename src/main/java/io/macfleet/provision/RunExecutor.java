@@ -188,6 +188,8 @@ final class RunExecutor {
             }
         }
         String last = "";
+        // A person's change verified over SSH (an operator step) changes what macfleet knows of the Mac too.
+        boolean verifiedByPerson = false;
         for (PlaybookStep step : steps) {
             if (leaseLost.get() || Thread.currentThread().isInterrupted()) {
                 states.put(machine, "in-progress");
@@ -256,6 +258,8 @@ final class RunExecutor {
                         if (outcome == StepStatus.WAITING_FOR_OPERATOR) {
                             waiting.add(result.request());
                             waitingRequest = result.request();
+                        } else if (outcome == StepStatus.DONE) {
+                            verifiedByPerson = true;
                         }
                     } else {
                         CheckResult check = step.definition().check(context);
@@ -310,8 +314,24 @@ final class RunExecutor {
                 return;
             }
         }
+        if ((verifiedByPerson || !changed.isEmpty()) && !context.dryRun()) {
+            refreshFacts(context, listener);
+        }
         states.put(machine, "ready");
         messages.put(machine, last);
+    }
+
+    /**
+     * The run changed the machine and verified it over SSH: its stored facts (what the console, the API and the
+     * cabling check read) are gathered again now, instead of saying "RDMA disabled" until the next observation. A
+     * failure here costs the run nothing: the observation loop gathers again.
+     */
+    private static void refreshFacts(MachineContext context, ProvisioningListener listener) {
+        try {
+            context.gatherObservation();
+        } catch (RuntimeException e) {
+            listener.progress(context.machine(), "facts", "facts not gathered again after the run: " + e.getMessage());
+        }
     }
 
     private record OperatorResult(StepStatus status, String summary, OperatorRequest request) {

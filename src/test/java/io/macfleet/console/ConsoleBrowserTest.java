@@ -257,6 +257,10 @@ class ConsoleBrowserTest {
             assertThat(browser.driver.findElement(By.cssSelector("table.audit tbody")).getText()).contains("provision.operator.confirm");
             browser.go("/console");
             browser.waitUpTo(Duration.ofSeconds(15)).until(driver -> rowText(browser, "studio-03").contains("ready"));
+            // Issue 13: what the verification learnt over SSH is what the overview shows, with no `macfleet facts` in
+            // between: the Mac is ready by the one notion of ready (RDMA on among the rest), not only its provisioning cell.
+            browser.waitUpTo(Duration.ofSeconds(15)).withMessage(() -> "studio-03's row: " + rowText(browser, "studio-03")).until(driver ->
+                    browser.attributes("table.machines tr[data-machine='studio-03']", "data-ready").equals(List.of("true")));
         } finally {
             simulation.heal();
         }

@@ -93,6 +93,35 @@ class FactsCliTest {
                 "Drift: 1 of 4 machine(s) differ from the inventory.");
     }
 
+    /** Issue 13: machines never gathered are unknown to `drift`, not "2 of 2 differ". */
+    @Test
+    void driftWithoutAnyFactsIsUnknownNotDrifted(QuarkusMainLauncher launcher) throws Exception {
+        Path bare = Files.createTempDirectory("macfleet-never-gathered");
+        Files.writeString(bare.resolve("macfleet.yaml"), """
+                defaults:
+                  ssh:
+                    user: admin
+                    privateKey: "file:%s"
+                machines:
+                  - name: never-01
+                    address: 127.0.0.201
+                    memoryGb: 512
+                  - name: never-02
+                    address: 127.0.0.202
+                    memoryGb: 256
+                """.formatted(simulation.privateKey()));
+        LaunchResult applied = launcher.launch("inventory", "apply", bare.toString());
+        assertThat(applied.exitCode()).as(applied.getErrorOutput()).isZero();
+
+        LaunchResult drift = launcher.launch("drift");
+        assertThat(drift.exitCode()).isEqualTo(ExitCodes.CHECK_FAILED);
+        assertThat(output(drift)).contains("Drift unknown: no facts yet for any of the 2 machine(s) (run macfleet facts).")
+                .doesNotContain("differ");
+        JsonNode json = JSON.readTree(output(launcher.launch("drift", "--json")));
+        assertThat(json.get("unknown").asInt()).isEqualTo(2);
+        assertThat(json.get("drifted").asInt()).isZero();
+    }
+
     @Test
     void usageErrorsAndFailures(QuarkusMainLauncher launcher) {
         assertThat(launcher.launch("inventory", "apply", inventory.toString()).exitCode()).isZero();

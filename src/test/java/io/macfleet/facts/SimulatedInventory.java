@@ -69,6 +69,11 @@ public final class SimulatedInventory implements AutoCloseable {
     }
 
     public static SimulatedInventory start(Path directory, int machines, String baseAddress) throws IOException {
+        return start(directory, machines, baseAddress, new DatabaseSettings("jdbc:h2:mem:facts-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", null));
+    }
+
+    /** The same on a database of the caller's (e.g. a test's PostgreSQL server); the schema is migrated. */
+    public static SimulatedInventory start(Path directory, int machines, String baseAddress, DatabaseSettings database) throws IOException {
         QUIET.forEach(logger -> logger.setLevel(Level.WARNING));
         KeyPair key = SshKeys.generate();
         Path privateKey = directory.resolve("id_ecdsa");
@@ -78,7 +83,7 @@ public final class SimulatedInventory implements AutoCloseable {
             builder.machine(MacSpec.macStudioM3Ultra(name(index, machines), index % 2 == 1 ? 512 : 256), MacosRelease.of("26.2"), true);
         }
         SimulatedFleet fleet = builder.build().start();
-        AgroalDataSource dataSource = Database.open(new DatabaseSettings("jdbc:h2:mem:facts-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", null));
+        AgroalDataSource dataSource = Database.open(database);
         SimulatedInventory simulation = new SimulatedInventory(fleet, dataSource, directory, privateKey);
         // Prepared for RDMA as provisioning leaves them: the simulator starts with the Thunderbolt Bridge on, as macOS does.
         simulation.heal();

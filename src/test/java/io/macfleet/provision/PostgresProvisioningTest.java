@@ -28,6 +28,12 @@ class PostgresProvisioningTest {
             ProvisioningService.Confirmation confirmed = fixture.service.confirmOperatorStep(waiting.runId(), "studio-01", "rdma-enabled", "gina");
             assertThat(confirmed.verified()).isTrue();
             fixture.enableRdmaInRecovery("studio-02");
+            // The confirmation resumes the run in the background (verification, then the Mac's facts gathered again);
+            // a `provision` while that holds the run's lease is refused as busy, so the operator's second call comes after.
+            long leaseDeadline = System.nanoTime() + 30_000_000_000L;
+            while (fixture.service.run(waiting.runId()).orElseThrow().run().leaseOwner() != null && System.nanoTime() < leaseDeadline) {
+                Thread.sleep(50);
+            }
             RunOutcome resumed = fixture.service.start(new ProvisioningService.Request(ProvisioningFixture.CLUSTER, List.of(), "rdma-enable",
                     null, null, false, null), "gina", ProvisioningListener.SILENT);
             // Unless the confirmation already resumed it in the background, this call resumes the same run.

@@ -90,6 +90,13 @@ class ProvisionCliTest {
         assertThat(unknownStep.getErrorOutput()).contains("playbook provision has no step 'nope'; its steps: reachable, facts,");
         assertThat(launcher.launch("provision").exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(launcher.launch("provision", "llm-a", "--machine", "studio-09").exitCode()).isEqualTo(ExitCodes.USAGE);
+        // Rolling runs: out-of-range batch sizes and failure shares are usage errors that name the option, before any SSH.
+        LaunchResult negativeSerial = launcher.launch("provision", "llm-a", "--serial", "-1");
+        assertThat(negativeSerial.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(negativeSerial.getErrorOutput()).contains("macfleet provision: --serial -1 is negative");
+        LaunchResult tooManyFailures = launcher.launch("provision", "llm-a", "--serial", "2", "--max-fail-percent", "101");
+        assertThat(tooManyFailures.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(tooManyFailures.getErrorOutput()).contains("macfleet provision: --max-fail-percent 101 is out of range; expected 0 to 100");
 
         LaunchResult valid = launcher.launch("playbook", "validate", "playbooks");
         assertThat(valid.exitCode()).isZero();
