@@ -76,6 +76,12 @@ class DemoMainJobTest {
                 assertThat(text.toString()).contains(mac.name() + ": (the demo, in Recovery's Terminal) rdma_ctl enable, then reboot");
             }
             assertThat(text.toString()).contains("Recap of run").contains("succeeded");
+            // What the demo did is attributed to it in the audit log (issue 13), the Recovery confirmations included.
+            io.macfleet.audit.JdbcAuditLog audit = new io.macfleet.audit.JdbcAuditLog(dataSource);
+            assertThat(audit.find(new io.macfleet.audit.AuditQuery(null, "provision.run", null, null, 10)))
+                    .isNotEmpty().allSatisfy(entry -> assertThat(entry.event().actor()).isEqualTo("demo"));
+            assertThat(audit.find(new io.macfleet.audit.AuditQuery(null, "os-update.*", null, null, 50)))
+                    .isNotEmpty().allSatisfy(entry -> assertThat(entry.event().actor()).isEqualTo("demo"));
 
             // A second demo start on the same state: provisioning finds everything done, the Macs already run the target.
             StringWriter again = new StringWriter();
