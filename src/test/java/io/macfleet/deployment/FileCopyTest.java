@@ -119,6 +119,67 @@ class FileCopyTest {
         assertThat(onMac(REMOTE + ".partial")).doesNotExist();
     }
 
+    @Test
+    void aStripedCopyOverThreeConnectionsThatLosesOneResumesFromAVerifiedPrefix() throws IOException {
+        byte[] content = new byte[40 * 1024 * 1024 + 777];
+        new Random(23).nextBytes(content);
+        Files.write(local, content);
+        long size = content.length;
+        List<SimulatedMacLink> links = new ArrayList<>();
+        for (int index = 0; index < 3; index++) {
+            links.add(new SimulatedMacLink(fleet, "studio-01", key));
+        }
+        long[] acknowledgedAtBreak = {-1};
+        try {
+            assertThatThrownBy(() -> new FileCopy("studio-01", links.stream().map(link -> link.sftp).toList(), links.getFirst().shell())
+                    .copy(local, REMOTE, (done, total) -> {
+                        if (done >= total * 3 / 4 && acknowledgedAtBreak[0] < 0) {
+                            acknowledgedAtBreak[0] = done;
+                            Thread.ofPlatform().start(() -> {
+                                try {
+                                    links.get(1).close();
+                                } catch (IOException e) {
+                                    throw new UncheckedIOException(e);
+                                }
+                            });
+                        }
+                    })).isInstanceOf(IOException.class);
+        } finally {
+            for (SimulatedMacLink link : links) {
+                link.close();
+            }
+        }
+        assertThat(onMac(REMOTE)).doesNotExist();
+        long partial = settledSize(onMac(REMOTE + ".partial"));
+        assertThat(partial).isGreaterThanOrEqualTo(acknowledgedAtBreak[0]);
+
+        try (SimulatedMacLink second = new SimulatedMacLink(fleet, "studio-01", key);
+             SimulatedMacLink third = new SimulatedMacLink(fleet, "studio-01", key)) {
+            FileCopy copy = new FileCopy("studio-01", List.of(second.sftp, third.sftp), second.shell());
+            CopyOutcome outcome = copy.copy(local, REMOTE, CopyProgress.NONE);
+            assertThat(outcome.kind()).isEqualTo(CopyOutcome.Kind.RESUMED);
+            // Everything acknowledged before the break is kept, less at most the margin a striped copy may leave holes in.
+            assertThat(outcome.resumedFrom()).isGreaterThanOrEqualTo(acknowledgedAtBreak[0] - copy.resumeMargin());
+            assertThat(outcome.bytesSent()).isEqualTo(size - outcome.resumedFrom());
+            assertThat(outcome.sha256()).isEqualTo(FileCopy.sha256(local, size));
+        }
+        assertThat(onMac(REMOTE)).hasSameBinaryContentAs(local);
+        assertThat(onMac(REMOTE + ".partial")).doesNotExist();
+    }
+
+    @Test
+    void aStripedCopyWritesTheSameFileAsOneConnection() throws IOException {
+        try (SimulatedMacLink first = new SimulatedMacLink(fleet, "studio-01", key);
+             SimulatedMacLink second = new SimulatedMacLink(fleet, "studio-01", key)) {
+            List<Long> reports = new ArrayList<>();
+            CopyOutcome outcome = new FileCopy("studio-01", List.of(first.sftp, second.sftp), first.shell())
+                    .copy(local, REMOTE, (done, total) -> reports.add(done));
+            assertThat(outcome.kind()).isEqualTo(CopyOutcome.Kind.COPIED);
+            assertThat(reports).isSorted().doesNotHaveDuplicates().endsWith(Files.size(local)).hasSizeGreaterThan(10);
+        }
+        assertThat(onMac(REMOTE)).hasSameBinaryContentAs(local);
+    }
+
     private static long settledSize(Path file) throws IOException {
         long size = Files.size(file);
         for (int round = 0; round < 50; round++) {
