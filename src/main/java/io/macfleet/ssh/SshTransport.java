@@ -56,8 +56,8 @@ public final class SshTransport {
     }
 
     /**
-     * SSHJ's defaults with AES-GCM first. SSHJ offers chacha20-poly1305 first, which it computes in Java
-     * (BouncyCastle); AES-GCM goes through the JDK's cipher, which uses the CPU's AES and carry-less multiply
+     * SSHJ's defaults with AES-GCM first, computed by the JDK ({@link JdkGcmCipher}). SSHJ offers chacha20-poly1305
+     * first, which it computes in Java (BouncyCastle); the JDK's AES-GCM uses the CPU's AES and carry-less multiply
      * instructions, and needs no separate MAC. OpenSSH's sshd (the Macs') accepts both GCM variants by default,
      * and the order only expresses a preference: a server without them negotiates the next common cipher.
      */
@@ -65,6 +65,12 @@ public final class SshTransport {
         DefaultConfig config = new DefaultConfig();
         List<String> preferred = List.of("aes128-gcm@openssh.com", "aes256-gcm@openssh.com");
         var ciphers = new java.util.ArrayList<>(config.getCipherFactories());
+        // SSHJ's own GCM would run on BouncyCastle's Java AES (see JdkGcmCipher).
+        ciphers.replaceAll(factory -> switch (factory.getName()) {
+            case "aes128-gcm@openssh.com" -> JdkGcmCipher.factory(factory.getName(), 128);
+            case "aes256-gcm@openssh.com" -> JdkGcmCipher.factory(factory.getName(), 256);
+            default -> factory;
+        });
         ciphers.sort(java.util.Comparator.comparingInt(factory -> {
             int rank = preferred.indexOf(factory.getName());
             return rank < 0 ? preferred.size() : rank;
