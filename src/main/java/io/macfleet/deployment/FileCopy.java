@@ -221,7 +221,8 @@ public final class FileCopy {
      * and hands out segments; each channel's sender writes them with {@link #writesInFlight} writes in flight. No
      * write is sent more than {@link #stripeWindow} bytes past the lowest one not yet acknowledged, so whatever
      * happens to the connections, a partial file left behind holds every byte below its length minus
-     * {@link #resumeMargin()} (see verifiedPrefix). Progress is the length of the acknowledged prefix.
+     * {@link #resumeMargin()} (see verifiedPrefix). Progress is the length of the prefix sent (as SSHJ's stream
+     * reported it before striping): a listener that throws stops the copy there, the writes in flight still land.
      */
     private void send(Path local, long from, long size, List<StripeFile> files, MessageDigest sent, CopyProgress progress)
             throws IOException {
@@ -234,6 +235,7 @@ public final class FileCopy {
         }
         BlockingQueue<Segment> segments = new LinkedBlockingQueue<>();
         ConcurrentSkipListSet<Long> unacknowledged = new ConcurrentSkipListSet<>();
+        ConcurrentSkipListSet<Long> unsent = new ConcurrentSkipListSet<>();
         AtomicLong queuedUpTo = new AtomicLong(from);
         long[] reported = {from};
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -258,19 +260,29 @@ public final class FileCopy {
                                         }
                                     }
                                 } else {
-                                    acknowledge(file, pending.removeFirst(), unacknowledged, queuedUpTo, reported, size, progress, acknowledgements);
+                                    acknowledge(file, pending.removeFirst(), unacknowledged, acknowledgements);
                                 }
                             }
                             pending.addLast(new Pending(offset, file.send(offset, segment.bytes(), at, Math.min(writeSize, segment.length() - at))));
+                            synchronized (acknowledgements) {
+                                unsent.remove(offset);
+                                // Read before the set: an offset queued after this read is at or past it.
+                                long queued = queuedUpTo.get();
+                                long prefix = unsent.isEmpty() ? queued : unsent.first();
+                                if (prefix > reported[0]) {
+                                    reported[0] = prefix;
+                                    progress.transferred(prefix, size);
+                                }
+                            }
                             if (pending.size() >= writesInFlight) {
-                                acknowledge(file, pending.removeFirst(), unacknowledged, queuedUpTo, reported, size, progress, acknowledgements);
+                                acknowledge(file, pending.removeFirst(), unacknowledged, acknowledgements);
                             }
                         }
                         // Every write of the segment is sent: its bytes were copied into the packets.
                         free.add(segment.bytes());
                     }
                     while (!pending.isEmpty() && failure.get() == null) {
-                        acknowledge(file, pending.removeFirst(), unacknowledged, queuedUpTo, reported, size, progress, acknowledgements);
+                        acknowledge(file, pending.removeFirst(), unacknowledged, acknowledgements);
                     }
                 } catch (InterruptedException e) {
                     failure.compareAndSet(null, new java.io.InterruptedIOException("copy interrupted"));
@@ -299,6 +311,7 @@ public final class FileCopy {
                 sent.update(buffer, 0, count);
                 for (int at = 0; at < count; at += writeSize) {
                     unacknowledged.add(done + at);
+                    unsent.add(done + at);
                 }
                 queuedUpTo.set(done + count);
                 segments.add(new Segment(done, buffer, count));
@@ -331,19 +344,12 @@ public final class FileCopy {
         }
     }
 
-    /** Waits for one write's answer, then reports the acknowledged prefix when it grew (in order, once). */
-    private static void acknowledge(StripeFile file, Pending write, ConcurrentSkipListSet<Long> unacknowledged, AtomicLong queuedUpTo,
-                                    long[] reported, long size, CopyProgress progress, Object acknowledgements) throws IOException {
+    /** Waits for one write's answer and records it. */
+    private static void acknowledge(StripeFile file, Pending write, ConcurrentSkipListSet<Long> unacknowledged, Object acknowledgements)
+            throws IOException {
         file.acknowledged(write.answer());
         synchronized (acknowledgements) {
             unacknowledged.remove(write.offset());
-            // Read before the set: an offset queued after this read is at or past it.
-            long queued = queuedUpTo.get();
-            long prefix = unacknowledged.isEmpty() ? queued : unacknowledged.first();
-            if (prefix > reported[0]) {
-                reported[0] = prefix;
-                progress.transferred(prefix, size);
-            }
             acknowledgements.notifyAll();
         }
     }
