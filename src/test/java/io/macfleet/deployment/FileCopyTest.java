@@ -180,6 +180,26 @@ class FileCopyTest {
         assertThat(onMac(REMOTE)).hasSameBinaryContentAs(local);
     }
 
+    @Test
+    void theDeploymentsSshRunGivesAStripedCopyThreeSftpChannels() throws IOException {
+        Path keyFile = directory.resolve("id_ecdsa");
+        SshKeys.write(key, keyFile, "test");
+        SimulatedFleet.Endpoint endpoint = fleet.endpoint("studio-01");
+        io.macfleet.ssh.SshTransport transport = new io.macfleet.ssh.SshTransport(io.macfleet.ssh.SshSettings.defaults("test")
+                .withAcceptNewHostKeys(true), new io.macfleet.ssh.InMemoryHostKeyStore(), event -> {
+        });
+        io.macfleet.ssh.SshTarget target = io.macfleet.ssh.SshTarget.of("studio-01", endpoint.host(), fleet.sshUser(),
+                io.macfleet.secrets.SecretReference.of("file:" + keyFile)).withPort(endpoint.port());
+        try (io.macfleet.ssh.SshRun run = transport.openRun()) {
+            CopyOutcome outcome = run.onFleet(List.of(target), machine -> machine.withSftpStripes("copy", 3, channels -> {
+                assertThat(channels).hasSize(3).doesNotHaveDuplicates();
+                return new FileCopy("studio-01", channels, NodeDeployer.shell(machine)).copy(local, REMOTE, CopyProgress.NONE);
+            })).getFirst().value();
+            assertThat(outcome.kind()).isEqualTo(CopyOutcome.Kind.COPIED);
+        }
+        assertThat(onMac(REMOTE)).hasSameBinaryContentAs(local);
+    }
+
     private static long settledSize(Path file) throws IOException {
         long size = Files.size(file);
         for (int round = 0; round < 50; round++) {
