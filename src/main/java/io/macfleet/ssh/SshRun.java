@@ -206,14 +206,24 @@ public final class SshRun implements AutoCloseable {
             List<MachineConnection> extra = new ArrayList<>();
             List<net.schmizz.sshj.sftp.SFTPClient> channels = new ArrayList<>(List.of(first));
             try {
-                for (int index = 1; index < connections; index++) {
-                    MachineConnection connection;
-                    try {
-                        connection = openConnection(target, settings.limits());
-                    } catch (SshException | IllegalStateException refused) {
-                        break;
+                // Opened at the same time: each costs a key exchange and an authentication.
+                List<Future<MachineConnection>> opening = new ArrayList<>();
+                try (ExecutorService openers = Executors.newVirtualThreadPerTaskExecutor()) {
+                    for (int index = 1; index < connections; index++) {
+                        opening.add(openers.submit(() -> openConnection(target, settings.limits())));
                     }
-                    extra.add(connection);
+                }
+                for (Future<MachineConnection> connection : opening) {
+                    try {
+                        extra.add(connection.get());
+                    } catch (ExecutionException refused) {
+                        // Fewer connections: the work goes on with those that opened.
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new java.io.InterruptedIOException("interrupted while connecting to " + target.machine());
+                    }
+                }
+                for (MachineConnection connection : extra) {
                     channels.add(connection.newSftpClient());
                 }
                 return work.apply(List.copyOf(channels));
