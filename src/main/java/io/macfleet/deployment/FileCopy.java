@@ -10,7 +10,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import net.schmizz.concurrent.Promise;
+import net.schmizz.sshj.sftp.PacketType;
+import net.schmizz.sshj.sftp.Request;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Set;
@@ -39,11 +51,18 @@ public final class FileCopy {
     static final String PARTIAL_SUFFIX = ".partial";
     private static final String POSIX_RENAME = "posix-rename@openssh.com";
 
+    /** Files from this size on are sent over {@link #STRIPES} connections. */
+    public static final long STRIPED_FROM = 64L << 20;
+    /** Connections for a large file: each encrypts on a thread of its own at both ends. */
+    public static final int STRIPES = 3;
+
     private final String machine;
+    private final List<SFTPClient> channels;
     private final SFTPClient sftp;
     private final RemoteShell shell;
     private final int writeSize;
     private final int writesInFlight;
+    private final int segmentSize;
 
     /**
      * @param machine named in messages
@@ -51,16 +70,35 @@ public final class FileCopy {
      * @param shell runs {@code shasum} on the same Mac
      */
     public FileCopy(String machine, SFTPClient sftp, RemoteShell shell) {
-        this(machine, sftp, shell, WRITE_SIZE, WRITES_IN_FLIGHT);
+        this(machine, List.of(sftp), shell);
+    }
+
+    /**
+     * @param channels open SFTP clients to the same Mac, each on its own connection (not closed here); a file is
+     *                 striped over all of them, the first also does the rest (stat, rename)
+     */
+    public FileCopy(String machine, List<SFTPClient> channels, RemoteShell shell) {
+        this(machine, channels, shell, WRITE_SIZE, WRITES_IN_FLIGHT);
     }
 
     /** With other write sizes and pipeline depths, for measuring them. */
-    FileCopy(String machine, SFTPClient sftp, RemoteShell shell, int writeSize, int writesInFlight) {
+    FileCopy(String machine, List<SFTPClient> channels, RemoteShell shell, int writeSize, int writesInFlight) {
+        if (channels.isEmpty()) {
+            throw new IllegalArgumentException("no SFTP channel to " + machine);
+        }
         this.machine = machine;
-        this.sftp = sftp;
+        this.channels = List.copyOf(channels);
+        this.sftp = channels.getFirst();
         this.shell = shell;
         this.writeSize = writeSize;
         this.writesInFlight = writesInFlight;
+        // Read ahead in 8 writes' worth: few enough reads, small enough buffers (2 per channel, plus 2).
+        this.segmentSize = 8 * writeSize;
+    }
+
+    /** How many connections {@link #FileCopy(String, List, RemoteShell)} should get for a file of this size. */
+    public static int connectionsFor(long size) {
+        return size >= STRIPED_FROM ? STRIPES : 1;
     }
 
     /**
@@ -93,42 +131,36 @@ public final class FileCopy {
         progress.transferred(resumeFrom, size);
         // Closed by hand: after a broken connection SSHJ's close rethrows the very exception of the failed write,
         // which try-with-resources cannot add to itself.
-        RemoteFile file;
+        StripeFile file;
         try {
-            file = sftp.open(partial, modes);
+            file = StripeFile.open(sftp, partial, modes);
         } catch (SFTPException e) {
             throw new IOException("cannot write " + machine + ":" + partial + " to copy " + local + " there: "
                     + e.getStatusCode() + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"), e);
         }
+        List<StripeFile> files = new ArrayList<>(List.of(file));
         boolean written = false;
-        try (FileChannel channel = FileChannel.open(local, StandardOpenOption.READ)) {
+        try {
             if (resumeFrom > 0 && file.length() != resumeFrom) {
                 // Grown since it was hashed (another copier?): cut back to the verified prefix.
                 file.setLength(resumeFrom);
             }
-            channel.position(resumeFrom);
-            InputStream in = Channels.newInputStream(channel);
-            byte[] buffer = new byte[writeSize];
-            long done = resumeFrom;
-            // flush() waits for every acknowledgement; the handle is closed with the file.
-            OutputStream out = file.new RemoteFileOutputStream(resumeFrom, writesInFlight);
-            int count;
-            while ((count = in.readNBytes(buffer, 0, buffer.length)) > 0) {
-                out.write(buffer, 0, count);
-                sent.update(buffer, 0, count);
-                done += count;
-                progress.transferred(done, size);
+            for (SFTPClient stripe : channels.subList(1, channels.size())) {
+                // The file exists now: the other channels must not truncate what the first one may already write.
+                files.add(StripeFile.open(stripe, partial, EnumSet.of(OpenMode.WRITE)));
             }
-            out.flush();
+            send(local, resumeFrom, size, files, sent, progress);
             written = true;
         } catch (SFTPException e) {
             throw new IOException("copy of " + local + " to " + machine + ":" + partial + " failed: "
                     + e.getStatusCode() + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"), e);
         } finally {
-            if (written) {
-                file.close();
-            } else {
-                closeAfterFailure(file);
+            for (StripeFile open : files) {
+                if (written) {
+                    open.close();
+                } else {
+                    closeAfterFailure(open);
+                }
             }
         }
         String sha256 = hex(sent);
@@ -146,6 +178,191 @@ public final class FileCopy {
         renameIntoPlace(partial, remotePath);
         return new CopyOutcome(resumeFrom > 0 ? CopyOutcome.Kind.RESUMED : CopyOutcome.Kind.COPIED, size, resumeFrom,
                 size - resumeFrom, sha256);
+    }
+
+    /** A run of the file's bytes read ahead, written by one channel as consecutive writes. */
+    private record Segment(long offset, byte[] bytes, int length) {
+        static final Segment END = new Segment(-1, new byte[0], 0);
+    }
+
+    /** One write sent and not yet acknowledged. */
+    private record Pending(long offset, Promise<Response, SFTPException> answer) {
+    }
+
+    /** A handle on which writes can be sent without waiting for their answers (SSHJ keeps that protected). */
+    private static final class StripeFile extends RemoteFile {
+
+        StripeFile(SFTPEngine engine, String path, byte[] handle) {
+            super(engine, path, handle);
+        }
+
+        static StripeFile open(SFTPClient sftp, String path, Set<OpenMode> modes) throws IOException {
+            SFTPEngine engine = sftp.getSFTPEngine();
+            Request open = engine.newRequest(PacketType.OPEN);
+            open.putString(path, engine.getSubsystem().getRemoteCharset());
+            open.putUInt32(OpenMode.toMask(modes));
+            open.putFileAttributes(FileAttributes.EMPTY);
+            byte[] handle = engine.request(open).retrieve(engine.getTimeoutMs(), TimeUnit.MILLISECONDS)
+                    .ensurePacketTypeIs(PacketType.HANDLE).readBytes();
+            return new StripeFile(engine, path, handle);
+        }
+
+        Promise<Response, SFTPException> send(long offset, byte[] data, int from, int length) throws IOException {
+            return asyncWrite(offset, data, from, length);
+        }
+
+        void acknowledged(Promise<Response, SFTPException> answer) throws IOException {
+            answer.retrieve(requester.getTimeoutMs(), TimeUnit.MILLISECONDS).ensureStatusPacketIsOK();
+        }
+    }
+
+    /**
+     * Sends the file from {@code from} on every open handle at once: this thread reads the file in order, hashes it
+     * and hands out segments; each channel's sender writes them with {@link #writesInFlight} writes in flight. No
+     * write is sent more than {@link #stripeWindow} bytes past the lowest one not yet acknowledged, so whatever
+     * happens to the connections, a partial file left behind holds every byte below its length minus
+     * {@link #resumeMargin()} (see verifiedPrefix). Progress is the length of the prefix sent (as SSHJ's stream
+     * reported it before striping): a listener that throws stops the copy there, the writes in flight still land.
+     */
+    private void send(Path local, long from, long size, List<StripeFile> files, MessageDigest sent, CopyProgress progress)
+            throws IOException {
+        int stripes = files.size();
+        long window = stripeWindow(stripes);
+        int buffers = 2 * stripes + 2;
+        BlockingQueue<byte[]> free = new ArrayBlockingQueue<>(buffers);
+        for (int index = 0; index < buffers; index++) {
+            free.add(new byte[segmentSize]);
+        }
+        BlockingQueue<Segment> segments = new LinkedBlockingQueue<>();
+        ConcurrentSkipListSet<Long> unacknowledged = new ConcurrentSkipListSet<>();
+        ConcurrentSkipListSet<Long> unsent = new ConcurrentSkipListSet<>();
+        AtomicLong queuedUpTo = new AtomicLong(from);
+        long[] reported = {from};
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Object acknowledgements = new Object();
+        List<Thread> senders = new ArrayList<>();
+        for (StripeFile file : files) {
+            senders.add(Thread.ofPlatform().daemon().name("file-copy-" + machine + "-" + senders.size()).start(() -> {
+                java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
+                try {
+                    while (failure.get() == null) {
+                        Segment segment = segments.take();
+                        if (segment == Segment.END) {
+                            break;
+                        }
+                        for (int at = 0; at < segment.length() && failure.get() == null; at += writeSize) {
+                            long offset = segment.offset() + at;
+                            while (failure.get() == null && offset - unacknowledged.first() > window) {
+                                if (pending.isEmpty()) {
+                                    synchronized (acknowledgements) {
+                                        if (offset - unacknowledged.first() > window) {
+                                            acknowledgements.wait(100);
+                                        }
+                                    }
+                                } else {
+                                    acknowledge(file, pending.removeFirst(), unacknowledged, acknowledgements);
+                                }
+                            }
+                            pending.addLast(new Pending(offset, file.send(offset, segment.bytes(), at, Math.min(writeSize, segment.length() - at))));
+                            synchronized (acknowledgements) {
+                                unsent.remove(offset);
+                                // Read before the set: an offset queued after this read is at or past it.
+                                long queued = queuedUpTo.get();
+                                long prefix = unsent.isEmpty() ? queued : unsent.first();
+                                if (prefix > reported[0]) {
+                                    reported[0] = prefix;
+                                    progress.transferred(prefix, size);
+                                }
+                            }
+                            if (pending.size() >= writesInFlight) {
+                                acknowledge(file, pending.removeFirst(), unacknowledged, acknowledgements);
+                            }
+                        }
+                        // Every write of the segment is sent: its bytes were copied into the packets.
+                        free.add(segment.bytes());
+                    }
+                    while (!pending.isEmpty() && failure.get() == null) {
+                        acknowledge(file, pending.removeFirst(), unacknowledged, acknowledgements);
+                    }
+                } catch (InterruptedException e) {
+                    failure.compareAndSet(null, new java.io.InterruptedIOException("copy interrupted"));
+                } catch (IOException | RuntimeException e) {
+                    failure.compareAndSet(null, e);
+                } finally {
+                    synchronized (acknowledgements) {
+                        acknowledgements.notifyAll();
+                    }
+                }
+            }));
+        }
+        try (FileChannel channel = FileChannel.open(local, StandardOpenOption.READ)) {
+            channel.position(from);
+            InputStream in = Channels.newInputStream(channel);
+            long done = from;
+            while (done < size && failure.get() == null) {
+                byte[] buffer = free.poll(100, TimeUnit.MILLISECONDS);
+                if (buffer == null) {
+                    continue;
+                }
+                int count = in.readNBytes(buffer, 0, (int) Math.min(buffer.length, size - done));
+                if (count <= 0) {
+                    throw new IOException(local + " became shorter than " + size + " bytes while it was copied");
+                }
+                sent.update(buffer, 0, count);
+                for (int at = 0; at < count; at += writeSize) {
+                    unacknowledged.add(done + at);
+                    unsent.add(done + at);
+                }
+                queuedUpTo.set(done + count);
+                segments.add(new Segment(done, buffer, count));
+                done += count;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure.compareAndSet(null, new java.io.InterruptedIOException("copy interrupted"));
+        } catch (IOException | RuntimeException e) {
+            failure.compareAndSet(null, e);
+        } finally {
+            for (int index = 0; index < stripes; index++) {
+                segments.add(Segment.END);
+            }
+            for (Thread sender : senders) {
+                try {
+                    sender.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    failure.compareAndSet(null, new java.io.InterruptedIOException("copy interrupted"));
+                }
+            }
+        }
+        switch (failure.get()) {
+            case null -> {
+            }
+            case IOException e -> throw e;
+            case RuntimeException e -> throw e;
+            case Throwable e -> throw new IOException(e);
+        }
+    }
+
+    /** Waits for one write's answer and records it. */
+    private static void acknowledge(StripeFile file, Pending write, ConcurrentSkipListSet<Long> unacknowledged, Object acknowledgements)
+            throws IOException {
+        file.acknowledged(write.answer());
+        synchronized (acknowledgements) {
+            unacknowledged.remove(write.offset());
+            acknowledgements.notifyAll();
+        }
+    }
+
+    /** How far past the lowest unacknowledged write a write may start: each channel's writes in flight. */
+    private long stripeWindow(int stripes) {
+        return (long) stripes * writesInFlight * writeSize;
+    }
+
+    /** Bytes at the end of a partial file that a broken striped copy may have left with holes. */
+    long resumeMargin() {
+        // The copy that left the partial file may have had more connections than this one.
+        return stripeWindow(Math.max(STRIPES, channels.size())) + writeSize;
     }
 
     private static void closeAfterFailure(RemoteFile file) {
@@ -167,14 +384,27 @@ public final class FileCopy {
             return new Prefix(0, newDigest());
         }
         long length = attributes.getSize();
-        MessageDigest digest = digest(local, length);
-        String prefixHash;
+        // A striped copy that broke may have left holes in its last resumeMargin() bytes, never below.
+        long shorter = (length - resumeMargin()) / writeSize * writeSize;
+        MessageDigest digest = digest(local, Math.max(shorter, 0));
+        MessageDigest whole = clone(digest);
+        update(whole, local, Math.max(shorter, 0), length);
+        if (hex(clone(whole)).equals(remoteSha256(partial))) {
+            return new Prefix(length, whole);
+        }
+        if (shorter <= 0) {
+            return new Prefix(0, newDigest());
+        }
+        sftp.truncate(partial, shorter);
+        return hex(clone(digest)).equals(remoteSha256(partial)) ? new Prefix(shorter, digest) : new Prefix(0, newDigest());
+    }
+
+    private static MessageDigest clone(MessageDigest digest) {
         try {
-            prefixHash = hex(((MessageDigest) digest.clone()).digest());
+            return (MessageDigest) digest.clone();
         } catch (CloneNotSupportedException e) {
             throw new IllegalStateException("the JDK's SHA-256 can be cloned", e);
         }
-        return prefixHash.equals(remoteSha256(partial)) ? new Prefix(length, digest) : new Prefix(0, newDigest());
     }
 
     private void renameIntoPlace(String from, String to) throws IOException {
@@ -229,18 +459,25 @@ public final class FileCopy {
     /** The SHA-256 state after the first {@code length} bytes of a local file. */
     private static MessageDigest digest(Path file, long length) throws IOException {
         MessageDigest digest = newDigest();
+        update(digest, file, 0, length);
+        return digest;
+    }
+
+    /** Adds bytes {@code from} (inclusive) to {@code to} (exclusive) of a local file to the digest. */
+    private static void update(MessageDigest digest, Path file, long from, long to) throws IOException {
         byte[] buffer = new byte[1 << 20];
-        long remaining = length;
-        try (InputStream in = Files.newInputStream(file)) {
+        long remaining = to - from;
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            channel.position(from);
+            InputStream in = Channels.newInputStream(channel);
             while (remaining > 0) {
                 int count = in.read(buffer, 0, (int) Math.min(buffer.length, remaining));
                 if (count < 0) {
-                    throw new IOException(file + " is shorter than " + length + " bytes");
+                    throw new IOException(file + " is shorter than " + to + " bytes");
                 }
                 digest.update(buffer, 0, count);
                 remaining -= count;
             }
         }
-        return digest;
     }
 }

@@ -231,8 +231,8 @@ public final class NodeDeployer {
                 .copy(release.nodeJar(), release.jarPath(), (done, total) -> listener.copying(name, "node", done, total)));
         CopyOutcome.Kind model;
         if (release.modelFile().isPresent()) {
-            model = machine.withSftp("copy " + release.modelPath(), sftp -> new FileCopy(name, sftp, shell)
-                    .copy(release.modelFile().get(), release.modelPath(), (done, total) -> listener.copying(name, "model", done, total))).kind();
+            model = machine.withSftpStripes("copy " + release.modelPath(), FileCopy.connectionsFor(release.modelSize()),
+                    channels -> new FileCopy(name, channels, shell).copy(release.modelFile().get(), release.modelPath(), (done, total) -> listener.copying(name, "model", done, total))).kind();
         } else {
             model = fetch(machine, name, release, listener);
         }
@@ -313,14 +313,28 @@ public final class NodeDeployer {
             listener.copying(name, "model", release.modelSize(), release.modelSize());
             return CopyOutcome.Kind.ALREADY_PRESENT;
         }
-        listener.step(name, "downloading " + release.modelUrl().orElseThrow());
         String partial = target + FileCopy.PARTIAL_SUFFIX;
-        CommandResult curl = machine.execute(Command.of("curl", "--fail", "--silent", "--show-error", "--location", "-C", "-",
-                "--output", partial, release.modelUrl().orElseThrow().toString()), io.macfleet.ssh.ExecutionLimits.DEFAULTS
-                .withCommandTimeout(Duration.ofHours(12)));
-        if (!curl.succeeded()) {
-            throw new IllegalStateException("download of " + release.modelUrl().get() + " failed (exit " + curl.exitStatus() + "): "
-                    + curl.stderr().strip() + "; run the deployment again to resume it");
+        long downloaded = machine.withSftp("stat " + partial, sftp -> {
+            var attributes = sftp.statExistence(partial);
+            return attributes == null ? 0L : attributes.getSize();
+        });
+        if (downloaded > release.modelSize()) {
+            // Not a prefix of this model (the URL's file changed?): a resume would only append to it.
+            require(machine.execute(Command.of("rm", "-f", partial)), "cannot remove the oversized partial download " + partial);
+            downloaded = 0;
+        }
+        // A download that finished before the deployment was interrupted is not fetched again: resuming it
+        // would ask for a range past the end, which servers answer with 416 and curl --fail with exit 22.
+        if (downloaded < release.modelSize()) {
+            listener.step(name, (downloaded > 0 ? "resuming the download of " : "downloading ") + release.modelUrl().orElseThrow()
+                    + (downloaded > 0 ? " at byte " + downloaded : ""));
+            CommandResult curl = machine.execute(Command.of("curl", "--fail", "--silent", "--show-error", "--location", "-C", "-",
+                    "--output", partial, release.modelUrl().orElseThrow().toString()), io.macfleet.ssh.ExecutionLimits.DEFAULTS
+                    .withCommandTimeout(Duration.ofHours(12)));
+            if (!curl.succeeded()) {
+                throw new IllegalStateException("download of " + release.modelUrl().get() + " on " + name + " failed (exit "
+                        + curl.exitStatus() + "): " + curl.stderr().strip() + "; run the deployment again to resume it");
+            }
         }
         RemoteShell.Answer sum = shell(machine).run("shasum", List.of("-a", "256", partial));
         if (sum.exitStatus() != 0 || !sum.stdout().startsWith(release.modelSha256())) {

@@ -46,6 +46,11 @@ public record NodeRelease(Path nodeJar, String nodeSha256, String nodeVersion, O
         if (!"https".equals(url.getScheme()) && !"http".equals(url.getScheme())) {
             throw new IllegalArgumentException("--model URL must be http or https, got " + url);
         }
+        if (url.getRawUserInfo() != null) {
+            // Every Mac runs curl with the URL as an argument, visible to anyone on it in the process list.
+            throw new IllegalArgumentException("--model URL must not carry credentials (user:password@): each Mac's curl"
+                    + " gets the URL on its command line; serve the model from a host the Macs can reach without them");
+        }
         if (modelSha256 == null || !modelSha256.toLowerCase(Locale.ROOT).matches("[0-9a-f]{64}")) {
             throw new IllegalArgumentException("--model URL needs --model-sha256 with the model's SHA-256 (64 hex digits)");
         }

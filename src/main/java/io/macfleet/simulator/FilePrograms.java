@@ -12,7 +12,7 @@ final class FilePrograms implements SimulatedProgram {
 
     @Override
     public List<String> names() {
-        return List.of("echo", "true", "false", "cat", "ls", "mkdir", "rm", "test", "[", "chmod", "chown");
+        return List.of("echo", "true", "false", "cat", "ls", "mkdir", "rm", "mv", "test", "[", "chmod", "chown");
     }
 
     @Override
@@ -27,10 +27,33 @@ final class FilePrograms implements SimulatedProgram {
             case "ls" -> ls(mac, args);
             case "mkdir" -> mkdir(mac, args);
             case "rm" -> rm(mac, args);
+            case "mv" -> mv(mac, args);
             case "test", "[" -> test(mac, args);
             case "chmod", "chown" -> Result.ok("");
             default -> throw new IllegalArgumentException("not a program of this family: " + call.program());
         };
+    }
+
+    /** {@code mv [-f] SOURCE TARGET}: one rename, replacing the target, as rename(2) does; macOS's messages. */
+    private static Result mv(SimulatedMac mac, List<String> args) {
+        List<String> paths = args.stream().filter(argument -> !argument.equals("-f")).toList();
+        if (paths.size() != 2 || paths.getFirst().startsWith("-")) {
+            return Result.fail(64, "usage: mv [-f | -i | -n] [-hv] source target\n       mv [-f | -i | -n] [-v] source ... directory\n");
+        }
+        Path source = mac.resolve(paths.get(0));
+        Path target = mac.resolve(paths.get(1));
+        if (Files.isDirectory(target)) {
+            target = target.resolve(source.getFileName().toString());
+        }
+        if (!Files.exists(source, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return Result.fail(1, "mv: rename " + paths.get(0) + " to " + paths.get(1) + ": No such file or directory\n");
+        }
+        try {
+            Files.move(source, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            return Result.fail(1, "mv: rename " + paths.get(0) + " to " + paths.get(1) + ": " + e.getMessage() + "\n");
+        }
+        return Result.ok("");
     }
 
     private static Result cat(SimulatedMac mac, List<String> args) {

@@ -12,7 +12,7 @@ final class SimulatedPrograms {
 
     static List<SimulatedProgram> standard() {
         return List.of(new SystemInformationPrograms(), new NetworkPrograms(), new RdmaPrograms(), new SettingsPrograms(), new FilePrograms(),
-                new TextFilters(), new LaunchctlProgram(), new PowerPrograms(), new UpdatePrograms(), new ShasumProgram(), new JavaProgram(),
+                new TextFilters(), new LaunchctlProgram(), new PowerPrograms(), new UpdatePrograms(), new ShasumProgram(), new CurlProgram(), new JavaProgram(),
                 new ExpectProgram());
     }
 

@@ -334,6 +334,11 @@ final class MachineConnection implements AutoCloseable {
      * Opens an SFTP channel on this connection for work that streams files (the node deployment's resumable copies).
      * A broken connection closes this one, so the run opens a fresh connection for the next attempt.
      */
+    /** An SFTP channel on this connection, closed by the caller. */
+    net.schmizz.sshj.sftp.SFTPClient newSftpClient() throws IOException {
+        return client.newSFTPClient();
+    }
+
     <T> T withSftp(SshRun.SftpWork<T> work) {
         try (net.schmizz.sshj.sftp.SFTPClient sftp = client.newSFTPClient()) {
             return work.apply(sftp);

@@ -38,6 +38,11 @@ public final class MachineSession {
         return run.withSftp(target, description, work);
     }
 
+    /** SFTP work on up to {@code connections} connections to this machine; see {@link SshRun#withSftpStripes}. */
+    public <T> T withSftpStripes(String description, int connections, SshRun.StripedSftpWork<T> work) {
+        return run.withSftpStripes(target, description, connections, work);
+    }
+
     /** Writes a small file atomically over SFTP; see {@link SshRun#upload}. */
     public void upload(String remotePath, byte[] content, int mode) {
         run.upload(target, remotePath, content, mode);

@@ -186,6 +186,60 @@ public final class SshRun implements AutoCloseable {
         }
     }
 
+    /** Work on several SFTP channels to one machine, the first on the run's connection. */
+    @FunctionalInterface
+    public interface StripedSftpWork<T> {
+        T apply(List<net.schmizz.sshj.sftp.SFTPClient> channels) throws IOException;
+    }
+
+    /**
+     * Like {@link #withSftp}, with up to {@code connections} SFTP channels, each on a connection of its own (the
+     * first is the run's; the others are opened for this work and closed after it), so that a large transfer is
+     * encrypted and decrypted on several threads at both ends. A machine that refuses the extra connections (sshd's
+     * MaxStartups, a firewall) just gets fewer: the work always has at least the first channel.
+     */
+    public <T> T withSftpStripes(SshTarget target, String description, int connections, StripedSftpWork<T> work) {
+        if (connections <= 1) {
+            return withSftp(target, description, sftp -> work.apply(List.of(sftp)));
+        }
+        return withSftp(target, description, first -> {
+            List<MachineConnection> extra = new ArrayList<>();
+            List<net.schmizz.sshj.sftp.SFTPClient> channels = new ArrayList<>(List.of(first));
+            try {
+                // Opened at the same time: each costs a key exchange and an authentication.
+                List<Future<MachineConnection>> opening = new ArrayList<>();
+                try (ExecutorService openers = Executors.newVirtualThreadPerTaskExecutor()) {
+                    for (int index = 1; index < connections; index++) {
+                        opening.add(openers.submit(() -> openConnection(target, settings.limits())));
+                    }
+                }
+                for (Future<MachineConnection> connection : opening) {
+                    try {
+                        extra.add(connection.get());
+                    } catch (ExecutionException refused) {
+                        // Fewer connections: the work goes on with those that opened.
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new java.io.InterruptedIOException("interrupted while connecting to " + target.machine());
+                    }
+                }
+                for (MachineConnection connection : extra) {
+                    channels.add(connection.newSftpClient());
+                }
+                return work.apply(List.copyOf(channels));
+            } finally {
+                for (int index = 1; index < channels.size(); index++) {
+                    try {
+                        channels.get(index).close();
+                    } catch (IOException | RuntimeException ignored) {
+                        // Closing its connection below ends it anyway.
+                    }
+                }
+                extra.forEach(MachineConnection::close);
+            }
+        });
+    }
+
     private static String kind(SshException e) {
         return switch (e) {
             case SshException.Unreachable ignored -> "unreachable";
@@ -219,12 +273,7 @@ public final class SshRun implements AutoCloseable {
                 slot.connection.close();
                 slot.connection = null;
             }
-            PinnedHostKeyVerifier verifier = new PinnedHostKeyVerifier(target, hostKeys, settings.acceptNewHostKeys(),
-                    auditLog, settings.actor(), clock);
-            // A configured key wins; the ssh-agent is asked only for machines without one.
-            slot.connection = target.privateKey() == null
-                    ? MachineConnection.openWithAgent(target, sshjConfig, verifier, agentSocket(target), limits.connectTimeout())
-                    : MachineConnection.open(target, sshjConfig, verifier, key(target), limits.connectTimeout());
+            slot.connection = openConnection(target, limits);
             if (closed) {
                 slot.connection.close();
                 throw new IllegalStateException("this SSH run is closed");
@@ -233,6 +282,16 @@ public final class SshRun implements AutoCloseable {
         } finally {
             slot.lock.unlock();
         }
+    }
+
+    /** A new connection to the machine, host key pinned, authenticated. */
+    private MachineConnection openConnection(SshTarget target, ExecutionLimits limits) {
+        PinnedHostKeyVerifier verifier = new PinnedHostKeyVerifier(target, hostKeys, settings.acceptNewHostKeys(),
+                auditLog, settings.actor(), clock);
+        // A configured key wins; the ssh-agent is asked only for machines without one.
+        return target.privateKey() == null
+                ? MachineConnection.openWithAgent(target, sshjConfig, verifier, agentSocket(target), limits.connectTimeout())
+                : MachineConnection.open(target, sshjConfig, verifier, key(target), limits.connectTimeout());
     }
 
     /** SSH_AUTH_SOCK of the settings' environment: tests point it at an agent of their own. */

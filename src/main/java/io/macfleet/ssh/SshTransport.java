@@ -26,7 +26,7 @@ public final class SshTransport {
     private final AuditLog auditLog;
     private final Clock clock;
     // Building SSHJ's algorithm lists is not free; one configuration serves every connection.
-    private final Config sshjConfig = new DefaultConfig();
+    private final Config sshjConfig = sshjConfig();
 
     public SshTransport(SshSettings settings, HostKeyStore hostKeys, AuditLog auditLog) {
         this(settings, hostKeys, auditLog, Clock.systemUTC());
@@ -53,6 +53,30 @@ public final class SshTransport {
         try (SshRun run = openRun()) {
             return run.onFleet(targets, operation);
         }
+    }
+
+    /**
+     * SSHJ's defaults with AES-GCM first, computed by the JDK ({@link JdkGcmCipher}). SSHJ offers chacha20-poly1305
+     * first, which it computes in Java (BouncyCastle); the JDK's AES-GCM uses the CPU's AES and carry-less multiply
+     * instructions, and needs no separate MAC. OpenSSH's sshd (the Macs') accepts both GCM variants by default,
+     * and the order only expresses a preference: a server without them negotiates the next common cipher.
+     */
+    static Config sshjConfig() {
+        DefaultConfig config = new DefaultConfig();
+        List<String> preferred = List.of("aes128-gcm@openssh.com", "aes256-gcm@openssh.com");
+        var ciphers = new java.util.ArrayList<>(config.getCipherFactories());
+        // SSHJ's own GCM would run on BouncyCastle's Java AES (see JdkGcmCipher).
+        ciphers.replaceAll(factory -> switch (factory.getName()) {
+            case "aes128-gcm@openssh.com" -> JdkGcmCipher.factory(factory.getName(), 128);
+            case "aes256-gcm@openssh.com" -> JdkGcmCipher.factory(factory.getName(), 256);
+            default -> factory;
+        });
+        ciphers.sort(java.util.Comparator.comparingInt(factory -> {
+            int rank = preferred.indexOf(factory.getName());
+            return rank < 0 ? preferred.size() : rank;
+        }));
+        config.setCipherFactories(ciphers);
+        return config;
     }
 
     /** Forgets a machine's recorded host key (after the new one was verified out of band). */

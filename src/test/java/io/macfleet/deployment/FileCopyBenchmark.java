@@ -155,6 +155,10 @@ class FileCopyBenchmark {
         long size = Files.size(local);
         double[] scpSeconds = new double[RUNS];
         double[] deploySeconds = new double[RUNS];
+        double[] scpGcmSeconds = new double[RUNS];
+        int connections = Integer.getInteger("benchmark.connections", FileCopy.connectionsFor(size));
+        String scpCipher = "?";
+        String scpGcmCipher = "?";
         try (SimulatedFleet fleet = SimulatedFleet.builder(directory.resolve("fleet")).authorizedKey(key.getPublic())
                 .macStudio("studio-01", 512, "26.2").build().start()) {
             SimulatedFleet.Endpoint endpoint = fleet.endpoint("studio-01");
@@ -169,20 +173,22 @@ class FileCopyBenchmark {
             for (int run = 0; run < RUNS; run++) {
                 Files.deleteIfExists(scpTarget);
                 long start = System.nanoTime();
-                Process process = new ProcessBuilder("/usr/bin/scp", "-q", "-F", "/dev/null", "-i", keyFile.toString(),
-                        "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
-                        "-o", "IdentitiesOnly=yes", "-P", String.valueOf(endpoint.port()), local.toString(),
-                        "admin@" + endpoint.host() + ":/opt/macfleet/scp.bin").redirectErrorStream(true).start();
-                String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                assertThat(process.waitFor(600, TimeUnit.SECONDS)).isTrue();
+                String output = scp(keyFile, endpoint, local, List.of());
                 scpSeconds[run] = (System.nanoTime() - start) / 1e9;
-                assertThat(process.exitValue()).as(output).isZero();
+                scpCipher = negotiatedCipher(output);
+
+                Files.deleteIfExists(scpTarget);
+                start = System.nanoTime();
+                output = scp(keyFile, endpoint, local, List.of("-c", "aes128-gcm@openssh.com"));
+                scpGcmSeconds[run] = (System.nanoTime() - start) / 1e9;
+                scpGcmCipher = negotiatedCipher(output);
 
                 Files.deleteIfExists(copyTarget);
                 try (io.macfleet.ssh.SshRun sshRun = transport.openRun()) {
                     start = System.nanoTime();
-                    CopyOutcome outcome = sshRun.onFleet(List.of(target), machine -> machine.withSftp("benchmark", sftp ->
-                            new FileCopy("studio-01", sftp, NodeDeployer.shell(machine)).copy(local, "/opt/macfleet/model.bin", CopyProgress.NONE)))
+                    CopyOutcome outcome = sshRun.onFleet(List.of(target), machine -> machine.withSftpStripes("benchmark",
+                            connections, channels ->
+                            new FileCopy("studio-01", channels, NodeDeployer.shell(machine)).copy(local, "/opt/macfleet/model.bin", CopyProgress.NONE)))
                             .getFirst().value();
                     deploySeconds[run] = (System.nanoTime() - start) / 1e9;
                     assertThat(outcome.kind()).isEqualTo(CopyOutcome.Kind.COPIED);
@@ -191,13 +197,41 @@ class FileCopyBenchmark {
             }
         }
         double scpMedian = median(scpSeconds);
+        double scpGcmMedian = median(scpGcmSeconds);
         double deployMedian = median(deploySeconds);
         double megabytes = size / 1e6;
-        System.out.printf("%nDeployment path (SshRun.withSftp + FileCopy, end to end incl. local hash and the Mac's shasum) vs scp,"
-                + " %d MiB, %s, load %s%n", MEGABYTES, Instant.now(), Files.readString(Path.of("/proc/loadavg")).strip());
-        System.out.printf("scp:        runs %s s, median %.2f s = %.1f MB/s%n", Arrays.toString(scpSeconds), scpMedian, megabytes / scpMedian);
-        System.out.printf("deployment: runs %s s, median %.2f s = %.1f MB/s, ratio to scp %.2f%n", Arrays.toString(deploySeconds),
-                deployMedian, megabytes / deployMedian, scpMedian / deployMedian);
+        System.out.printf("%nDeployment path (SshRun.withSftpStripes + FileCopy over %d connection(s), aes128-gcm@openssh.com,"
+                + " end to end incl. local hash and the Mac's shasum) vs scp (%s), %d MiB to one simulated Mac, %s, load %s,"
+                + " %d cores%n", connections, openSshVersion(), MEGABYTES, Instant.now(),
+                Files.readString(Path.of("/proc/loadavg")).strip(), Runtime.getRuntime().availableProcessors());
+        System.out.printf("scp (negotiated %s):    runs %s s, median %.2f s = %.1f MB/s%n", scpCipher,
+                Arrays.toString(scpSeconds), scpMedian, megabytes / scpMedian);
+        System.out.printf("scp -c (negotiated %s): runs %s s, median %.2f s = %.1f MB/s%n", scpGcmCipher,
+                Arrays.toString(scpGcmSeconds), scpGcmMedian, megabytes / scpGcmMedian);
+        System.out.printf("deployment:  runs %s s, median %.2f s = %.1f MB/s%n", Arrays.toString(deploySeconds),
+                deployMedian, megabytes / deployMedian);
+        System.out.printf("RATIO deployment/scp = %.2f (scp's default cipher), %.2f (scp with the same cipher)%n",
+                scpMedian / deployMedian, scpGcmMedian / deployMedian);
+    }
+
+    /** scp of the file to the simulated Mac, verbose so that the negotiated cipher can be read; returns its output. */
+    private static String scp(Path keyFile, SimulatedFleet.Endpoint endpoint, Path local, List<String> options) throws Exception {
+        List<String> command = new ArrayList<>(List.of("/usr/bin/scp", "-v", "-F", "/dev/null", "-i", keyFile.toString(),
+                "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
+                "-o", "IdentitiesOnly=yes", "-P", String.valueOf(endpoint.port())));
+        command.addAll(options);
+        command.addAll(List.of(local.toString(), "admin@" + endpoint.host() + ":/opt/macfleet/scp.bin"));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(600, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(output).isZero();
+        return output;
+    }
+
+    /** From OpenSSH's "debug1: kex: client->server cipher: X MAC: Y compression: Z". */
+    private static String negotiatedCipher(String verboseOutput) {
+        return verboseOutput.lines().filter(line -> line.contains("kex: client->server cipher:")).findFirst()
+                .map(line -> line.substring(line.indexOf("cipher:") + 7).strip().split(" ")[0]).orElse("?");
     }
 
     private static double median(double[] values) {

@@ -119,6 +119,87 @@ class FileCopyTest {
         assertThat(onMac(REMOTE + ".partial")).doesNotExist();
     }
 
+    @Test
+    void aStripedCopyOverThreeConnectionsThatLosesOneResumesFromAVerifiedPrefix() throws IOException {
+        byte[] content = new byte[40 * 1024 * 1024 + 777];
+        new Random(23).nextBytes(content);
+        Files.write(local, content);
+        long size = content.length;
+        List<SimulatedMacLink> links = new ArrayList<>();
+        for (int index = 0; index < 3; index++) {
+            links.add(new SimulatedMacLink(fleet, "studio-01", key));
+        }
+        long[] sentAtBreak = {-1};
+        try {
+            assertThatThrownBy(() -> new FileCopy("studio-01", links.stream().map(link -> link.sftp).toList(), links.getFirst().shell())
+                    .copy(local, REMOTE, (done, total) -> {
+                        if (done >= total * 3 / 4 && sentAtBreak[0] < 0) {
+                            sentAtBreak[0] = done;
+                            Thread.ofPlatform().start(() -> {
+                                try {
+                                    links.get(1).close();
+                                } catch (IOException e) {
+                                    throw new UncheckedIOException(e);
+                                }
+                            });
+                        }
+                    })).isInstanceOf(IOException.class);
+        } finally {
+            for (SimulatedMacLink link : links) {
+                link.close();
+            }
+        }
+        assertThat(onMac(REMOTE)).doesNotExist();
+        assertThat(settledSize(onMac(REMOTE + ".partial"))).isPositive();
+
+        try (SimulatedMacLink second = new SimulatedMacLink(fleet, "studio-01", key);
+             SimulatedMacLink third = new SimulatedMacLink(fleet, "studio-01", key)) {
+            FileCopy copy = new FileCopy("studio-01", List.of(second.sftp, third.sftp), second.shell());
+            CopyOutcome outcome = copy.copy(local, REMOTE, CopyProgress.NONE);
+            assertThat(outcome.kind()).isEqualTo(CopyOutcome.Kind.RESUMED);
+            // Writes more than one window below the last one sent were acknowledged, so they are on the Mac: the resume
+            // keeps them, less at most the margin in which a striped copy may have left holes.
+            assertThat(outcome.resumedFrom()).isPositive().isGreaterThanOrEqualTo(sentAtBreak[0] - 2 * copy.resumeMargin());
+            assertThat(outcome.bytesSent()).isEqualTo(size - outcome.resumedFrom());
+            assertThat(outcome.sha256()).isEqualTo(FileCopy.sha256(local, size));
+        }
+        assertThat(onMac(REMOTE)).hasSameBinaryContentAs(local);
+        assertThat(onMac(REMOTE + ".partial")).doesNotExist();
+    }
+
+    @Test
+    void aStripedCopyWritesTheSameFileAsOneConnection() throws IOException {
+        try (SimulatedMacLink first = new SimulatedMacLink(fleet, "studio-01", key);
+             SimulatedMacLink second = new SimulatedMacLink(fleet, "studio-01", key)) {
+            List<Long> reports = new ArrayList<>();
+            CopyOutcome outcome = new FileCopy("studio-01", List.of(first.sftp, second.sftp), first.shell())
+                    .copy(local, REMOTE, (done, total) -> reports.add(done));
+            assertThat(outcome.kind()).isEqualTo(CopyOutcome.Kind.COPIED);
+            assertThat(reports).isSorted().doesNotHaveDuplicates().endsWith(Files.size(local)).hasSizeGreaterThan(10);
+        }
+        assertThat(onMac(REMOTE)).hasSameBinaryContentAs(local);
+    }
+
+    @Test
+    void theDeploymentsSshRunGivesAStripedCopyThreeSftpChannels() throws IOException {
+        Path keyFile = directory.resolve("id_ecdsa");
+        SshKeys.write(key, keyFile, "test");
+        SimulatedFleet.Endpoint endpoint = fleet.endpoint("studio-01");
+        io.macfleet.ssh.SshTransport transport = new io.macfleet.ssh.SshTransport(io.macfleet.ssh.SshSettings.defaults("test")
+                .withAcceptNewHostKeys(true), new io.macfleet.ssh.InMemoryHostKeyStore(), event -> {
+        });
+        io.macfleet.ssh.SshTarget target = io.macfleet.ssh.SshTarget.of("studio-01", endpoint.host(), fleet.sshUser(),
+                io.macfleet.secrets.SecretReference.of("file:" + keyFile)).withPort(endpoint.port());
+        try (io.macfleet.ssh.SshRun run = transport.openRun()) {
+            CopyOutcome outcome = run.onFleet(List.of(target), machine -> machine.withSftpStripes("copy", 3, channels -> {
+                assertThat(channels).hasSize(3).doesNotHaveDuplicates();
+                return new FileCopy("studio-01", channels, NodeDeployer.shell(machine)).copy(local, REMOTE, CopyProgress.NONE);
+            })).getFirst().value();
+            assertThat(outcome.kind()).isEqualTo(CopyOutcome.Kind.COPIED);
+        }
+        assertThat(onMac(REMOTE)).hasSameBinaryContentAs(local);
+    }
+
     private static long settledSize(Path file) throws IOException {
         long size = Files.size(file);
         for (int round = 0; round < 50; round++) {

@@ -9,13 +9,11 @@ import io.macfleet.database.Jdbc;
 import io.macfleet.simulator.SimulatedFleet;
 import io.macfleet.simulator.SimulatedMac;
 import io.macfleet.simulator.SshKeys;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
+import io.macfleet.testing.PackagedApplication;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +25,9 @@ import org.junit.jupiter.api.Test;
  * the same deployment up again and ends with the cluster serving.
  */
 class NodeDeployKillResumeIT {
+
+    /** How long one macfleet command of this test may take. */
+    private static final Duration RUN_TIMEOUT = Duration.ofSeconds(300);
 
     @Test
     void aDeployKilledWhileStagingIsTakenUpAgainAndEndsServing() throws Exception {
@@ -48,10 +49,10 @@ class NodeDeployKillResumeIT {
             Path inventory = writeInventory(directory, fleet, keyFile, port);
             Map<String, String> environment = Map.of("MACFLEET_HOME", home.toString(), "MACFLEET_SECRETS_DIRECTORIES", directory.toString(),
                     "MACFLEET_NODE_JAR", NodeJars.nodeJar().toString());
-            Result applied = run(environment, directory.resolve("apply.log"), "inventory", "apply", inventory.toString());
+            PackagedApplication.Result applied = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("apply.log"), "inventory", "apply", inventory.toString());
             assertThat(applied.exitCode()).as(applied.output()).isZero();
 
-            Process first = start(environment, directory.resolve("first.log"), "node", "deploy", "llm-a", "--model", model.toString(),
+            Process first = PackagedApplication.start(environment, directory.resolve("first.log"), "node", "deploy", "llm-a", "--model", model.toString(),
                     "--accept-new-host-keys");
             String url = "jdbc:h2:file:" + home.resolve("db").resolve("macfleet") + ";AUTO_SERVER=TRUE";
             String phaseAtKill;
@@ -83,7 +84,7 @@ class NodeDeployKillResumeIT {
                 mac.faults().slowMillis = 0;
             }
 
-            Result second = run(environment, directory.resolve("second.log"), "node", "deploy", "llm-a", "--accept-new-host-keys");
+            PackagedApplication.Result second = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("second.log"), "node", "deploy", "llm-a", "--accept-new-host-keys");
             assertThat(second.exitCode()).as(second.output()).isZero();
             assertThat(second.output()).contains("switched 4 ranks", "Endpoint: http://127.0.0.121:" + port + "/v1");
             try (AgroalDataSource database = Database.open(new DatabaseSettings(url, "macfleet", null))) {
@@ -92,7 +93,7 @@ class NodeDeployKillResumeIT {
                 assertThat(phases).containsExactly("serving");
             }
             assertThat(NodeDeploymentTest.chat("http://127.0.0.121:" + port + "/v1").statusCode()).isEqualTo(200);
-            Result stopped = run(environment, directory.resolve("stop.log"), "node", "stop", "llm-a", "--accept-new-host-keys");
+            PackagedApplication.Result stopped = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("stop.log"), "node", "stop", "llm-a", "--accept-new-host-keys");
             assertThat(stopped.exitCode()).as(stopped.output()).isZero();
         }
     }
@@ -115,28 +116,5 @@ class NodeDeployKillResumeIT {
         Files.createDirectories(inventory);
         Files.writeString(inventory.resolve("macfleet.yaml"), yaml.toString());
         return inventory;
-    }
-
-    private record Result(int exitCode, String output) {
-    }
-
-    private static Result run(Map<String, String> environment, Path log, String... arguments) throws Exception {
-        Process process = start(environment, log, arguments);
-        if (!process.waitFor(300, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError("macfleet " + String.join(" ", arguments) + " did not finish within 300 s:\n" + Files.readString(log));
-        }
-        return new Result(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
-    }
-
-    private static Process start(Map<String, String> environment, Path log, String... arguments) throws Exception {
-        String jar = System.getProperty("macfleet.application.jar", "target/quarkus-app/quarkus-run.jar");
-        assertThat(Path.of(jar)).as("the packaged application (run in `verify`, after `package`)").exists();
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar));
-        command.addAll(List.of(arguments));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
-                .directory(new File(System.getProperty("user.dir")));
-        builder.environment().putAll(environment);
-        return builder.start();
     }
 }

@@ -6,12 +6,10 @@ import io.agroal.api.AgroalDataSource;
 import io.macfleet.database.Database;
 import io.macfleet.database.DatabaseSettings;
 import io.macfleet.database.Jdbc;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
+import io.macfleet.testing.PackagedApplication;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +22,9 @@ import org.junit.jupiter.api.Test;
  */
 class CampaignKillResumeIT {
 
+    /** How long one macfleet command of this test may take. */
+    private static final Duration RUN_TIMEOUT = Duration.ofSeconds(300);
+
     @Test
     void aKilledApplyIsFinishedByTheNextProcessWithoutSendingTwice() throws Exception {
         // Under the test home's secrets/: the only place the failsafe JVM's secret policy lets an inventory name a key file.
@@ -32,10 +33,10 @@ class CampaignKillResumeIT {
         Path home = directory.resolve("home");
         try (CampaignFixture fixture = CampaignFixture.start(directory, "127.0.0.151")) {
             Map<String, String> environment = Map.of("MACFLEET_HOME", home.toString(), "MACFLEET_SECRETS_DIRECTORIES", directory.toString());
-            ProcessResult applied = run(environment, directory.resolve("inventory.log"), "inventory", "apply", fixture.inventory.toString());
+            PackagedApplication.Result applied = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("inventory.log"), "inventory", "apply", fixture.inventory.toString());
             assertThat(applied.exitCode()).as(applied.output()).isZero();
 
-            Process first = start(environment, directory.resolve("first.log"), "os-update", "apply", "llm-a", "--to", "26.2", "--build", "25C56", "--yes");
+            Process first = PackagedApplication.start(environment, directory.resolve("first.log"), "os-update", "apply", "llm-a", "--to", "26.2", "--build", "25C56", "--yes");
             String url = "jdbc:h2:file:" + home.resolve("db").resolve("macfleet") + ";AUTO_SERVER=TRUE";
             try (AgroalDataSource database = Database.open(new DatabaseSettings(url, "macfleet", null))) {
                 long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
@@ -57,7 +58,7 @@ class CampaignKillResumeIT {
             List<String> sentBeforeKill = List.copyOf(fixture.hub.assignmentChanges());
             assertThat(sentBeforeKill).hasSize(4);
 
-            ProcessResult second = run(environment, directory.resolve("second.log"), "os-update", "apply", "llm-a", "--to", "26.2", "--build", "25C56", "--yes");
+            PackagedApplication.Result second = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("second.log"), "os-update", "apply", "llm-a", "--to", "26.2", "--build", "25C56", "--yes");
             assertThat(second.exitCode()).as(second.output()).isZero();
             assertThat(second.output()).contains("Campaign 1 succeeded: to 26.2 (25C56) via mdm");
 
@@ -78,28 +79,5 @@ class CampaignKillResumeIT {
 
     private static long count(AgroalDataSource database, String sql) {
         return Jdbc.withConnection(database, connection -> Jdbc.query(connection, sql, row -> row.getLong(1)).getFirst());
-    }
-
-    private record ProcessResult(int exitCode, String output) {
-    }
-
-    private static ProcessResult run(Map<String, String> environment, Path log, String... arguments) throws Exception {
-        Process process = start(environment, log, arguments);
-        if (!process.waitFor(300, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError("macfleet " + String.join(" ", arguments) + " did not finish within 300 s:\n" + Files.readString(log));
-        }
-        return new ProcessResult(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
-    }
-
-    private static Process start(Map<String, String> environment, Path log, String... arguments) throws Exception {
-        String jar = System.getProperty("macfleet.application.jar", "target/quarkus-app/quarkus-run.jar");
-        assertThat(Path.of(jar)).as("the packaged application (run in `verify`, after `package`)").exists();
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar));
-        command.addAll(List.of(arguments));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
-                .directory(new File(System.getProperty("user.dir")));
-        builder.environment().putAll(environment);
-        return builder.start();
     }
 }

@@ -15,13 +15,11 @@ import io.macfleet.simulator.MacosRelease;
 import io.macfleet.simulator.SimulatedFleet;
 import io.macfleet.simulator.SimulatedMac;
 import io.macfleet.simulator.SshKeys;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
+import io.macfleet.testing.PackagedApplication;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +33,9 @@ import org.junit.jupiter.api.Test;
  * machine ready.
  */
 class ProvisionKillResumeIT {
+
+    /** How long one macfleet command of this test may take. */
+    private static final Duration RUN_TIMEOUT = Duration.ofSeconds(180);
 
     @Test
     void aKilledRunIsResumedByTheNextProcessWithoutRedoingCompletedSteps() throws Exception {
@@ -66,10 +67,10 @@ class ProvisionKillResumeIT {
                     // The volume owner's password file is in the test's directory: a secret directory for this run.
                     "MACFLEET_SECRETS_DIRECTORIES", directory.toString());
 
-            ProcessResult applied = run(environment, directory.resolve("apply.log"), "inventory", "apply", inventory.toString());
+            PackagedApplication.Result applied = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("apply.log"), "inventory", "apply", inventory.toString());
             assertThat(applied.exitCode()).as(applied.output()).isZero();
 
-            Process first = start(environment, directory.resolve("first.log"), "provision", "llm-a", "--non-interactive");
+            Process first = PackagedApplication.start(environment, directory.resolve("first.log"), "provision", "llm-a", "--non-interactive");
             String url = "jdbc:h2:file:" + home.resolve("db").resolve("macfleet") + ";AUTO_SERVER=TRUE";
             Map<String, String> atKill;
             try (AgroalDataSource database = Database.open(new DatabaseSettings(url, "macfleet", null))) {
@@ -93,7 +94,7 @@ class ProvisionKillResumeIT {
             assertThat(first.exitValue()).isNotZero();
             assertThat(atKill.values()).anyMatch(state -> state.startsWith("running"));
 
-            ProcessResult second = run(environment, directory.resolve("second.log"), "provision", "llm-a", "--non-interactive");
+            PackagedApplication.Result second = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("second.log"), "provision", "llm-a", "--non-interactive");
             assertThat(second.exitCode()).as(second.output()).isZero();
             assertThat(second.output()).contains("Resuming run 1: playbook provision on 4 machine(s)", "Run 1 succeeded in");
 
@@ -132,28 +133,5 @@ class ProvisionKillResumeIT {
 
     private static long count(AgroalDataSource database, String sql, Object... parameters) {
         return Jdbc.withConnection(database, connection -> Jdbc.query(connection, sql, row -> row.getLong(1), parameters).getFirst());
-    }
-
-    private record ProcessResult(int exitCode, String output) {
-    }
-
-    private static ProcessResult run(Map<String, String> environment, Path log, String... arguments) throws Exception {
-        Process process = start(environment, log, arguments);
-        if (!process.waitFor(180, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError("macfleet " + String.join(" ", arguments) + " did not finish within 180 s:\n" + Files.readString(log));
-        }
-        return new ProcessResult(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
-    }
-
-    private static Process start(Map<String, String> environment, Path log, String... arguments) throws Exception {
-        String jar = System.getProperty("macfleet.application.jar", "target/quarkus-app/quarkus-run.jar");
-        assertThat(Path.of(jar)).as("the packaged application (run in `verify`, after `package`)").exists();
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar));
-        command.addAll(List.of(arguments));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
-                .directory(new File(System.getProperty("user.dir")));
-        builder.environment().putAll(environment);
-        return builder.start();
     }
 }

@@ -109,6 +109,8 @@ class SimulatedProgramsTest {
                 "startosinstall", "diskutil", "dscl",
                 // added with the deployment groundwork (issue 17)
                 "shasum", "java", "installer",
+                // added with --model URL and its download's move into place (issue 17)
+                "curl", "mv",
                 // added with secrets on standard input (issue 14): profiles' prompts answered by expect
                 "expect")));
     }
