@@ -58,6 +58,11 @@ public final class DecodeBenchmark {
         // wake-up). A longer spin only pays with a core per rank, so it is measured, not the default.
         Figures longSpin = attempt("tensor 2 with a long spin", out, () -> measure(model, 2, 1, ClusterFile.Parallelism.TENSOR,
                 tokens, repeats, false, out, List.of("-Dmacfleet.node.spin-micros=" + LONG_SPIN_MICROS)));
+        // In a pipeline each rank waits a whole stage (tens of ms) per token: parked, its core goes idle, and the next
+        // stage starts on a woken, cold core. Spinning through the wait keeps it busy, which is free with a core per
+        // rank (as on a real cluster, one rank per Mac).
+        Figures pipelineSpin = attempt("pipeline 2 with a long spin", out, () -> measure(model, 2, 1, ClusterFile.Parallelism.PIPELINE,
+                tokens, repeats, false, out, List.of("-Dmacfleet.node.spin-micros=" + PIPELINE_SPIN_MICROS)));
         Figures single = figures.get(0), twoThreads = figures.get(1), tensor = figures.get(2);
         out.printf("tensor 2: theoretical all-reduce payload per token per rank 2 x %d layers x %d hidden x 4 bytes = %d"
                         + " (plus rank 1's vocabulary rows of the logits, sent to rank 0)%n",
@@ -75,7 +80,7 @@ public final class DecodeBenchmark {
         }
         PerformanceModel.Prediction predicted = null;
         if (allReduceSeconds > 0) {
-            predicted = printModelCheck(single, concurrent, tensor, pipeline, layers, hidden, allReduceSeconds, out);
+            predicted = printModelCheck(single, concurrent, tensor, pipeline, pipelineSpin, layers, hidden, allReduceSeconds, out);
         }
         PerformanceModel.printExoCheck(out);
         PerformanceModel.printM3UltraTable(out);
@@ -92,6 +97,10 @@ public final class DecodeBenchmark {
         if (longSpin != null) {
             out.printf("SUMMARY tensor 2 with a %d us spin before parking: %.2f tokens/s (%.2fx)%n", LONG_SPIN_MICROS,
                     longSpin.medianTokensPerSecond(), longSpin.medianTokensPerSecond() / single.medianTokensPerSecond());
+        }
+        if (pipelineSpin != null) {
+            out.printf("SUMMARY pipeline 2 with a %d us spin before parking: %.2f tokens/s (%.2fx of 1 process)%n", PIPELINE_SPIN_MICROS,
+                    pipelineSpin.medianTokensPerSecond(), pipelineSpin.medianTokensPerSecond() / single.medianTokensPerSecond());
         }
         return figures;
     }
@@ -123,7 +132,7 @@ public final class DecodeBenchmark {
      * In CPU time too (what a token costs with a core per rank, whatever else runs): the two processes' CPU per token.
      */
     static PerformanceModel.Prediction printModelCheck(Figures single, Concurrent concurrent, Figures tensor, Figures pipeline,
-                                                       int layers, int hidden, double allReduceSeconds, PrintStream out) {
+                                                       Figures pipelineSpin, int layers, int hidden, double allReduceSeconds, PrintStream out) {
         double bytes = single.weightBytesPerToken();
         double loopback = Double.POSITIVE_INFINITY; // the measured all-reduce p50 already includes moving the bytes
         double alone = bytes * single.medianTokensPerSecond();
@@ -138,6 +147,9 @@ public final class DecodeBenchmark {
         compare(out, "tensor 2, as if on two hosts", model.tensor(2, 1, allReduceSeconds, loopback), tensor.medianTokensPerSecond());
         if (pipeline != null) {
             compare(out, "pipeline 2", model.pipeline(2, allReduceSeconds, loopback), pipeline.medianTokensPerSecond());
+        }
+        if (pipelineSpin != null) {
+            compare(out, "pipeline 2, spinning while waiting", model.pipeline(2, allReduceSeconds, loopback), pipelineSpin.medianTokensPerSecond());
         }
         double sharedCpu = Math.min(bytes / (single.busiestRankCpuMillisPerToken() / 1e3), bytes / (concurrent.cpuMillisPerToken() / 1e3));
         PerformanceModel cpu = new PerformanceModel(bytes, sharedCpu, 2 * sharedCpu, layers, hidden, 0);
@@ -240,6 +252,9 @@ public final class DecodeBenchmark {
 
     /** The spin before parking in a receive that the bench also measures tensor 2 with (the default is 50 us). */
     static final int LONG_SPIN_MICROS = 1000;
+
+    /** Longer than a pipeline stage of the 1b-shaped model here (about 50 ms), so a waiting rank never parks. */
+    static final int PIPELINE_SPIN_MICROS = 250_000;
 
     static Figures measure(Path model, int ranks, int threads, ClusterFile.Parallelism parallelism, int tokens, int repeats,
                            boolean concurrent, PrintStream out, List<String> jvmOptions) throws IOException, InterruptedException {
