@@ -3,6 +3,8 @@ package io.macfleet.console;
 import io.macfleet.cabling.CablingReport;
 import io.macfleet.cabling.ClusterCabling;
 import io.macfleet.cabling.Finding;
+import io.macfleet.deployment.NodeDeploymentStore;
+import io.macfleet.deployment.NodeService;
 import io.macfleet.facts.Drift;
 import io.macfleet.facts.FactsObservation;
 import io.macfleet.facts.FactsStore;
@@ -14,6 +16,10 @@ import io.macfleet.observe.ObservationStore;
 import io.macfleet.observe.Reachability;
 import io.macfleet.provision.ProvisioningService;
 import io.macfleet.provision.RunView;
+import io.macfleet.supervision.ClusterObservation;
+import io.macfleet.supervision.ClusterStatus;
+import io.macfleet.supervision.RankObservation;
+import io.macfleet.supervision.SupervisionService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -90,12 +96,37 @@ public class FleetStatus {
 
     /** @param columns every {@link StatusColumn} bean, the built-in ones and any added */
     private Supplier<Map<String, Reachability>> reachability = Map::of;
+    private Supplier<Nodes> nodes = () -> Nodes.NONE;
 
     @Inject
     public FleetStatus(FactsStore facts, DesiredStateStore desiredState, ProvisioningService provisioning, Instance<StatusColumn> columns,
-                       ObservationStore reachability) {
+                       ObservationStore reachability, NodeService nodes, SupervisionService supervision) {
         this(facts, desiredState, provisioning::latestPerMachine, Clock.systemUTC(), columns.stream().toList());
         this.reachability = reachability::all;
+        this.nodes = () -> Nodes.of(nodes.deployments().latestPerCluster(), supervision.statuses());
+    }
+
+    /**
+     * The inference nodes as the fleet view reads them, by cluster: the latest deployment (one query for the whole
+     * fleet) and the supervisor's latest look at the ranks (held in memory by the instance that supervises).
+     */
+    public record Nodes(Map<String, NodeDeploymentStore.Deployment> deployments, Map<String, ClusterObservation> observations) {
+        public static final Nodes NONE = new Nodes(Map.of(), Map.of());
+
+        static Nodes of(Map<String, NodeDeploymentStore.Deployment> deployments, List<ClusterStatus> statuses) {
+            return new Nodes(deployments, statuses.stream().collect(Collectors.toMap(ClusterStatus::name, ClusterStatus::observation)));
+        }
+
+        /** The node on one machine of a cluster: its cluster's deployment and the rank the supervisor saw there. */
+        MachineState.Node on(String machine, Optional<Cluster> cluster) {
+            Optional<NodeDeploymentStore.Deployment> deployment = cluster.map(known -> deployments.get(known.name()));
+            if (deployment.isEmpty()) {
+                return MachineState.Node.NEVER_DEPLOYED;
+            }
+            Optional<ClusterObservation> observation = Optional.ofNullable(observations.get(cluster.get().name()));
+            Optional<RankObservation> rank = observation.flatMap(seen -> seen.ranks().stream().filter(one -> one.machine().equals(machine)).findFirst());
+            return new MachineState.Node(deployment, rank, rank.isPresent() ? observation.map(ClusterObservation::at) : Optional.empty());
+        }
     }
 
     /**
@@ -123,6 +154,7 @@ public class FleetStatus {
         Map<String, FactsObservation> observations = observations(latestRows);
         Map<String, RunView.MachineProgress> progress = provisioning.get();
         Map<String, Reachability> reached = reachability.get();
+        Nodes node = nodes.get();
         Map<String, CablingReport> cabling = new LinkedHashMap<>();
         for (Cluster cluster : inventory.clusters()) {
             List<Machine> members = inventory.machinesOf(cluster.name());
@@ -130,7 +162,7 @@ public class FleetStatus {
                 cabling.put(cluster.name(), cabling(cluster, members, latestRows, reachableOnly(observations, reached)));
             }
         }
-        return fleet(now, inventory, observations, cabling, progress, columns, reached);
+        return fleet(now, inventory, observations, cabling, progress, columns, reached, node);
     }
 
     /**
@@ -148,6 +180,13 @@ public class FleetStatus {
     /** @param reachability each machine's record of being reached (machines never tried have none) */
     public static Fleet fleet(Instant now, Inventory inventory, Map<String, FactsObservation> observations, Map<String, CablingReport> cabling,
                               Map<String, RunView.MachineProgress> progress, List<StatusColumn> columns, Map<String, Reachability> reachability) {
+        return fleet(now, inventory, observations, cabling, progress, columns, reachability, Nodes.NONE);
+    }
+
+    /** @param nodes the clusters' inference nodes (deployments and the supervisor's latest look) */
+    public static Fleet fleet(Instant now, Inventory inventory, Map<String, FactsObservation> observations, Map<String, CablingReport> cabling,
+                              Map<String, RunView.MachineProgress> progress, List<StatusColumn> columns, Map<String, Reachability> reachability,
+                              Nodes nodes) {
         List<MachineRow> rows = new ArrayList<>();
         for (Machine machine : inventory.machines()) {
             Optional<Cluster> cluster = machine.cluster() == null ? Optional.empty() : inventory.cluster(machine.cluster());
@@ -156,7 +195,8 @@ public class FleetStatus {
                     observation.map(FactsObservation::facts).orElse(null));
             MachineState state = new MachineState(machine, cluster, observation, drift,
                     cluster.map(Cluster::name).map(cabling::get), Optional.ofNullable(progress.get(machine.name())), now,
-                    Optional.ofNullable(reachability.get(machine.name())));
+                    Optional.ofNullable(reachability.get(machine.name())),
+                    nodes.on(machine.name(), cluster));
             rows.add(new MachineRow(machine.name(), machine.cluster(), machine.address(), machine.role().yamlName(),
                     columns.stream().map(column -> {
                         Status cell = column.cell(state);

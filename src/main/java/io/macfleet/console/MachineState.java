@@ -1,12 +1,14 @@
 package io.macfleet.console;
 
 import io.macfleet.cabling.CablingReport;
+import io.macfleet.deployment.NodeDeploymentStore;
 import io.macfleet.facts.Drift;
 import io.macfleet.facts.FactsObservation;
 import io.macfleet.inventory.Cluster;
 import io.macfleet.inventory.Machine;
 import io.macfleet.observe.Reachability;
 import io.macfleet.provision.RunView;
+import io.macfleet.supervision.RankObservation;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -21,15 +23,28 @@ import java.util.Optional;
  * @param provisioning where it stands in the newest provisioning run that included it, empty when none did
  * @param now when the fleet state was read
  * @param reachability when it last answered, since when it does not, the last error; empty when never tried
+ * @param node the inference node of its cluster as far as macfleet knows it (never deployed: no deployment)
  */
 public record MachineState(Machine machine, Optional<Cluster> cluster, Optional<FactsObservation> observation, Drift.Report drift,
                            Optional<CablingReport> cabling, Optional<RunView.MachineProgress> provisioning, Instant now,
-                           Optional<Reachability> reachability) {
+                           Optional<Reachability> reachability, Node node) {
+
+    /**
+     * The inference node on one machine: its cluster's latest deployment and the supervisor's latest look at the rank
+     * this machine runs.
+     *
+     * @param deployment the cluster's latest deployment, empty when macfleet never deployed the node to it
+     * @param rank what the supervisor of this instance saw of the machine's rank, empty when it has not looked (yet)
+     * @param observedAt when it looked
+     */
+    public record Node(Optional<NodeDeploymentStore.Deployment> deployment, Optional<RankObservation> rank, Optional<Instant> observedAt) {
+        public static final Node NEVER_DEPLOYED = new Node(Optional.empty(), Optional.empty(), Optional.empty());
+    }
 
     /** Without a record of reaching it (states built before the observation loop existed, tests). */
     public MachineState(Machine machine, Optional<Cluster> cluster, Optional<FactsObservation> observation, Drift.Report drift,
                         Optional<CablingReport> cabling, Optional<RunView.MachineProgress> provisioning, Instant now) {
-        this(machine, cluster, observation, drift, cabling, provisioning, now, Optional.empty());
+        this(machine, cluster, observation, drift, cabling, provisioning, now, Optional.empty(), Node.NEVER_DEPLOYED);
     }
 
     public String name() {

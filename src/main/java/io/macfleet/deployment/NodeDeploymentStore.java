@@ -73,6 +73,16 @@ public final class NodeDeploymentStore {
         return rows.stream().findFirst();
     }
 
+    /** Every cluster's latest deployment, by cluster name, in one query (the fleet view reads them all at once). */
+    public java.util.Map<String, Deployment> latestPerCluster() {
+        List<Deployment> rows = Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection,
+                "select * from node_deployment d where d.id = (select max(id) from node_deployment l where l.cluster = d.cluster)",
+                NodeDeploymentStore::row));
+        java.util.Map<String, Deployment> latest = new java.util.TreeMap<>();
+        rows.forEach(deployment -> latest.put(deployment.cluster(), deployment));
+        return latest;
+    }
+
     private static Deployment row(ResultSet rows) throws SQLException {
         Timestamp finished = rows.getTimestamp("finished_at");
         return new Deployment(rows.getLong("id"), rows.getString("cluster"), rows.getString("node_jar"), rows.getString("node_sha256"),

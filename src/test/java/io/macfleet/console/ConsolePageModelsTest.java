@@ -11,6 +11,7 @@ import io.macfleet.console.columns.MacosColumn;
 import io.macfleet.console.columns.ProvisioningColumn;
 import io.macfleet.console.columns.RdmaColumn;
 import io.macfleet.console.columns.ReachableColumn;
+import io.macfleet.deployment.NodeDeploymentStore;
 import io.macfleet.facts.FactsGatherer;
 import io.macfleet.facts.FactsObservation;
 import io.macfleet.facts.MacosSamples;
@@ -18,6 +19,10 @@ import io.macfleet.inventory.ExampleInventory;
 import io.macfleet.inventory.Inventory;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.LoadResult;
+import io.macfleet.supervision.ClusterObservation;
+import io.macfleet.supervision.RankObservation;
+import io.macfleet.supervision.SupervisedCluster;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -90,6 +96,52 @@ class ConsolePageModelsTest {
         assertThat(row(table, "studio-03").status("Drift").orElseThrow().label()).isEqualTo("unknown");
         assertThat(row(table, "studio-03").status("Inference").orElseThrow().label()).isEqualTo("not deployed");
         assertThat(table.refreshUrl()).isEqualTo("/console/fleet-table");
+    }
+
+    @Test
+    void theInferenceColumnShowsEachMachinesRankAsTheSupervisorLastSawIt() {
+        Map<String, CablingReport> cabling = new LinkedHashMap<>();
+        cabling.put("llm-a", ClusterCabling.cluster(inventory.cluster("llm-a").orElseThrow(), inventory.machinesOf("llm-a"), observations,
+                ClusterCabling.Unreadable.COUNT_AS_MISSING).check());
+        NodeDeploymentStore.Deployment serving = new NodeDeploymentStore.Deployment(7, "llm-a",
+                "/opt/node.jar", "ab", "0.1.0", "/models/llama-70b-q8_0.gguf", "cd", 1L, "serving", null, "cli:ops", NOW, NOW, Optional.of(NOW));
+        SupervisedCluster supervised = new SupervisedCluster("llm-a",
+                URI.create("http://127.0.0.11:8080"), SupervisedCluster.Policy.RECOMMEND_ONLY,
+                List.of(new SupervisedCluster.Rank(0, "studio-01", URI.create("http://127.0.0.11:8080"), "node", "/log"),
+                        new SupervisedCluster.Rank(1, "studio-02", URI.create("http://127.0.0.12:8080"), "node", "/log")));
+        Instant seen = NOW.minusSeconds(20);
+        ClusterObservation observation = new ClusterObservation(supervised, seen, List.of(
+                rank(0, "studio-01", RankObservation.Health.DEGRADED, "rank 1 is missing"),
+                rank(1, "studio-02", RankObservation.Health.UNREACHABLE, "connection refused")));
+        FleetStatus.Nodes nodes = new FleetStatus.Nodes(Map.of("llm-a", serving), Map.of("llm-a", observation));
+
+        FleetStatus.Fleet fleet = FleetStatus.fleet(NOW, inventory, observations, cabling, Map.of(), builtIn(), Map.of(), nodes);
+
+        Status coordinator = fleet.machine("studio-01").orElseThrow().status("Inference").orElseThrow();
+        assertThat(coordinator.label()).isEqualTo("rank 0 degraded");
+        assertThat(coordinator.detail()).contains("deployment 7", "llama-70b-q8_0.gguf", "rank 1 is missing", "20 s ago", "2026-11-23 11:59:40 UTC");
+        Status worker = fleet.machine("studio-02").orElseThrow().status("Inference").orElseThrow();
+        assertThat(worker.label()).isEqualTo("rank 1 down");
+        assertThat(worker.isProblem()).isTrue();
+        // Deployed, but the supervisor has no rank on it: what macfleet deployed, without a health it has not seen.
+        assertThat(fleet.machine("studio-03").orElseThrow().status("Inference").orElseThrow().label()).isEqualTo("deployed");
+        // A rank that does not serve is its machine's problem, not a reason to call the machine unready.
+        assertThat(fleet.machine("studio-02").orElseThrow().notReadyBecause()).noneMatch(reason -> reason.startsWith("Inference"));
+
+        FleetStatus.Nodes failed = new FleetStatus.Nodes(Map.of("llm-a", new NodeDeploymentStore.Deployment(8, "llm-a",
+                "/opt/node.jar", "ab", "0.1.0", "https://models.example/m.gguf", "cd", 1L, "failed", "studio-03: disk full", "cli:ops", NOW, NOW,
+                Optional.of(NOW))), Map.of());
+        Status deployFailed = FleetStatus.fleet(NOW, inventory, observations, cabling, Map.of(), builtIn(), Map.of(), failed)
+                .machine("studio-03").orElseThrow().status("Inference").orElseThrow();
+        assertThat(deployFailed.label()).isEqualTo("deploy failed");
+        assertThat(deployFailed.detail()).contains("deployment 8", "m.gguf", "studio-03: disk full");
+    }
+
+    private static RankObservation rank(int rank, String machine, RankObservation.Health health,
+                                                                String detail) {
+        return new RankObservation(rank, machine, health, detail, Optional.empty(), Optional.empty(), Optional.empty(),
+                RankObservation.Rdma.UNKNOWN, "", Optional.empty(), OptionalDouble.empty(),
+                OptionalDouble.empty());
     }
 
     @Test
@@ -177,7 +229,7 @@ class ConsolePageModelsTest {
         Viewer operator = new Viewer("olga", "operator", "token-1", true, false);
         assertThat(NodeConsoleResource.panel("llm-a", operator, java.util.Optional.empty()))
                 .isEqualTo(new NodeConsoleResource.Panel("llm-a", operator, "", "", "never deployed", false));
-        io.macfleet.deployment.NodeDeploymentStore.Deployment failed = new io.macfleet.deployment.NodeDeploymentStore.Deployment(3, "llm-a",
+        NodeDeploymentStore.Deployment failed = new NodeDeploymentStore.Deployment(3, "llm-a",
                 "/opt/node.jar", "a".repeat(64), "0.1.0", "/models/tiny.gguf", "b".repeat(64), 1024, "failed",
                 "studio-02: not enough free disk space", "olga", NOW, NOW, java.util.Optional.of(NOW));
         NodeConsoleResource.Panel panel = NodeConsoleResource.panel("llm-a", operator, java.util.Optional.of(failed));
@@ -185,7 +237,7 @@ class ConsolePageModelsTest {
         assertThat(panel.stateCss()).isEqualTo("bad");
         assertThat(panel.detail()).isEqualTo("deployment 3 by olga: node 0.1.0, model tiny.gguf · studio-02: not enough free disk space");
         assertThat(panel.underWay()).isFalse();
-        io.macfleet.deployment.NodeDeploymentStore.Deployment staging = new io.macfleet.deployment.NodeDeploymentStore.Deployment(4, "llm-a",
+        NodeDeploymentStore.Deployment staging = new NodeDeploymentStore.Deployment(4, "llm-a",
                 "/opt/node.jar", "a".repeat(64), "0.1.0", "https://models.example/big.gguf", "b".repeat(64), 1024, "staging", null, "olga",
                 NOW, NOW, java.util.Optional.empty());
         NodeConsoleResource.Panel underWay = NodeConsoleResource.panel("llm-a", operator, java.util.Optional.of(staging));

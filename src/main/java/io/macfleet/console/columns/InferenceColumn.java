@@ -1,11 +1,18 @@
 package io.macfleet.console.columns;
 
+import io.macfleet.console.Ages;
 import io.macfleet.console.MachineState;
 import io.macfleet.console.Status;
 import io.macfleet.console.StatusColumn;
+import io.macfleet.deployment.NodeDeploymentStore;
+import io.macfleet.supervision.RankObservation;
 import jakarta.enterprise.context.ApplicationScoped;
 
-/** The inference node on the machine. Until macfleet deploys it, there is nothing to report. */
+/**
+ * The inference node's rank on the machine: its cluster's latest deployment and what the supervisor last saw of the
+ * rank (its /health answer). A rank that does not serve is a problem of its machine, but it does not make the machine
+ * "not ready": ready means ready to run the node, and the supervisor acts on the node itself.
+ */
 @ApplicationScoped
 public class InferenceColumn implements StatusColumn {
 
@@ -26,6 +33,41 @@ public class InferenceColumn implements StatusColumn {
 
     @Override
     public Status cell(MachineState machine) {
-        return Status.none("not deployed", "macfleet has not deployed the inference node to " + machine.name());
+        MachineState.Node node = machine.node();
+        if (node.deployment().isEmpty()) {
+            return Status.none("not deployed", machine.cluster().isEmpty()
+                    ? machine.name() + " is in no cluster, so no inference node runs on it"
+                    : "macfleet has not deployed the inference node to cluster " + machine.cluster().get().name());
+        }
+        NodeDeploymentStore.Deployment deployment = node.deployment().get();
+        String release = "deployment " + deployment.id() + ": node " + deployment.nodeVersion() + ", model "
+                + deployment.modelSource().substring(deployment.modelSource().lastIndexOf('/') + 1);
+        if (!deployment.finished()) {
+            return Status.warning("deploying", release + ", " + deployment.phase() + " since " + Ages.utc(deployment.updatedAt()));
+        }
+        if (deployment.phase().equals("failed")) {
+            return Status.problem("deploy failed", release + " failed" + message(deployment));
+        }
+        if (node.rank().isEmpty()) {
+            return Status.ok("deployed", release + "; the supervisor of this instance has not looked at the rank yet");
+        }
+        RankObservation rank = node.rank().get();
+        String seen = "; /health " + (rank.healthDetail().isBlank() ? "answered" : rank.healthDetail())
+                + node.observedAt().map(at -> " (" + Ages.ago(at, machine.now()) + ", " + Ages.utc(at) + ")").orElse("");
+        return switch (rank.health()) {
+            case SERVING -> Status.ok("rank " + rank.rank() + " serving", release + seen);
+            case STARTING -> Status.warning("rank " + rank.rank() + " starting", release + seen);
+            case DEGRADED -> Status.problem("rank " + rank.rank() + " degraded", release + seen);
+            case UNREACHABLE -> Status.problem("rank " + rank.rank() + " down", release + seen);
+        };
+    }
+
+    @Override
+    public boolean blocksReadiness(Status cell) {
+        return false;
+    }
+
+    private static String message(NodeDeploymentStore.Deployment deployment) {
+        return deployment.message() == null || deployment.message().isBlank() ? "" : ": " + deployment.message();
     }
 }
