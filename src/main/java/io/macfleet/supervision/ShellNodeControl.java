@@ -1,6 +1,6 @@
 package io.macfleet.supervision;
 
-import io.macfleet.deployment.LaunchDaemon;
+import io.macfleet.deployment.Launchctl;
 import io.macfleet.deployment.RemoteShell;
 import io.macfleet.facts.SystemOutputParsers;
 import io.macfleet.ssh.Command;
@@ -100,10 +100,11 @@ public final class ShellNodeControl implements ClusterSupervisor.Control {
             throw new IOException(String.join("; ", problems) + " (the node stays disabled)");
         }
         for (SupervisedCluster.Rank rank : cluster.ranks()) {
-            requireSuccess(rank, run(rank.machine(), Command.sudo(PrivilegedProgram.LAUNCHCTL, "enable", "system/" + rank.daemonLabel())), "launchctl enable");
-            RemoteShell.Answer bootstrap = run(rank.machine(), Command.sudo(PrivilegedProgram.LAUNCHCTL, "bootstrap", "system",
-                    LaunchDaemon.DAEMON_DIRECTORY + rank.daemonLabel() + ".plist"));
-            requireSuccess(rank, bootstrap, "launchctl bootstrap");
+            try {
+                Launchctl.enableAndBootstrap(command -> run(rank.machine(), command), rank.daemonLabel());
+            } catch (Launchctl.Refused e) {
+                throw new IOException("rank " + rank.rank() + " (" + rank.machine() + "): " + e.getMessage(), e);
+            }
         }
     }
 
