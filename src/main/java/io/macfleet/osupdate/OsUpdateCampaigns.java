@@ -758,7 +758,7 @@ public class OsUpdateCampaigns {
         try {
             CablingReport report = cabling.cluster(cluster, Map.of()).check();
             return report.findings().stream().filter(finding -> finding.severity() == Finding.Severity.ERROR)
-                    .filter(finding -> !(beforeUpdate && finding.code() == Finding.Code.MACOS_VERSION_MISMATCH))
+                    .filter(finding -> !(beforeUpdate && finding.fixedByOsUpdate()))
                     .map(finding -> finding.code() + ": " + finding.message()).toList();
         } catch (RuntimeException e) {
             return List.of("cabling check could not run: " + e.getMessage());
