@@ -26,11 +26,25 @@ public record Finding(Severity severity, Code code, List<String> machines, List<
         RDMA_DISABLED,
         RDMA_STATUS_UNKNOWN,
         NO_RDMA_DEVICE,
-        RDMA_PORT_DOWN
+        RDMA_PORT_DOWN;
+
+        /**
+         * Whether an OS update is what fixes it (a macOS version other than the cluster's target), not the cables or
+         * provisioning: provisioning names it without failing, and an OS-update campaign is not blocked by it before it
+         * updates (it is what the campaign is about to fix).
+         */
+        public boolean fixedByOsUpdate() {
+            return this == MACOS_VERSION_MISMATCH;
+        }
     }
 
     public Finding {
         machines = List.copyOf(machines);
         ports = List.copyOf(ports);
+    }
+
+    /** See {@link Code#fixedByOsUpdate()}. */
+    public boolean fixedByOsUpdate() {
+        return code.fixedByOsUpdate();
     }
 }

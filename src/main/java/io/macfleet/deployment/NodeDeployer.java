@@ -374,17 +374,10 @@ public final class NodeDeployer {
     }
 
     static void bootstrap(MachineSession machine) {
-        // A drain (OS update) or a coordinated reboot that did not finish leaves the daemon disabled, and launchd then
-        // refuses to load it ("Bootstrap failed: 119: Service is disabled"); starting the node is the operator's intent.
-        CommandResult enabled = machine.execute(Command.sudo(PrivilegedProgram.LAUNCHCTL, "enable", "system/" + NodeLayout.LABEL));
-        if (!enabled.succeeded()) {
-            throw new IllegalStateException("launchctl enable system/" + NodeLayout.LABEL + " failed (exit " + enabled.exitStatus() + "): "
-                    + enabled.stderr().strip());
-        }
-        CommandResult in = machine.execute(Command.sudo(PrivilegedProgram.LAUNCHCTL, "bootstrap", "system", NodeLayout.PLIST));
-        if (!in.succeeded()) {
-            throw new IllegalStateException("launchctl bootstrap system " + NodeLayout.PLIST + " failed (exit " + in.exitStatus() + "): "
-                    + in.stderr().strip());
+        try {
+            Launchctl.enableAndBootstrap(Launchctl.over(machine::execute), NodeLayout.LABEL);
+        } catch (IOException e) {
+            throw new IllegalStateException(e.getMessage(), e);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.macfleet.osupdate;
 
 import io.macfleet.audit.AuditLog;
+import io.macfleet.deployment.Launchctl;
 import io.macfleet.inventory.Machine;
 import io.macfleet.reach.MachineReach;
 import io.macfleet.ssh.Command;
@@ -11,6 +12,7 @@ import io.macfleet.ssh.SshException;
 import io.macfleet.ssh.SshRun;
 import io.macfleet.ssh.SshSettings;
 import io.macfleet.ssh.SshTransport;
+import java.io.IOException;
 import java.time.Clock;
 
 /**
@@ -30,14 +32,9 @@ final class NodeShell implements AutoCloseable {
         return run.execute(MachineReach.of(machine).ssh(), command);
     }
 
-    /** Whether launchd has the daemon loaded now ({@code launchctl print} exits 0; 113 when it does not know it). */
-    boolean loaded(Machine machine, String label) {
-        CommandResult printed = execute(machine, Command.reading("launchctl", "print", "system/" + label));
-        if (printed.exitStatus() != null && (printed.exitStatus() == 0 || printed.exitStatus() == 113)) {
-            return printed.exitStatus() == 0;
-        }
-        printed.requireSuccess();
-        return true;
+    /** Whether launchd has the daemon loaded now. */
+    boolean loaded(Machine machine, String label) throws IOException {
+        return Launchctl.loaded(launchctl(machine), label);
     }
 
     /** Disables the daemon (so a restart does not load it) and boots it out when loaded. */
@@ -52,12 +49,17 @@ final class NodeShell implements AutoCloseable {
         }
     }
 
-    /** Enables the daemon again and, when drain stopped it, loads it from its plist. */
-    void start(Machine machine, String label, boolean wasLoaded) {
-        execute(machine, Command.sudo(PrivilegedProgram.LAUNCHCTL, "enable", "system/" + label)).requireSuccess();
-        if (wasLoaded && !loaded(machine, label)) {
-            execute(machine, Command.sudo(PrivilegedProgram.LAUNCHCTL, "bootstrap", "system", "/Library/LaunchDaemons/" + label + ".plist")).requireSuccess();
+    /** Enables the daemon again and, when drain stopped it, loads it from its plist (left as it is when loaded already). */
+    void start(Machine machine, String label, boolean wasLoaded) throws IOException {
+        if (wasLoaded) {
+            Launchctl.enableAndBootstrap(launchctl(machine), label);
+        } else {
+            Launchctl.enable(launchctl(machine), label);
         }
+    }
+
+    private Launchctl.Runner launchctl(Machine machine) {
+        return Launchctl.over(command -> execute(machine, command));
     }
 
     /** Answers over SSH now. */

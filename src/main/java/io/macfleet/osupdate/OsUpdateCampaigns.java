@@ -23,6 +23,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -512,7 +513,7 @@ public class OsUpdateCampaigns {
                     shell.stop(machine, campaign.serviceLabel(), loaded);
                     audit.record(new AuditEvent(clock.instant(), actor, machine.name(), "os-update.drain", "campaign " + id + ": launchctl disable"
                             + (loaded ? " and bootout" : "") + " system/" + campaign.serviceLabel() + (loaded ? "" : " (was not loaded)"), AuditEvent.Outcome.SUCCESS));
-                } catch (SshException e) {
+                } catch (SshException | IOException e) {
                     store.setMachine(id, machine.name(), "failed", Optional.empty(), Optional.empty(), "could not stop the inference service: " + e.getMessage(),
                             "make " + machine.name() + " reachable over SSH, then `macfleet os-update resume " + id + "`", clock.instant());
                     store.failCluster(id, cluster, ClusterStep.DRAINING, "draining failed on " + machine.name() + "; the cluster is down for maintenance",
@@ -712,7 +713,7 @@ public class OsUpdateCampaigns {
                     shell.start(machine, campaign.serviceLabel(), wasLoaded.get(machine.name()));
                     audit.record(new AuditEvent(clock.instant(), actor, machine.name(), "os-update.undrain", "campaign " + id + ": launchctl enable"
                             + (wasLoaded.get(machine.name()) ? " and bootstrap" : "") + " system/" + campaign.serviceLabel(), AuditEvent.Outcome.SUCCESS));
-                } catch (SshException e) {
+                } catch (SshException | IOException e) {
                     store.failCluster(id, cluster, ClusterStep.UNDRAINING, "could not start the inference service again on " + machine.name() + ": "
                             + e.getMessage() + "; fix it, then `macfleet os-update resume " + id + "`", clock.instant());
                     return;
@@ -757,7 +758,7 @@ public class OsUpdateCampaigns {
         try {
             CablingReport report = cabling.cluster(cluster, Map.of()).check();
             return report.findings().stream().filter(finding -> finding.severity() == Finding.Severity.ERROR)
-                    .filter(finding -> !(beforeUpdate && finding.code() == Finding.Code.MACOS_VERSION_MISMATCH))
+                    .filter(finding -> !(beforeUpdate && finding.fixedByOsUpdate()))
                     .map(finding -> finding.code() + ": " + finding.message()).toList();
         } catch (RuntimeException e) {
             return List.of("cabling check could not run: " + e.getMessage());

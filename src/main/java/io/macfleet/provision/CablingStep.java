@@ -66,9 +66,9 @@ final class CablingStep implements StepDefinition {
         String missingNote = missing.isEmpty() ? "" : "; did not reach this step: " + String.join(", ", missing) + " (checked from stored facts)";
         // A macOS version other than the cluster's target is no cabling fault and nothing provisioning can fix: an OS-update
         // campaign does (and needs the cluster provisioned first, RDMA on). It is named, but does not fail the step.
-        List<String> versionNotes = report.findings().stream().filter(f -> f.code() == Finding.Code.MACOS_VERSION_MISMATCH)
+        List<String> versionNotes = report.findings().stream().filter(Finding::fixedByOsUpdate)
                 .map(f -> f.message() + " (macfleet os-update apply " + cluster + " updates them)").distinct().toList();
-        List<String> errors = report.findings().stream().filter(f -> f.code() != Finding.Code.MACOS_VERSION_MISMATCH)
+        List<String> errors = report.findings().stream().filter(f -> !f.fixedByOsUpdate())
                 .filter(f -> f.severity() == Finding.Severity.ERROR || (!parameters.allowWarnings() && f.severity() == Finding.Severity.WARNING))
                 .map(f -> f.message() + " Fix: " + f.fix()).toList();
         if (!problems.isEmpty() || !errors.isEmpty()) {

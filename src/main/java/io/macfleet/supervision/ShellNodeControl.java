@@ -1,6 +1,6 @@
 package io.macfleet.supervision;
 
-import io.macfleet.deployment.LaunchDaemon;
+import io.macfleet.deployment.Launchctl;
 import io.macfleet.deployment.RemoteShell;
 import io.macfleet.facts.SystemOutputParsers;
 import io.macfleet.ssh.Command;
@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -56,7 +55,9 @@ public final class ShellNodeControl implements ClusterSupervisor.Control {
         Map<String, Duration> uptimeBefore = new HashMap<>();
         Set<String> rebooted = new HashSet<>();
         for (SupervisedCluster.Rank rank : cluster.ranks()) {
-            uptime(rank.machine()).filter(uptime -> uptime.isPositive()).ifPresent(uptime -> uptimeBefore.put(rank.machine(), uptime));
+            if (uptime(rank.machine()) instanceof Uptime.SinceBoot(Duration sinceBoot) && sinceBoot.isPositive()) {
+                uptimeBefore.put(rank.machine(), sinceBoot);
+            }
             try {
                 run(rank.machine(), Command.sudo(PrivilegedProgram.SHUTDOWN, "-r", "now"));
             } catch (IOException e) {
@@ -70,13 +71,20 @@ public final class ShellNodeControl implements ClusterSupervisor.Control {
         while (!waiting.isEmpty()) {
             for (String machine : List.copyOf(waiting)) {
                 if (!rebooted.contains(machine)) {
-                    Optional<Duration> uptime = uptime(machine);
+                    Uptime uptime = uptime(machine);
                     Duration before = uptimeBefore.get(machine);
-                    // Unreachable (empty), or no uptime to compare with: it went down or cannot tell; a smaller uptime: a new boot.
-                    if (uptime.isEmpty() || before == null || uptime.get().compareTo(before) < 0) {
+                    boolean newBoot = switch (uptime) {
+                        // Seen down: whatever answers next is a new boot.
+                        case Uptime.Unreachable unreachable -> true;
+                        // Cannot tell: the verification that follows decides whether it is back and right.
+                        case Uptime.Unreadable unreadable -> true;
+                        // Uptime only grows within one boot; with none read before the order there is nothing to compare.
+                        case Uptime.SinceBoot(Duration sinceBoot) -> before == null || sinceBoot.compareTo(before) < 0;
+                    };
+                    if (newBoot) {
                         rebooted.add(machine);
                     }
-                    if (uptime.isEmpty() || !rebooted.contains(machine)) {
+                    if (uptime instanceof Uptime.Unreachable || !newBoot) {
                         continue;
                     }
                 }
@@ -100,10 +108,11 @@ public final class ShellNodeControl implements ClusterSupervisor.Control {
             throw new IOException(String.join("; ", problems) + " (the node stays disabled)");
         }
         for (SupervisedCluster.Rank rank : cluster.ranks()) {
-            requireSuccess(rank, run(rank.machine(), Command.sudo(PrivilegedProgram.LAUNCHCTL, "enable", "system/" + rank.daemonLabel())), "launchctl enable");
-            RemoteShell.Answer bootstrap = run(rank.machine(), Command.sudo(PrivilegedProgram.LAUNCHCTL, "bootstrap", "system",
-                    LaunchDaemon.DAEMON_DIRECTORY + rank.daemonLabel() + ".plist"));
-            requireSuccess(rank, bootstrap, "launchctl bootstrap");
+            try {
+                Launchctl.enableAndBootstrap(command -> run(rank.machine(), command), rank.daemonLabel());
+            } catch (Launchctl.Refused e) {
+                throw new IOException("rank " + rank.rank() + " (" + rank.machine() + "): " + e.getMessage(), e);
+            }
         }
     }
 
@@ -134,18 +143,32 @@ public final class ShellNodeControl implements ClusterSupervisor.Control {
         }
     }
 
-    /** The machine's time since boot, or empty when it does not answer; a machine whose uptime cannot be read counts as unknown (zero). */
-    private Optional<Duration> uptime(String machine) {
+    /** What {@code uptime} told about a machine. */
+    private sealed interface Uptime {
+        /** Its time since boot. */
+        record SinceBoot(Duration duration) implements Uptime {
+        }
+
+        /** It answered, but not with an uptime that can be read (a failed command, output not understood). */
+        record Unreadable() implements Uptime {
+        }
+
+        /** It did not answer over SSH: down, or on its way down or up. */
+        record Unreachable() implements Uptime {
+        }
+    }
+
+    private Uptime uptime(String machine) {
         try {
             RemoteShell.Answer answer = run(machine, Command.reading("uptime"));
             if (answer.exitStatus() != 0) {
-                return Optional.of(Duration.ZERO);
+                return new Uptime.Unreadable();
             }
-            return Optional.of(SystemOutputParsers.uptime(answer.stdout()));
+            return new Uptime.SinceBoot(SystemOutputParsers.uptime(answer.stdout()));
         } catch (IOException e) {
-            return Optional.empty();
+            return new Uptime.Unreachable();
         } catch (RuntimeException e) {
-            return Optional.of(Duration.ZERO);
+            return new Uptime.Unreadable();
         }
     }
 

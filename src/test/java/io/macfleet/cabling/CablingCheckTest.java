@@ -47,6 +47,7 @@ class CablingCheckTest {
         assertThat(report.findings()).singleElement().satisfies(finding -> {
             assertThat(finding.code()).isEqualTo(Code.MISSING_LINK);
             assertThat(finding.severity()).isEqualTo(Severity.ERROR);
+            assertThat(finding.fixedByOsUpdate()).as("a cable fixes it").isFalse();
             assertThat(finding.machines()).containsExactly("studio-01", "studio-03");
             assertThat(finding.fix()).isEqualTo("Connect a Thunderbolt 5 cable from studio-01 port " + removed.first().port()
                     + " to studio-03 port " + removed.second().port() + ".");
@@ -104,6 +105,7 @@ class CablingCheckTest {
 
         assertThat(report.findings()).singleElement().satisfies(finding -> {
             assertThat(finding.code()).isEqualTo(Code.MACOS_VERSION_MISMATCH);
+            assertThat(finding.fixedByOsUpdate()).as("an OS update fixes it, not the cables").isTrue();
             assertThat(finding.machines()).containsExactly("studio-01", "studio-02");
             assertThat(finding.message()).isEqualTo("every machine of cluster llm-a runs macOS 26.1, not the cluster's target 26.2");
             assertThat(finding.fix()).isEqualTo("Update studio-01, studio-02 from macOS 26.1 to 26.2.");

@@ -5,21 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.macfleet.accounts.Role;
 import io.macfleet.accounts.TestAccounts;
 import io.macfleet.browser.Browser;
-import io.macfleet.cabling.PlannedTopology;
 import io.macfleet.cabling.PortPlan;
 import io.macfleet.facts.FactsService;
-import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.DesiredStateStore;
-import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.Topology;
 import io.macfleet.provision.ProvisioningService;
 import io.macfleet.simulator.FaultStep;
+import io.macfleet.testing.SimulatedCluster;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.net.URL;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -41,8 +37,8 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 @QuarkusTest
 class ConsoleBrowserTest {
 
-    private static final List<String> CLUSTER = List.of("studio-01", "studio-02", "studio-03", "studio-04");
-    static SimulatedInventory simulation;
+    private static final List<String> CLUSTER = SimulatedCluster.MEMBERS;
+    static SimulatedCluster simulation;
 
     @TestHTTPResource("/")
     URL base;
@@ -58,8 +54,7 @@ class ConsoleBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
-        simulation = SimulatedInventory.start(Files.createTempDirectory("macfleet-console-browser"), 4, "127.0.4.1");
-        simulation.cableFullMesh(CLUSTER);
+        simulation = SimulatedCluster.start("console-browser", 4, "127.0.4.1");
     }
 
     @AfterAll
@@ -68,7 +63,7 @@ class ConsoleBrowserTest {
     }
 
     private void gather() {
-        assertThat(facts.gather(facts.select("llm-a", List.of()), SimulatedInventory.settings(Duration.ofSeconds(10))).failed()).isZero();
+        simulation.gather(facts);
     }
 
     private static String rowText(Browser browser, String machine) {
@@ -78,8 +73,7 @@ class ConsoleBrowserTest {
 
     @Test
     void overviewMachineFaultLiveRefreshAndClusterFinding() throws Exception {
-        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", CLUSTER)), Map.of());
-        store.apply(InventoryLoader.load(inventory).inventory(), "browser-test", inventory.toString());
+        simulation.apply(store, "browser-test", Map.of());
         gather();
 
         String operator = TestAccounts.user(Role.OPERATOR);
@@ -156,15 +150,14 @@ class ConsoleBrowserTest {
             browser.driver.findElement(By.linkText("Back to the fleet overview")).click();
             browser.waitUpTo(Duration.ofSeconds(10)).until(ExpectedConditions.titleIs("Fleet overview · macfleet"));
         } finally {
-            simulation.cableFullMesh(CLUSTER);
+            simulation.recable();
         }
     }
 
     @Test
     void provisionFromTheConsoleWaitForAPersonAndConfirm() throws Exception {
-        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", CLUSTER)), Map.of());
-        store.apply(InventoryLoader.load(inventory).inventory(), "browser-test", inventory.toString());
-        simulation.cableFullMesh(CLUSTER);
+        simulation.apply(store, "browser-test", Map.of());
+        simulation.recable();
         simulation.heal();
         simulation.fleet.machine("studio-03").setRdmaEnabled(false);
         gather();

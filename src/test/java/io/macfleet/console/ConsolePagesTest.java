@@ -6,19 +6,14 @@ import io.macfleet.accounts.Role;
 import io.macfleet.accounts.TestAccounts;
 import io.macfleet.audit.AuditEvent;
 import io.macfleet.audit.JdbcAuditLog;
-import io.macfleet.cabling.PlannedTopology;
 import io.macfleet.cabling.PortPlan;
 import io.macfleet.facts.FactsService;
-import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.DesiredStateStore;
-import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.Topology;
 import io.macfleet.simulator.FaultStep;
+import io.macfleet.testing.SimulatedCluster;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -41,8 +36,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsolePagesTest {
 
-    private static final List<String> CLUSTER = List.of("studio-01", "studio-02", "studio-03", "studio-04");
-    static SimulatedInventory simulation;
+    private static final List<String> CLUSTER = SimulatedCluster.MEMBERS;
+    static SimulatedCluster simulation;
     static boolean prepared;
 
     @Inject
@@ -56,8 +51,7 @@ class ConsolePagesTest {
 
     @BeforeAll
     static void start() throws Exception {
-        simulation = SimulatedInventory.start(Files.createTempDirectory("macfleet-console-pages"), 5, "127.0.3.1");
-        simulation.cableFullMesh(CLUSTER);
+        simulation = SimulatedCluster.start("console-pages", 5, "127.0.3.1");
     }
 
     @AfterAll
@@ -70,14 +64,13 @@ class ConsolePagesTest {
         if (prepared) {
             return;
         }
-        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", CLUSTER)), Map.of("studio-04", 512));
-        store.apply(InventoryLoader.load(inventory).inventory(), "console-test", inventory.toString());
+        simulation.apply(store, "console-test", Map.of("studio-04", 512));
         gather();
         prepared = true;
     }
 
     private void gather() {
-        assertThat(facts.gather(facts.select("llm-a", List.of()), SimulatedInventory.settings(Duration.ofSeconds(10))).failed()).isZero();
+        simulation.gather(facts);
     }
 
     private static TestAccounts.Session viewer;
@@ -237,7 +230,7 @@ class ConsolePagesTest {
             Document machine = page("/console/machines/studio-03");
             assertThat(machine.select("#ports-heading ~ ul.findings li").text()).contains("missing-link").contains("Fix:");
         } finally {
-            simulation.cableFullMesh(CLUSTER);
+            simulation.recable();
             gather();
         }
     }

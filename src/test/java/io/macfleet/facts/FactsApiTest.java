@@ -10,12 +10,9 @@ import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.startsWith;
 
 import io.macfleet.inventory.DesiredStateStore;
-import io.macfleet.inventory.InventoryLoader;
+import io.macfleet.testing.SimulatedCluster;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -27,8 +24,8 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class FactsApiTest {
 
-    private static final List<String> CLUSTER = List.of("studio-01", "studio-02", "studio-03", "studio-04");
-    static SimulatedInventory simulation;
+    private static final List<String> CLUSTER = SimulatedCluster.MEMBERS;
+    static SimulatedCluster simulation;
     static boolean gathered;
 
     @Inject
@@ -39,8 +36,7 @@ class FactsApiTest {
 
     @BeforeAll
     static void start() throws Exception {
-        simulation = SimulatedInventory.start(Files.createTempDirectory("macfleet-facts-api"), 5, "127.0.0.61");
-        simulation.cableFullMesh(CLUSTER);
+        simulation = SimulatedCluster.start("facts-api", 5, "127.0.0.61");
     }
 
     @AfterAll
@@ -51,10 +47,9 @@ class FactsApiTest {
     /** Other test classes share this database: apply this inventory (studio-04 said to have 512 GB: drift) before each test. */
     @BeforeEach
     void applyAndGatherOnce() throws Exception {
-        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", CLUSTER)), Map.of("studio-04", 512));
-        store.apply(InventoryLoader.load(inventory).inventory(), "facts-api-test", inventory.toString());
+        simulation.apply(store, "facts-api-test", Map.of("studio-04", 512));
         if (!gathered) {
-            assertThat(facts.gather(facts.select("llm-a", List.of()), SimulatedInventory.settings(Duration.ofSeconds(10))).failed()).isZero();
+            simulation.gather(facts);
             gathered = true;
         }
     }

@@ -5,18 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.macfleet.cabling.PortPlan;
 import io.macfleet.facts.FactsService;
-import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.DesiredStateStore;
-import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.Topology;
 import io.macfleet.provision.ProvisioningListener;
 import io.macfleet.provision.ProvisioningService;
 import io.macfleet.provision.RunOutcome;
 import io.macfleet.simulator.FaultStep;
+import io.macfleet.testing.SimulatedCluster;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,9 +30,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class FleetMetricsTest {
 
-    private static final List<String> CLUSTER = List.of("studio-01", "studio-02", "studio-03", "studio-04");
+    private static final List<String> CLUSTER = SimulatedCluster.MEMBERS;
     private static final String SUCCEEDED_RUNS = "macfleet_provisioning_runs{state=\"succeeded\"}";
-    static SimulatedInventory simulation;
+    static SimulatedCluster simulation;
 
     @Inject
     DesiredStateStore store;
@@ -51,8 +48,7 @@ class FleetMetricsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        simulation = SimulatedInventory.start(Files.createTempDirectory("macfleet-fleet-metrics"), 4, "127.0.6.21");
-        simulation.cableFullMesh(CLUSTER);
+        simulation = SimulatedCluster.start("fleet-metrics", 4, "127.0.6.21");
     }
 
     @AfterAll
@@ -61,7 +57,7 @@ class FleetMetricsTest {
     }
 
     private void gather() {
-        assertThat(facts.gather(facts.select("llm-a", List.of()), SimulatedInventory.settings(Duration.ofSeconds(10))).failed()).isZero();
+        simulation.gather(facts);
     }
 
     private String scrape() {
@@ -77,8 +73,7 @@ class FleetMetricsTest {
 
     @Test
     void findingsByCodeAndRunsByStateFollowTheFleet() throws Exception {
-        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", CLUSTER)), Map.of());
-        store.apply(InventoryLoader.load(inventory).inventory(), "metrics-test", inventory.toString());
+        simulation.apply(store, "metrics-test", Map.of());
         gather();
         String healthy = scrape();
         assertThat(healthy).doesNotContain("macfleet_cabling_findings{cluster=\"llm-a\"");
@@ -98,7 +93,7 @@ class FleetMetricsTest {
             assertThat(broken).contains("macfleet_cabling_findings{cluster=\"llm-a\",code=\"missing-link\",severity=\"error\"} 1.0");
             assertThat(value(broken, SUCCEEDED_RUNS)).isEqualTo(succeededBefore + 1);
         } finally {
-            simulation.cableFullMesh(CLUSTER);
+            simulation.recable();
         }
         gather();
         assertThat(scrape()).doesNotContain("macfleet_cabling_findings{cluster=\"llm-a\"");

@@ -6,19 +6,16 @@ import io.macfleet.accounts.Role;
 import io.macfleet.accounts.TestAccounts;
 import io.macfleet.browser.Browser;
 import io.macfleet.facts.FactsService;
-import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.DesiredStateStore;
-import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.simulator.FaultStep;
 import io.macfleet.simulator.MacosRelease;
+import io.macfleet.testing.SimulatedCluster;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.net.URL;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -49,10 +46,10 @@ class ObservationBrowserTest {
         }
     }
 
-    private static final List<String> CLUSTER = List.of("studio-01", "studio-02", "studio-03", "studio-04");
+    private static final List<String> CLUSTER = SimulatedCluster.MEMBERS;
     /** Generous: the machine is shared with other builds; every wait ends as soon as its condition holds. */
     private static final Duration PATIENCE = Duration.ofSeconds(60);
-    static SimulatedInventory simulation;
+    static SimulatedCluster simulation;
 
     @TestHTTPResource("/")
     URL base;
@@ -65,8 +62,7 @@ class ObservationBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
-        simulation = SimulatedInventory.start(Files.createTempDirectory("macfleet-observe-browser"), 4, "127.0.6.1");
-        simulation.cableFullMesh(CLUSTER);
+        simulation = SimulatedCluster.start("observe-browser", 4, "127.0.6.1");
     }
 
     @AfterAll
@@ -77,9 +73,8 @@ class ObservationBrowserTest {
     @BeforeEach
     void healthyAndGathered() throws Exception {
         simulation.heal();
-        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", CLUSTER)), Map.of());
-        store.apply(InventoryLoader.load(inventory).inventory(), "observe-browser-test", inventory.toString());
-        assertThat(facts.gather(facts.select("llm-a", List.of()), SimulatedInventory.settings(Duration.ofSeconds(10))).failed()).isZero();
+        simulation.apply(store, "observe-browser-test", Map.of());
+        simulation.gather(facts);
     }
 
     /** The text of a machine page's status entry (its badge and detail), found by the entry's title. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.macfleet.audit.AuditEvent;
 import io.macfleet.deployment.LaunchDaemon;
 import io.macfleet.deployment.LaunchDaemonPlist;
+import io.macfleet.deployment.Launchctl;
 import io.macfleet.secrets.SecretReference;
 import io.macfleet.simulator.FaultStep;
 import io.macfleet.simulator.MacSpec;
@@ -248,12 +249,9 @@ class SupervisionOnSimulatorTest {
         LaunchDaemon daemon = LaunchDaemon.node(LABEL, arguments, Map.of(), null);
         String machine = MACHINES.get(rank);
         shell.run(machine, io.macfleet.ssh.Command.sudo(io.macfleet.ssh.PrivilegedProgram.LAUNCHCTL, "bootout", "system/" + LABEL), Duration.ofSeconds(20));
-        // As the deploy does: a daemon left disabled (by a coordinated reboot) is enabled before it is loaded.
-        shell.run(machine, io.macfleet.ssh.Command.sudo(io.macfleet.ssh.PrivilegedProgram.LAUNCHCTL, "enable", "system/" + LABEL), Duration.ofSeconds(20));
         Files.writeString(fleet.machine(machine).resolve(daemon.plistPath()), LaunchDaemonPlist.render(daemon));
-        var answer = shell.run(machine, io.macfleet.ssh.Command.sudo(io.macfleet.ssh.PrivilegedProgram.LAUNCHCTL, "bootstrap", "system", daemon.plistPath()),
-                Duration.ofSeconds(20));
-        assertThat(answer.exitStatus()).as(answer.stderr()).isZero();
+        // As the deploy does: a daemon left disabled (by a coordinated reboot) is enabled before it is loaded.
+        Launchctl.enableAndBootstrap(command -> shell.run(machine, command, Duration.ofSeconds(20)), LABEL);
     }
 
     boolean serving() {
