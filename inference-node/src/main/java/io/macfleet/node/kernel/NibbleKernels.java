@@ -55,68 +55,48 @@ final class NibbleKernels {
                 && matrix.columns() % type.blockSize() == 0;
     }
 
-    /** Most rows per stream. */
-    static final int STREAM_SPAN = 64;
-
     /**
      * {@code outs[i][r] = row r of matrices[i] · x} for every matrix (each {@link #handles} it, all with the same
-     * columns), in one parallel loop: decode's Q/K/V and gate/up products share their input.
+     * columns), in one parallel loop ({@link FourStreams}): decode's Q/K/V and gate/up products share their input.
      */
     static void matvec(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs) {
-        int count = matrices.length;
-        int columns = matrices[0].columns();
-        float[] sums = blockSums(x, columns);
-        int[] span = new int[count], units = new int[count], firstTask = new int[count + 1];
-        for (int m = 0; m < count; m++) {
-            int rows = matrices[m].rows();
-            span[m] = Math.max(1, Math.min(STREAM_SPAN, rows / (8 * pool.size())));
-            units[m] = rows / (4 * span[m]);
-            int tail = rows - units[m] * 4 * span[m];
-            firstTask[m + 1] = firstTask[m] + units[m] + (tail + 3) / 4;
+        float[] sums = blockSums(x, matrices[0].columns());
+        FourStreams.Unit[] units = new FourStreams.Unit[matrices.length];
+        for (int m = 0; m < matrices.length; m++) {
+            units[m] = unit(matrices[m], x, sums, outs[m]);
         }
-        pool.parallelFor(firstTask[count], (start, end, worker) -> {
-            float[] accumulators = new float[64];
-            int m = 0;
-            for (int task = start; task < end; task++) {
-                while (task >= firstTask[m + 1]) {
-                    m++;
-                }
-                WeightMatrix matrix = matrices[m];
-                int local = task - firstTask[m];
-                if (local < units[m]) {
-                    int s = span[m];
-                    int first = local * 4 * s;
-                    for (int r = first; r < first + s; r++) {
-                        fourRows(matrix, r, s * matrix.rowStride(), x, sums, outs[m], s, accumulators);
-                    }
-                } else {
-                    int r = units[m] * 4 * span[m] + (local - units[m]) * 4;
-                    if (r + 4 <= matrix.rows()) {
-                        fourRows(matrix, r, matrix.rowStride(), x, sums, outs[m], 1, accumulators);
-                    } else {
-                        for (; r < matrix.rows(); r++) {
-                            outs[m][r] = Kernels.dot(matrix, r, x, 0);
-                        }
-                    }
-                }
-            }
-        });
+        FourStreams.run(pool, matrices, x, outs, units);
     }
 
     /**
-     * Rows r, r + outStride, r + 2 outStride, r + 3 outStride ({@code stride} bytes apart) into {@code out};
-     * {@code accumulators} (64 floats) is scratch for the K-quant kernels.
+     * The four-stream kernel of one matrix, one lambda per type: each has its own compiled loop with one static
+     * kernel call, which C2 inlines for that type alone. (A shared loop that switched on the type per four rows
+     * compiled the Q4_K and Q6_K kernels of a mixed file such as Q4_K_M into one method; see the contributor notes.)
      */
-    static void fourRows(WeightMatrix matrix, int r, long stride, float[] x, float[] sums, float[] out, int outStride,
-                         float[] accumulators) {
+    static FourStreams.Unit unit(WeightMatrix matrix, float[] x, float[] sums, float[] out) {
         MemorySegment data = matrix.data();
-        long base = matrix.rowOffset(r);
-        switch (matrix.type()) {
-            case Q4_0 -> q4FourRows(data, base, stride, x, sums, matrix.columns() / 32, out, r, outStride);
-            case Q4_K -> q4kFourRows(data, base, stride, x, sums, matrix.columns() / 256, out, r, outStride, accumulators);
-            case Q6_K -> q6kFourRows(data, base, stride, x, matrix.columns() / 256, out, r, outStride, accumulators);
+        long rowStride = matrix.rowStride();
+        int columns = matrix.columns();
+        return switch (matrix.type()) {
+            case Q4_0 -> (first, span) -> {
+                for (int r = first; r < first + span; r++) {
+                    q4FourRows(data, matrix.rowOffset(r), span * rowStride, x, sums, columns / 32, out, r, span);
+                }
+            };
+            case Q4_K -> (first, span) -> {
+                float[] accumulators = new float[64];
+                for (int r = first; r < first + span; r++) {
+                    q4kFourRows(data, matrix.rowOffset(r), span * rowStride, x, sums, columns / 256, out, r, span, accumulators);
+                }
+            };
+            case Q6_K -> (first, span) -> {
+                float[] accumulators = new float[64];
+                for (int r = first; r < first + span; r++) {
+                    q6kFourRows(data, matrix.rowOffset(r), span * rowStride, x, columns / 256, out, r, span, accumulators);
+                }
+            };
             default -> throw new IllegalStateException("not a nibble type: " + matrix.type());
-        }
+        };
     }
 
     /** Per-thread buffer for the activations' sums. */
