@@ -306,9 +306,6 @@ public final class Kernels {
      */
     static final boolean NIBBLE_STREAMS = !"false".equals(System.getProperty("inference.nibbleStreams"));
 
-    /** Most rows per stream of {@link #matvecQ8Streams}. */
-    static final int STREAM_SPAN = 64;
-
     /**
      * The Q8_0 product (decode), four rows per pass as four forward streams: a unit of work is 4 x span consecutive
      * rows, and each pass computes rows k, k + span, k + 2 span, k + 3 span, so each of the four load streams walks
@@ -320,18 +317,11 @@ public final class Kernels {
      * 4, against 6.5 to 6.9 for the previous kernel (consecutive rows, touching the next group's lines ahead: touch
      * loads in this scheme made it slower, 7.1 to 7.5). Smaller matrices get a shorter span, so that each worker has
      * several units to claim; rows past the last full unit run four consecutive rows at a time. All matrices share
-     * one parallel loop (decode's Q/K/V and gate/up products have the same input).
+     * one parallel loop (decode's Q/K/V and gate/up products have the same input): the task loop is
+     * {@link FourStreams}, shared with the 4- and 6-bit kernels.
      */
     static void matvecQ8Streams(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs) {
         int count = matrices.length;
-        int[] span = new int[count], units = new int[count], firstTask = new int[count + 1];
-        for (int m = 0; m < count; m++) {
-            int rows = matrices[m].rows();
-            span[m] = Math.max(1, Math.min(STREAM_SPAN, rows / (8 * pool.size())));
-            units[m] = rows / (4 * span[m]);
-            int tail = rows - units[m] * 4 * span[m];
-            firstTask[m + 1] = firstTask[m] + units[m] + (tail + 3) / 4;
-        }
         // Short rows (fewer than RUN_BLOCKS blocks) in one loop per unit over a repeated copy of x, when each stream's
         // rows are contiguous (no column slice).
         int columns = matrices[0].columns();
@@ -344,38 +334,22 @@ public final class Kernels {
         }
         int copies = anyRun ? Math.max(1, RUN_BLOCKS / (columns / 32)) : 1;
         float[] tiled = anyRun ? repeated(x, columns, copies) : x;
-        pool.parallelFor(firstTask[count], (start, end, worker) -> {
-            int m = 0;
-            for (int task = start; task < end; task++) {
-                while (task >= firstTask[m + 1]) {
-                    m++;
-                }
-                WeightMatrix matrix = matrices[m];
-                int local = task - firstTask[m];
-                if (local < units[m]) {
-                    int s = span[m];
-                    int first = local * 4 * s;
-                    long stride = matrix.rowStride();
-                    if (run[m]) {
-                        dotQ8FourStreamRuns(matrix.data(), matrix.rowOffset(first), s * stride, tiled, columns / 32,
-                                copies * (columns / 32), outs[m], first, s);
-                        continue;
-                    }
-                    for (int r = first; r < first + s; r++) {
-                        dotQ8FourStreams(matrix.data(), matrix.rowOffset(r), s * stride, x, matrix.columns(), outs[m], r, s);
-                    }
-                } else {
-                    int r = units[m] * 4 * span[m] + (local - units[m]) * 4;
-                    if (r + 4 <= matrix.rows()) {
-                        dotQ8FourStreams(matrix.data(), matrix.rowOffset(r), matrix.rowStride(), x, matrix.columns(), outs[m], r, 1);
-                    } else {
-                        for (; r < matrix.rows(); r++) {
-                            outs[m][r] = dot(matrix, r, x, 0);
+        FourStreams.Unit[] units = new FourStreams.Unit[count];
+        for (int m = 0; m < count; m++) {
+            WeightMatrix matrix = matrices[m];
+            MemorySegment data = matrix.data();
+            long stride = matrix.rowStride();
+            float[] out = outs[m];
+            units[m] = run[m]
+                    ? (first, span) -> dotQ8FourStreamRuns(data, matrix.rowOffset(first), span * stride, tiled, columns / 32,
+                            copies * (columns / 32), out, first, span)
+                    : (first, span) -> {
+                        for (int r = first; r < first + span; r++) {
+                            dotQ8FourStreams(data, matrix.rowOffset(r), span * stride, x, matrix.columns(), out, r, span);
                         }
-                    }
-                }
-            }
-        });
+                    };
+        }
+        FourStreams.run(pool, matrices, x, outs, units);
     }
 
     /**

@@ -55,68 +55,71 @@ final class NibbleKernels {
                 && matrix.columns() % type.blockSize() == 0;
     }
 
-    /** Most rows per stream. */
-    static final int STREAM_SPAN = 64;
-
     /**
      * {@code outs[i][r] = row r of matrices[i] · x} for every matrix (each {@link #handles} it, all with the same
-     * columns), in one parallel loop: decode's Q/K/V and gate/up products share their input.
+     * columns), in one parallel loop ({@link FourStreams}): decode's Q/K/V and gate/up products share their input.
      */
     static void matvec(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs) {
-        int count = matrices.length;
-        int columns = matrices[0].columns();
-        float[] sums = blockSums(x, columns);
-        int[] span = new int[count], units = new int[count], firstTask = new int[count + 1];
-        for (int m = 0; m < count; m++) {
-            int rows = matrices[m].rows();
-            span[m] = Math.max(1, Math.min(STREAM_SPAN, rows / (8 * pool.size())));
-            units[m] = rows / (4 * span[m]);
-            int tail = rows - units[m] * 4 * span[m];
-            firstTask[m + 1] = firstTask[m] + units[m] + (tail + 3) / 4;
-        }
-        pool.parallelFor(firstTask[count], (start, end, worker) -> {
-            float[] accumulators = new float[64];
-            int m = 0;
-            for (int task = start; task < end; task++) {
-                while (task >= firstTask[m + 1]) {
-                    m++;
-                }
-                WeightMatrix matrix = matrices[m];
-                int local = task - firstTask[m];
-                if (local < units[m]) {
-                    int s = span[m];
-                    int first = local * 4 * s;
-                    for (int r = first; r < first + s; r++) {
-                        fourRows(matrix, r, s * matrix.rowStride(), x, sums, outs[m], s, accumulators);
-                    }
-                } else {
-                    int r = units[m] * 4 * span[m] + (local - units[m]) * 4;
-                    if (r + 4 <= matrix.rows()) {
-                        fourRows(matrix, r, matrix.rowStride(), x, sums, outs[m], 1, accumulators);
-                    } else {
-                        for (; r < matrix.rows(); r++) {
-                            outs[m][r] = Kernels.dot(matrix, r, x, 0);
-                        }
-                    }
-                }
+        float[] sums = blockSums(x, matrices[0].columns());
+        float[] offsets = null;
+        for (WeightMatrix matrix : matrices) {
+            if (matrix.type() == GgmlType.Q6_K && offsets == null) {
+                offsets = offsetSums(x, matrix.columns());
             }
-        });
+        }
+        FourStreams.Unit[] units = new FourStreams.Unit[matrices.length];
+        for (int m = 0; m < matrices.length; m++) {
+            units[m] = unit(matrices[m], x, sums, offsets, outs[m]);
+        }
+        FourStreams.run(pool, matrices, x, outs, units);
     }
 
     /**
-     * Rows r, r + outStride, r + 2 outStride, r + 3 outStride ({@code stride} bytes apart) into {@code out};
-     * {@code accumulators} (64 floats) is scratch for the K-quant kernels.
+     * The four-stream kernel of one matrix, one lambda per type: each has its own compiled loop with one static
+     * kernel call, which C2 inlines for that type alone. (A shared loop that switched on the type per four rows
+     * compiled the Q4_K and Q6_K kernels of a mixed file such as Q4_K_M into one method; see the contributor notes.)
      */
-    static void fourRows(WeightMatrix matrix, int r, long stride, float[] x, float[] sums, float[] out, int outStride,
-                         float[] accumulators) {
+    static FourStreams.Unit unit(WeightMatrix matrix, float[] x, float[] sums, float[] offsets, float[] out) {
         MemorySegment data = matrix.data();
-        long base = matrix.rowOffset(r);
-        switch (matrix.type()) {
-            case Q4_0 -> q4FourRows(data, base, stride, x, sums, matrix.columns() / 32, out, r, outStride);
-            case Q4_K -> q4kFourRows(data, base, stride, x, sums, matrix.columns() / 256, out, r, outStride, accumulators);
-            case Q6_K -> q6kFourRows(data, base, stride, x, matrix.columns() / 256, out, r, outStride, accumulators);
+        long rowStride = matrix.rowStride();
+        int columns = matrix.columns();
+        return switch (matrix.type()) {
+            case Q4_0 -> (first, span) -> {
+                for (int r = first; r < first + span; r++) {
+                    q4FourRows(data, matrix.rowOffset(r), span * rowStride, x, sums, columns / 32, out, r, span);
+                }
+            };
+            case Q4_K -> (first, span) -> {
+                float[] accumulators = new float[64];
+                for (int r = first; r < first + span; r++) {
+                    q4kFourRows(data, matrix.rowOffset(r), span * rowStride, x, sums, columns / 256, out, r, span, accumulators);
+                }
+            };
+            case Q6_K -> (first, span) -> {
+                float[] accumulators = new float[64];
+                for (int r = first; r < first + span; r++) {
+                    q6kFourRows(data, matrix.rowOffset(r), span * rowStride, x, offsets, columns / 256, out, r, span,
+                            accumulators);
+                }
+            };
             default -> throw new IllegalStateException("not a nibble type: " + matrix.type());
+        };
+    }
+
+    /** Per-thread buffer for {@link #offsetSums}. */
+    private static final ThreadLocal<float[]> OFFSETS = ThreadLocal.withInitial(() -> new float[0]);
+
+    /** {@code offsets[b] = -32 (x[16 b] + .. + x[16 b + 15])} for every 16 values of {@code x[0 .. n)} (Q6_K's offset). */
+    static float[] offsetSums(float[] x, int n) {
+        float[] offsets = OFFSETS.get();
+        if (offsets.length < n / 16) {
+            offsets = new float[n / 16];
+            OFFSETS.set(offsets);
         }
+        for (int b = 0; b < n / 16; b++) {
+            offsets[b] = -32 * FloatVector.fromArray(F, x, 16 * b).reduceLanes(VectorOperators.ADD);
+        }
+        return offsets;
     }
 
     /** Per-thread buffer for the activations' sums. */
@@ -298,15 +301,15 @@ final class NibbleKernels {
         return (high >>> (8 * k + 4)) & 0x0F | ((int) (low >>> (8 * k + 38)) & 3) << 4;
     }
 
-    private static void q6kFourRows(MemorySegment data, long base, long stride, float[] x, int superBlocks,
+    private static void q6kFourRows(MemorySegment data, long base, long stride, float[] x, float[] offsets, int superBlocks,
                                     float[] out, int r, int outStride, float[] acc) {
         java.util.Arrays.fill(acc, 0f);
         for (int b = 0; b < superBlocks; b++) {
             long k0 = base + b * 210L;
-            q6kSuperBlockInto(data, k0, x, b * 256, acc, 0);
-            q6kSuperBlockInto(data, k0 + stride, x, b * 256, acc, 16);
-            q6kSuperBlockInto(data, k0 + 2 * stride, x, b * 256, acc, 32);
-            q6kSuperBlockInto(data, k0 + 3 * stride, x, b * 256, acc, 48);
+            q6kSuperBlockInto(data, k0, x, offsets, b * 256, acc, 0);
+            q6kSuperBlockInto(data, k0 + stride, x, offsets, b * 256, acc, 16);
+            q6kSuperBlockInto(data, k0 + 2 * stride, x, offsets, b * 256, acc, 32);
+            q6kSuperBlockInto(data, k0 + 3 * stride, x, offsets, b * 256, acc, 48);
         }
         for (int i = 0; i < 4; i++) {
             out[r + i * outStride] = FloatVector.fromArray(F, acc, 16 * i).reduceLanes(VectorOperators.ADD);
@@ -316,55 +319,59 @@ final class NibbleKernels {
     /**
      * One Q6_K super-block · {@code x[xi .. xi + 256)} ({@code sum d scale (q - 32) x}) added into
      * {@code acc[at .. at + 16)}: the sixteen signed scales are converted and multiplied by d as one vector, and each
-     * is broadcast by a lane permutation.
+     * is broadcast by a lane permutation. The offset leaves the inner loop as in Q4_0: {@code sum d s (q - 32) x =
+     * d s sum q x + d s (-32 sum x)} per 16 values, the second term for all sixteen scales at once from
+     * {@code offsets} ({@link #offsetSums}).
      */
-    private static void q6kSuperBlockInto(MemorySegment data, long block, float[] x, int xi, float[] acc, int at) {
+    private static void q6kSuperBlockInto(MemorySegment data, long block, float[] x, float[] offsets, int xi, float[] acc,
+                                          int at) {
         FloatVector scales = ((FloatVector) ByteVector.fromMemorySegment(B128, data, block + 192, LE).castShape(F, 0))
                 .mul(Float.float16ToFloat(data.get(SHORT, block + 208)));
-        FloatVector t = FloatVector.fromArray(F, acc, at), u = FloatVector.zero(F);
+        FloatVector t = scales.fma(FloatVector.fromArray(F, offsets, xi / 16), FloatVector.fromArray(F, acc, at));
+        FloatVector u = FloatVector.zero(F);
         IntVector a0 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 0, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector c0 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 32, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector h0 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 128, LE).convertShape(ZERO_EXTEND, I, 0);
-        t = ((FloatVector) a0.and(15).or(h0.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        t = ((FloatVector) a0.and(15).or(h0.lanewise(VectorOperators.LSHL, 4).and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 0)).fma(scales.rearrange(LANE_0), t);
-        u = ((FloatVector) c0.and(15).or(h0.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        u = ((FloatVector) c0.and(15).or(h0.lanewise(VectorOperators.LSHL, 2).and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 32)).fma(scales.rearrange(LANE_2), u);
-        t = ((FloatVector) a0.lanewise(VectorOperators.LSHR, 4).or(h0.and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        t = ((FloatVector) a0.lanewise(VectorOperators.LSHR, 4).or(h0.and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 64)).fma(scales.rearrange(LANE_4), t);
-        u = ((FloatVector) c0.lanewise(VectorOperators.LSHR, 4).or(h0.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+        u = ((FloatVector) c0.lanewise(VectorOperators.LSHR, 4).or(h0.lanewise(VectorOperators.LSHR, 2).and(0x30))
                 .convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, xi + 96)).fma(scales.rearrange(LANE_6), u);
         IntVector a1 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 16, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector c1 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 48, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector h1 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 144, LE).convertShape(ZERO_EXTEND, I, 0);
-        t = ((FloatVector) a1.and(15).or(h1.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        t = ((FloatVector) a1.and(15).or(h1.lanewise(VectorOperators.LSHL, 4).and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 16)).fma(scales.rearrange(LANE_1), t);
-        u = ((FloatVector) c1.and(15).or(h1.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        u = ((FloatVector) c1.and(15).or(h1.lanewise(VectorOperators.LSHL, 2).and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 48)).fma(scales.rearrange(LANE_3), u);
-        t = ((FloatVector) a1.lanewise(VectorOperators.LSHR, 4).or(h1.and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        t = ((FloatVector) a1.lanewise(VectorOperators.LSHR, 4).or(h1.and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 80)).fma(scales.rearrange(LANE_5), t);
-        u = ((FloatVector) c1.lanewise(VectorOperators.LSHR, 4).or(h1.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+        u = ((FloatVector) c1.lanewise(VectorOperators.LSHR, 4).or(h1.lanewise(VectorOperators.LSHR, 2).and(0x30))
                 .convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, xi + 112)).fma(scales.rearrange(LANE_7), u);
         IntVector a2 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 64, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector c2 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 96, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector h2 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 160, LE).convertShape(ZERO_EXTEND, I, 0);
-        t = ((FloatVector) a2.and(15).or(h2.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        t = ((FloatVector) a2.and(15).or(h2.lanewise(VectorOperators.LSHL, 4).and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 128)).fma(scales.rearrange(LANE_8), t);
-        u = ((FloatVector) c2.and(15).or(h2.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        u = ((FloatVector) c2.and(15).or(h2.lanewise(VectorOperators.LSHL, 2).and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 160)).fma(scales.rearrange(LANE_10), u);
-        t = ((FloatVector) a2.lanewise(VectorOperators.LSHR, 4).or(h2.and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        t = ((FloatVector) a2.lanewise(VectorOperators.LSHR, 4).or(h2.and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 192)).fma(scales.rearrange(LANE_12), t);
-        u = ((FloatVector) c2.lanewise(VectorOperators.LSHR, 4).or(h2.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+        u = ((FloatVector) c2.lanewise(VectorOperators.LSHR, 4).or(h2.lanewise(VectorOperators.LSHR, 2).and(0x30))
                 .convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, xi + 224)).fma(scales.rearrange(LANE_14), u);
         IntVector a3 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 80, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector c3 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 112, LE).convertShape(ZERO_EXTEND, I, 0);
         IntVector h3 = (IntVector) ByteVector.fromMemorySegment(B128, data, block + 176, LE).convertShape(ZERO_EXTEND, I, 0);
-        t = ((FloatVector) a3.and(15).or(h3.lanewise(VectorOperators.LSHL, 4).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        t = ((FloatVector) a3.and(15).or(h3.lanewise(VectorOperators.LSHL, 4).and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 144)).fma(scales.rearrange(LANE_9), t);
-        u = ((FloatVector) c3.and(15).or(h3.lanewise(VectorOperators.LSHL, 2).and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        u = ((FloatVector) c3.and(15).or(h3.lanewise(VectorOperators.LSHL, 2).and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 176)).fma(scales.rearrange(LANE_11), u);
-        t = ((FloatVector) a3.lanewise(VectorOperators.LSHR, 4).or(h3.and(0x30)).sub(32).convertShape(VectorOperators.I2F, F, 0))
+        t = ((FloatVector) a3.lanewise(VectorOperators.LSHR, 4).or(h3.and(0x30)).convertShape(VectorOperators.I2F, F, 0))
                 .mul(FloatVector.fromArray(F, x, xi + 208)).fma(scales.rearrange(LANE_13), t);
-        u = ((FloatVector) c3.lanewise(VectorOperators.LSHR, 4).or(h3.lanewise(VectorOperators.LSHR, 2).and(0x30)).sub(32)
+        u = ((FloatVector) c3.lanewise(VectorOperators.LSHR, 4).or(h3.lanewise(VectorOperators.LSHR, 2).and(0x30))
                 .convertShape(VectorOperators.I2F, F, 0)).mul(FloatVector.fromArray(F, x, xi + 240)).fma(scales.rearrange(LANE_15), u);
         t.add(u).intoArray(acc, at);
     }

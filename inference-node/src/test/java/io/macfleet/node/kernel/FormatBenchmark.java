@@ -44,12 +44,74 @@ public final class FormatBenchmark {
         return sorted[sorted.length / 2];
     }
 
+    /**
+     * The decode pattern of a mixed file (Q4_K_M: Q4_K and Q6_K matrices in turn, as ffn_down and attn_v alternate
+     * between the two types layer by layer): one matrix of each type after the other, the CPU time of each type
+     * summed apart, in GB of weights per CPU-second. Compare with {@code matvec TYPE} (one type alone per JVM).
+     */
+    private static void mixed(WorkerPool pool, Arena arena, String[] names) {
+        int rows = Integer.getInteger("bench.rows", 8192), columns = 2048;
+        long megabytes = Long.getLong("bench.megabytes", 512);
+        int types = names.length;
+        WeightMatrix[][] matrices = new WeightMatrix[types][];
+        for (int t = 0; t < types; t++) {
+            GgmlType type = GgmlType.valueOf(names[t]);
+            int count = (int) Math.max(2, megabytes * (1L << 20) / types / type.bytesFor(columns) / rows);
+            matrices[t] = new WeightMatrix[count];
+            matrices[t][0] = random(type, rows, columns, arena, 0);
+            for (int m = 1; m < count; m++) {
+                MemorySegment copy = arena.allocate(matrices[t][0].byteSize(), 64);
+                copy.copyFrom(matrices[t][0].data());
+                matrices[t][m] = new WeightMatrix("bench" + m, type, copy, rows, columns, matrices[t][0].rowStride());
+            }
+        }
+        float[] x = new float[columns];
+        Random random = new Random(2);
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (float) random.nextGaussian();
+        }
+        float[] out = new float[rows];
+        double[][] rates = new double[types][Integer.getInteger("bench.rounds", 7)];
+        for (int round = -5; round < rates[0].length; round++) {
+            long[] cpu = new long[types];
+            long[] bytes = new long[types];
+            for (int i = 0; ; i++) {
+                boolean any = false;
+                for (int t = 0; t < types; t++) {
+                    if (i < matrices[t].length) {
+                        any = true;
+                        long start = THREADS.getCurrentThreadCpuTime();
+                        Kernels.matvec(pool, matrices[t][i], x, out);
+                        cpu[t] += THREADS.getCurrentThreadCpuTime() - start;
+                        bytes[t] += matrices[t][i].byteSize();
+                    }
+                }
+                if (!any) {
+                    break;
+                }
+            }
+            if (round >= 0) {
+                for (int t = 0; t < types; t++) {
+                    rates[t][round] = bytes[t] / (cpu[t] / 1e9) / 1e9;
+                }
+            }
+        }
+        for (int t = 0; t < types; t++) {
+            System.out.printf("%s matvec in turn with %s: %.2f GB of weights per CPU-second (median of %d)%n",
+                    names[t], String.join(", ", names), median(rates[t]), rates[t].length);
+        }
+    }
+
     public static void main(String[] args) {
         String mode = args.length > 0 ? args[0] : "matmul";
         String[] types = args.length > 1 ? Arrays.copyOfRange(args, 1, args.length) : new String[] {"Q8_0", "Q4_0", "Q4_K", "Q6_K"};
         try (WorkerPool pool = new WorkerPool(1); Arena arena = Arena.ofShared()) {
             for (String name : types) {
                 GgmlType type = GgmlType.valueOf(name);
+                if (mode.equals("mixed")) {
+                    mixed(pool, arena, types);
+                    return;
+                }
                 if (mode.equals("matmul")) {
                     int rows = 2048, columns = Integer.getInteger("bench.columns", 2048), tokens = 512;
                     WeightMatrix matrix = random(type, rows, columns, arena, 1);

@@ -74,6 +74,37 @@ class NibbleKernelsTest {
         }
     }
 
+    @Test
+    void matricesOfDifferentTypesInOneLoopMatchTheScalarReference() {
+        // A Q4_K_M file's Q/K/V: Q4_K query and key with a Q6_K value matrix, here with Q4_0 as well, in one loop,
+        // twice (the second call runs compiled code that has seen every type).
+        GgmlType[] types = {GgmlType.Q4_K, GgmlType.Q6_K, GgmlType.Q4_0, GgmlType.Q6_K};
+        int[] rows = {ROWS, 64, 37, 5};
+        WeightMatrix[] matrices = new WeightMatrix[types.length];
+        float[][] weights = new float[types.length][];
+        for (int m = 0; m < types.length; m++) {
+            matrices[m] = KQuantKernelsTest.matrix(types[m], values(rows[m] * COLUMNS, 10 + m), rows[m], COLUMNS);
+            weights[m] = ScalarReference.dequantize(types[m], matrices[m].data(), rows[m] * COLUMNS);
+        }
+        float[] x = values(COLUMNS, 3);
+        try (WorkerPool pool = new WorkerPool(2)) {
+            for (int call = 0; call < 2; call++) {
+                float[][] outs = new float[types.length][];
+                for (int m = 0; m < types.length; m++) {
+                    outs[m] = new float[rows[m]];
+                }
+                Kernels.matvec(pool, matrices, x, outs);
+                for (int m = 0; m < types.length; m++) {
+                    for (int r = 0; r < rows[m]; r++) {
+                        float expected = expected(weights[m], r, COLUMNS, x);
+                        assertThat(outs[m][r]).as("%s (matrix %d) row %d, call %d", types[m], m, r, call)
+                                .isCloseTo(expected, within(tolerance(expected)));
+                    }
+                }
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = GgmlType.class, names = {"Q4_0", "Q4_K", "Q6_K"})
     void columnSlicesReadOnlyTheirColumns(GgmlType type) {
