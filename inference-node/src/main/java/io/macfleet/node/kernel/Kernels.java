@@ -321,18 +321,23 @@ public final class Kernels {
      * {@link FourStreams}, shared with the 4- and 6-bit kernels.
      */
     static void matvecQ8Streams(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs) {
+        matvecQ8Streams(pool, matrices, x, outs, RUN_BLOCKS);
+    }
+
+    /** {@link #matvecQ8Streams(WorkerPool, WeightMatrix[], float[], float[][])} with rows under {@code runBlocks} blocks as runs. */
+    static void matvecQ8Streams(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs, int runBlocks) {
         int count = matrices.length;
-        // Short rows (fewer than RUN_BLOCKS blocks) in one loop per unit over a repeated copy of x, when each stream's
-        // rows are contiguous (no column slice).
+        // Short rows (fewer than runBlocks blocks) in one loop per unit over a repeated copy of x, when each stream's
+        // rows are contiguous (no column slice); off by default (RUN_BLOCKS).
         int columns = matrices[0].columns();
         boolean[] run = new boolean[count];
         boolean anyRun = false;
         for (int m = 0; m < count; m++) {
-            run[m] = columns < 32 * RUN_BLOCKS && columns % 32 == 0 && matrices[m].columns() == columns
+            run[m] = columns < 32 * runBlocks && columns % 32 == 0 && matrices[m].columns() == columns
                     && matrices[m].rowStride() == 34L * (columns / 32);
             anyRun |= run[m];
         }
-        int copies = anyRun ? Math.max(1, RUN_BLOCKS / (columns / 32)) : 1;
+        int copies = anyRun ? Math.max(1, runBlocks / (columns / 32)) : 1;
         float[] tiled = anyRun ? repeated(x, columns, copies) : x;
         FourStreams.Unit[] units = new FourStreams.Unit[count];
         for (int m = 0; m < count; m++) {
@@ -353,12 +358,18 @@ public final class Kernels {
     }
 
     /**
-     * Rows with fewer blocks than this run as {@link #dotQ8FourStreamRuns}: measured (all 16 layers' 8192 x 2048
-     * gate/up matrices of the 1b-shaped file, 570 MB, two threads, median of 25 rounds, same run) 20.6 to 20.9 GB/s
-     * against 17.7 for one call per row, and the 2048 x 8192 down matrices read as 8192 x 2048 ran as slowly as
-     * gate/up (16.9 against 21.2 GB/s as 8192-column rows): the row length, not the memory, made the difference.
+     * Rows with fewer blocks than this run as {@link #dotQ8FourStreamRuns}; 0 (the default) runs every row through
+     * {@link #dotQ8FourStreams}, {@code -Dinference.runBlocks=256} brings the runs back for rows under 8192 columns.
+     * The runs were measured faster on 2026-11-23 (all 16 layers' 8192 x 2048 gate/up matrices of the 1b-shaped
+     * file, two threads, quiet: 20.6 to 20.9 GB/s wall against 17.7 for one call per row), but on 2026-11-24 they
+     * measured slower in every comparison, in CPU time, under a load of 3 to 10: KernelBenchmark (1.1 GB of
+     * 8192 x 2048 matrices) one thread 12.5 to 14.0 GB of weights per CPU-second against 17.4 to 17.8 for the same
+     * four-stream pattern row by row, two threads 10.6 to 12.1 against 13.0 to 15.9; `bench` on the 1b-shaped Q8_0
+     * file, interleaved, one thread 12.07 and 12.08 -> 15.46 and 14.88 tokens/s (decode 83.4 and 78.8 -> 65.3 and
+     * 65.9 CPU-ms per token, gate/up 42.0 and 40.6 -> 30.9 and 31.7 ms), two threads 89.1 to 97.8 -> 79.1 to 86.3
+     * CPU-ms per token in six pairs.
      */
-    static final int RUN_BLOCKS = 256;
+    static final int RUN_BLOCKS = Integer.getInteger("inference.runBlocks", 0);
 
     /** {@code copies} copies of {@code x[0 .. n)} one after the other, in a buffer of the calling thread. */
     private static float[] repeated(float[] x, int n, int copies) {

@@ -17,7 +17,10 @@ import java.util.Random;
  * ({@link Kernels#matvec}) over 8192 x 2048 matrices cycled out of the caches (about 1 GB of weights) in GB of weights
  * per CPU-second. Not a test; run after {@code mvn test-compile}:
  * {@code java --add-modules jdk.incubator.vector -cp inference-node/target/classes:inference-node/target/test-classes
- * io.macfleet.node.kernel.FormatBenchmark [matmul|matvec] [TYPES...]}.
+ * io.macfleet.node.kernel.FormatBenchmark [matmul|matvec] [TYPES...]}; for matmul, {@code -Dbench.rows=N},
+ * {@code -Dbench.columns=N} and {@code -Dbench.tokens=N} (the engine's batch is 128) change the shape and
+ * {@code -Dbench.warmup=N} the calls before measuring (10: with 2, batches of 128 or fewer tokens measured before C2
+ * had finished, 35 against 54 GFLOP per CPU-second at 4 tokens).
  */
 public final class FormatBenchmark {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -113,7 +116,7 @@ public final class FormatBenchmark {
                     return;
                 }
                 if (mode.equals("matmul")) {
-                    int rows = 2048, columns = Integer.getInteger("bench.columns", 2048), tokens = 512;
+                    int rows = Integer.getInteger("bench.rows", 2048), columns = Integer.getInteger("bench.columns", 2048), tokens = Integer.getInteger("bench.tokens", 512);
                     WeightMatrix matrix = random(type, rows, columns, arena, 1);
                     float[] x = new float[tokens * columns];
                     Random random = new Random(2);
@@ -124,7 +127,7 @@ public final class FormatBenchmark {
                     // Row blocks to compare (-Dbench.blockRows=4,16,32), run interleaved round by round.
                     String[] variants = System.getProperty("bench.blockRows", String.valueOf(Kernels.BLOCK_ROWS)).split(",");
                     double[][] rates = new double[variants.length][9];
-                    for (int round = -2; round < rates[0].length; round++) {
+                    for (int round = -Integer.getInteger("bench.warmup", 10); round < rates[0].length; round++) {
                         for (int v = 0; v < variants.length; v++) {
                             int blockRows = Integer.parseInt(variants[v]);
                             long cpu = THREADS.getCurrentThreadCpuTime();

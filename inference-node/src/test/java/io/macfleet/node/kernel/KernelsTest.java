@@ -356,7 +356,7 @@ class KernelsTest {
             java.util.Arrays.fill(outs[0], Float.NaN);
             java.util.Arrays.fill(outs[1], Float.NaN);
             try (WorkerPool pool = new WorkerPool(threads)) {
-                Kernels.matvec(pool, matrices, x, outs);
+                Kernels.matvecQ8Streams(pool, matrices, x, outs, 256); // the runs are off by default (Kernels.RUN_BLOCKS)
             }
             for (int m = 0; m < 2; m++) {
                 for (int r = 0; r < rows; r++) {
