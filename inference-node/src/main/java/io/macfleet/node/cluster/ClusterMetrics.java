@@ -14,6 +14,10 @@ public final class ClusterMetrics {
         metric(out, "inference_node_kv_cache_bytes", "gauge", "This rank's KV cache bytes.", node.kvCacheBytes());
         metric(out, "inference_node_cluster_bytes_sent", "counter", "Bytes this rank sent to peers since the cluster last formed.", node.bytesSent());
         metric(out, "inference_node_cluster_wait_microseconds", "counter", "Microseconds this rank waited for peers' messages since the cluster last formed.", node.waitNanos() / 1000);
+        WaitPolicy waits = node.waitPolicy();
+        if (waits != null) {
+            metric(out, "inference_node_cluster_wait_spin_microseconds", "gauge", "How long a receive spins before it parks (250000: spins through a stage; see -Dmacfleet.node.wait).", waits.spinNanos() / 1000);
+        }
         long[] forward = node.forwardTimes();
         metric(out, "inference_node_cluster_forward_microseconds", "counter", "Wall time of this rank's forward passes.", forward[0] / 1000);
         metric(out, "inference_node_cluster_forward_cpu_microseconds", "counter", "CPU time of the thread running this rank's forward passes, in them.", forward[1] / 1000);

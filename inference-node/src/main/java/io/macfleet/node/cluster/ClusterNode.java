@@ -64,6 +64,8 @@ public final class ClusterNode implements Placement, AutoCloseable {
     private Collectives collectives;
     private long shardBytes;
     private int microBatch = MICRO_BATCH;
+    /** How this rank waits for its peers' messages; decided when the model is placed (it needs the thread count). */
+    private volatile WaitPolicy waits;
     private int[] command = new int[0];
     private float[] hidden = new float[0];
     /** Tensor parallelism: rank r computes the logits of vocabulary rows [starts[r], starts[r + 1]). */
@@ -123,6 +125,11 @@ public final class ClusterNode implements Placement, AutoCloseable {
     public long bytesSent() {
         TcpTransport current = transport;
         return current == null ? 0 : current.bytesSent();
+    }
+
+    /** How this rank waits for its peers (spinning or parking), or null before the model is placed. */
+    public WaitPolicy waitPolicy() {
+        return waits;
     }
 
     public long waitNanos() {
@@ -258,6 +265,8 @@ public final class ClusterNode implements Placement, AutoCloseable {
         Handshake mine = Handshake.of(nodeVersion(), modelIdentity(file), plan.parallelism().label(), cluster.size(),
                 contextLength, plan.describe());
         identity = mine;
+        waits = WaitPolicy.of(cluster, rank, pool.size(), Runtime.getRuntime().availableProcessors());
+        System.err.println("inference-node: rank " + rank + " waits for its peers: " + waits.reason());
         System.err.printf("inference-node: rank %d of %d (%s): %s; weights read per token %d MB, KV cache %d MB%n",
                 rank, cluster.size(), plan.parallelism().label(), plan.describe(), shardBytes >> 20, cache.byteSize() >> 20);
         Thread.ofPlatform().daemon().name("cluster-former").start(() -> formLoop(mine));
@@ -318,7 +327,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 continue;
             }
             try {
-                TcpTransport formed = TcpTransport.form(cluster, rank, listener, mine, heartbeat, () -> closed,
+                TcpTransport formed = TcpTransport.form(cluster, rank, listener, mine, heartbeat, waits, () -> closed,
                         status -> problem = status);
                 if (formed != null) {
                     collectives = new Collectives(formed, STEP_TIMEOUT_NANOS);
