@@ -7,11 +7,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class WaitPolicyTest {
     private static ClusterFile loopback(int ranks) {
+        return loopback(ranks, ClusterFile.Parallelism.PIPELINE);
+    }
+
+    private static ClusterFile loopback(int ranks, ClusterFile.Parallelism parallelism) {
         int[] ports = new int[ranks];
         for (int r = 0; r < ranks; r++) {
             ports[r] = 50000 + r; // never bound: the policy only reads the file
         }
-        return ClusterFile.parse(ClusterFile.loopback(ranks, ClusterFile.Parallelism.PIPELINE, ports, ports), "local");
+        return ClusterFile.parse(ClusterFile.loopback(ranks, parallelism, ports, ports), "local");
     }
 
     @Test
@@ -34,9 +38,19 @@ class WaitPolicyTest {
     @Test
     void aRankAloneOnItsMachineCountsOnlyItself() {
         // one rank per Mac, as a cabled cluster is: each rank's threads against its own Mac's cores
-        ClusterFile rack = ClusterFile.parse(ClusterFileTest.CABLING, "cluster.json");
+        ClusterFile rack = ClusterFile.parse(ClusterFileTest.CABLING.replace("\"cluster\": \"rack\",",
+                "\"cluster\": \"rack\", \"parallelism\": \"pipeline\","), "cluster.json");
+        assertThat(rack.parallelism()).isEqualTo(ClusterFile.Parallelism.PIPELINE);
         assertThat(WaitPolicy.of("auto", -1, rack, 2, 24, 24).spins()).isTrue();
         assertThat(WaitPolicy.of("auto", -1, rack, 2, 25, 24).spins()).isFalse();
+    }
+
+    @Test
+    void tensorRanksParkUnlessToldToSpin() {
+        ClusterFile tensor = loopback(2, ClusterFile.Parallelism.TENSOR);
+        assertThat(WaitPolicy.of("auto", -1, tensor, 0, 1, 2).spins()).isFalse();
+        assertThat(WaitPolicy.of("auto", -1, tensor, 0, 1, 2).reason()).startsWith("park (tensor");
+        assertThat(WaitPolicy.of("spin", -1, tensor, 0, 1, 2).spins()).isTrue();
     }
 
     @Test
