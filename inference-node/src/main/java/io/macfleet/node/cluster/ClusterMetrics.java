@@ -17,6 +17,7 @@ public final class ClusterMetrics {
         WaitPolicy waits = node.waitPolicy();
         if (waits != null) {
             metric(out, "inference_node_cluster_wait_spin_microseconds", "gauge", "How long a receive spins before it parks (250000: spins through a stage; see -Dmacfleet.node.wait).", waits.spinNanos() / 1000);
+            metric(out, "inference_node_cluster_spins_preempted", "counter", "Long spins cut short since the cluster formed because the rank lost its core (it then parks for 1 s).", node.spinsPreempted());
         }
         long[] forward = node.forwardTimes();
         metric(out, "inference_node_cluster_forward_microseconds", "counter", "Wall time of this rank's forward passes.", forward[0] / 1000);

@@ -132,6 +132,12 @@ public final class ClusterNode implements Placement, AutoCloseable {
         return waits;
     }
 
+    /** Long spins cut short since the cluster formed because the spinning rank was preempted. */
+    public long spinsPreempted() {
+        TcpTransport current = transport;
+        return current == null ? 0 : current.spinsPreempted();
+    }
+
     public long waitNanos() {
         TcpTransport current = transport;
         return current == null ? 0 : current.waitNanos();

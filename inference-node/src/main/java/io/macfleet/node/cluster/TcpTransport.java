@@ -31,6 +31,13 @@ public final class TcpTransport implements Transport {
     private static final int INITIAL_BUFFER = 256 * 1024;
     /** While spinning, the heartbeat and deadline are checked this often (as often as a parked wait wakes at most). */
     private static final long SPIN_CHECK_NANOS = 1_000_000L;
+    /**
+     * A spin iteration (one non-blocking read) takes microseconds; a gap this long means the spinning thread lost its
+     * core to another runnable thread, so the machine is oversubscribed after all (other work, a loaded host): the
+     * wait parks, and so do the waits of the next {@link #PARK_AFTER_PREEMPTION_NANOS} (then spinning is tried again).
+     */
+    private static final long PREEMPTED_NANOS = 1_000_000L;
+    private static final long PARK_AFTER_PREEMPTION_NANOS = 1_000_000_000L;
 
     private final int rank;
     private final int size;
@@ -44,6 +51,9 @@ public final class TcpTransport implements Transport {
     private final Heartbeat heartbeat;
     /** How long a receive spins on a non-blocking read before parking in select ({@link WaitPolicy}). */
     private final long spinNanos;
+    /** Until when waits park after the short spin, because a spin was preempted ({@link #PREEMPTED_NANOS}). */
+    private long parkUntil;
+    private volatile long spinsPreempted;
     private long bytesSent;
     private volatile long waitNanos;
     private volatile boolean closed;
@@ -249,6 +259,11 @@ public final class TcpTransport implements Transport {
         return bytesSent;
     }
 
+    /** Long spins this transport cut short because the spinning thread was preempted (the cores are shared). */
+    public long spinsPreempted() {
+        return spinsPreempted;
+    }
+
     /** Nanoseconds spent waiting in receives since the transport formed (communication plus imbalance). */
     public long waitNanos() {
         return waitNanos;
@@ -341,8 +356,9 @@ public final class TcpTransport implements Transport {
     private int await(int peer, int tag, long timeoutNanos) {
         check(peer);
         long start = System.nanoTime();
-        long spinUntil = start + spinNanos;
+        long spinUntil = start + (start < parkUntil ? Math.min(spinNanos, WaitPolicy.PARK_AFTER_NANOS) : spinNanos);
         long nextCheck = start + SPIN_CHECK_NANOS;
+        long previous = start;
         while (true) {
             ByteBuffer buffer = in[peer];
             if (buffer.position() >= HEADER) {
@@ -380,10 +396,16 @@ public final class TcpTransport implements Transport {
             if (read < 0) {
                 throw failed(peer, "rank " + peer + " closed its connection (process ended?)");
             }
+            long now = System.nanoTime();
+            if (now - previous > PREEMPTED_NANOS && now < spinUntil && spinUntil - start > WaitPolicy.PARK_AFTER_NANOS) {
+                spinUntil = now; // this core is wanted by someone else: park now, and for a while
+                parkUntil = now + PARK_AFTER_PREEMPTION_NANOS;
+                spinsPreempted++;
+            }
+            previous = now;
             if (read > 0) {
                 continue;
             }
-            long now = System.nanoTime();
             boolean spinning = now < spinUntil;
             if (!spinning || now >= nextCheck) {
                 nextCheck = now + SPIN_CHECK_NANOS;
