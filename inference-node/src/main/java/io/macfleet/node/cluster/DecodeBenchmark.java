@@ -378,6 +378,12 @@ public final class DecodeBenchmark {
             out.print(breakdown.isEmpty() ? "" : breakdown.substring(1) + System.lineSeparator());
             if (ranks > 1) {
                 out.println("    resident memory: " + residentMemory(processes));
+                StringBuilder preempted = new StringBuilder();
+                for (int r = 0; r < ranks; r++) {
+                    preempted.append(r == 0 ? "" : ", ").append((long) metric(cluster, r, "inference_node_cluster_spins_preempted"));
+                }
+                out.println("    waits: spin " + (long) metric(cluster, 0, "inference_node_cluster_wait_spin_microseconds")
+                        + " us before parking; long spins cut short because the rank lost its core, per rank: " + preempted);
             }
             return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken, weightBytes, promptSpeed);
         } finally {
