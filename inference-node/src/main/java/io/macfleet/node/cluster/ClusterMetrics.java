@@ -21,9 +21,8 @@ public final class ClusterMetrics {
         }
         long[] forward = node.forwardTimes();
         metric(out, "inference_node_cluster_forward_microseconds", "counter", "Wall time of this rank's forward passes.", forward[0] / 1000);
-        metric(out, "inference_node_cluster_forward_cpu_microseconds", "counter", "CPU time of the thread running this rank's forward passes, in them.", forward[1] / 1000);
-        metric(out, "inference_node_cluster_allreduce_wait_microseconds", "counter", "Of the forward passes' wall time, microseconds waiting for peers in all-reduces.", forward[2] / 1000);
-        metric(out, "inference_node_cluster_gather_wait_microseconds", "counter", "Of the forward passes' wall time, microseconds rank 0 waited for the other ranks' logits.", forward[3] / 1000);
+        metric(out, "inference_node_cluster_allreduce_wait_microseconds", "counter", "Of the forward passes' wall time, microseconds waiting for peers in all-reduces.", forward[1] / 1000);
+        metric(out, "inference_node_cluster_gather_wait_microseconds", "counter", "Of the forward passes' wall time, microseconds rank 0 waited for the other ranks' logits.", forward[2] / 1000);
         long[] phases = node.phaseNanos();
         if (phases != null) {
             io.macfleet.node.model.LlamaModel.Phase[] names = io.macfleet.node.model.LlamaModel.Phase.values();

@@ -75,12 +75,11 @@ public final class ClusterNode implements Placement, AutoCloseable {
      * nanoseconds inside forward passes, and of that wall time the waits in all-reduces and in the logits gather.
      * One writer (the thread running forward passes); read by /metrics.
      */
-    private volatile long forwardNanos, forwardCpuNanos, allReduceWaitNanos, gatherWaitNanos;
+    private volatile long forwardNanos, allReduceWaitNanos, gatherWaitNanos;
     /** JVM property that turns on the per-phase timing of forward passes ({@link #phaseNanos}; cluster-bench sets it). */
     public static final String PHASE_PROFILE_PROPERTY = "macfleet.node.phase-profile";
     /** Wall, then CPU, nanoseconds per {@link LlamaModel.Phase} of this rank's forward passes; null unless profiling. */
     private long[] phaseNanos;
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     public ClusterNode(ClusterFile cluster, int rank) throws IOException {
         this.cluster = cluster;
@@ -149,9 +148,9 @@ public final class ClusterNode implements Placement, AutoCloseable {
         return phases == null ? null : phases.clone();
     }
 
-    /** Wall nanoseconds in forward passes, CPU nanoseconds of them, waits in all-reduces and in the logits gather. */
+    /** Wall nanoseconds in forward passes, and of them the waits in all-reduces and in the logits gather. */
     public long[] forwardTimes() {
-        return new long[] {forwardNanos, forwardCpuNanos, allReduceWaitNanos, gatherWaitNanos};
+        return new long[] {forwardNanos, allReduceWaitNanos, gatherWaitNanos};
     }
 
     /** Positions per pipeline micro-batch (tests use small ones to exercise short prompts). */
@@ -256,7 +255,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
         model = new LlamaModel(weights, pool);
         if (Boolean.getBoolean(PHASE_PROFILE_PROPERTY)) {
             phaseNanos = new long[2 * LlamaModel.Phase.values().length];
-            model.profile(phaseNanos);
+            model.profileWall(phaseNanos); // wall only: a platform thread's CPU clock costs up to milliseconds a read here
         }
         shardBytes = 0;
         for (LayerWeights block : weights.blocks()) {
@@ -382,10 +381,10 @@ public final class ClusterNode implements Placement, AutoCloseable {
 
     /** A tensor forward pass, timed into {@link #forwardTimes()}. */
     private float[] timedForward(int[] tokens, int from, int count, int position) {
-        long wall = System.nanoTime(), cpu = THREADS.getCurrentThreadCpuTime();
+        // No thread CPU clock here: on a platform thread (the workers') a read costs up to milliseconds on a VM.
+        long wall = System.nanoTime();
         float[] logits = model.forward(tokens, from, count, position, cache, true);
         forwardNanos += System.nanoTime() - wall;
-        forwardCpuNanos += THREADS.getCurrentThreadCpuTime() - cpu;
         return logits;
     }
 

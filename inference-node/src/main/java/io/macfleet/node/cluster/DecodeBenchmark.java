@@ -318,11 +318,9 @@ public final class DecodeBenchmark {
                     }
                 }
                 if (ranks > 1 && parallelism == ClusterFile.Parallelism.TENSOR) {
-                    // rank 0's forward passes run on the request's virtual thread, whose CPU time the JVM does not count
                     breakdown.append(String.format("%n    rank %d per token: forward pass %.1f ms = compute %.1f + waiting in all-reduces"
-                                    + " %.1f + logits gather %.1f; CPU %sof the process %.1f ms",
-                            r, perToken[0], perToken[0] - perToken[2] - perToken[3], perToken[2], perToken[3],
-                            perToken[1] > 0 ? String.format("of the forward thread %.1f ms, ", perToken[1]) : "", rankCpu[r]));
+                                    + " %.1f + logits gather %.1f; CPU of the process %.1f ms",
+                            r, perToken[0], perToken[0] - perToken[1] - perToken[2], perToken[1], perToken[2], rankCpu[r]));
                 }
             }
             Arrays.sort(speeds);
@@ -471,9 +469,9 @@ public final class DecodeBenchmark {
         return values;
     }
 
-    /** A rank's forward pass counters: wall, forward thread CPU, all-reduce waits, gather waits (microseconds). */
+    /** A rank's forward pass counters: wall, all-reduce waits, gather waits (microseconds). */
     private static double[] forwardTimes(ClusterFile cluster, int rank) throws IOException, InterruptedException {
-        String[] names = {"forward", "forward_cpu", "allreduce_wait", "gather_wait"};
+        String[] names = {"forward", "allreduce_wait", "gather_wait"};
         double[] values = new double[names.length];
         for (int i = 0; i < names.length; i++) {
             values[i] = metric(cluster, rank, "inference_node_cluster_" + names[i] + "_microseconds");
