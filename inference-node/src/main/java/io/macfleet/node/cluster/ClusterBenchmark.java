@@ -18,6 +18,12 @@ public final class ClusterBenchmark {
     private ClusterBenchmark() {
     }
 
+    /**
+     * The ranks of an in-JVM mesh are (virtual) threads of one process that may outnumber its cores, so they park
+     * after a short spin: a spinning virtual thread would hold the carrier its peer needs.
+     */
+    private static final WaitPolicy IN_JVM_WAITS = new WaitPolicy(WaitPolicy.PARK_AFTER_NANOS, "park (ranks are threads of one JVM)");
+
     /** Forms a loopback mesh of {@code size} ranks in this JVM (tests and the benchmark). */
     public static List<Transport> loopbackMesh(int size) throws IOException {
         int[] ports = LaunchLocal.freePorts(size);
@@ -31,7 +37,7 @@ public final class ClusterBenchmark {
             Heartbeat heartbeat = new Heartbeat(cluster, r);
             futures.add(CompletableFuture.supplyAsync(() -> {
                 try {
-                    TcpTransport transport = TcpTransport.form(cluster, r, listener, handshake, heartbeat, () -> false, s -> { });
+                    TcpTransport transport = TcpTransport.form(cluster, r, listener, handshake, heartbeat, IN_JVM_WAITS, () -> false, s -> { });
                     return new ClosingTransport(transport, listener, heartbeat);
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);

@@ -14,11 +14,15 @@ public final class ClusterMetrics {
         metric(out, "inference_node_kv_cache_bytes", "gauge", "This rank's KV cache bytes.", node.kvCacheBytes());
         metric(out, "inference_node_cluster_bytes_sent", "counter", "Bytes this rank sent to peers since the cluster last formed.", node.bytesSent());
         metric(out, "inference_node_cluster_wait_microseconds", "counter", "Microseconds this rank waited for peers' messages since the cluster last formed.", node.waitNanos() / 1000);
+        WaitPolicy waits = node.waitPolicy();
+        if (waits != null) {
+            metric(out, "inference_node_cluster_wait_spin_microseconds", "gauge", "How long a receive spins before it parks (250000: spins through a stage; see -Dmacfleet.node.wait).", waits.spinNanos() / 1000);
+            metric(out, "inference_node_cluster_spins_preempted", "counter", "Long spins cut short since the cluster formed because the rank lost its core (it then parks for 1 s).", node.spinsPreempted());
+        }
         long[] forward = node.forwardTimes();
         metric(out, "inference_node_cluster_forward_microseconds", "counter", "Wall time of this rank's forward passes.", forward[0] / 1000);
-        metric(out, "inference_node_cluster_forward_cpu_microseconds", "counter", "CPU time of the thread running this rank's forward passes, in them.", forward[1] / 1000);
-        metric(out, "inference_node_cluster_allreduce_wait_microseconds", "counter", "Of the forward passes' wall time, microseconds waiting for peers in all-reduces.", forward[2] / 1000);
-        metric(out, "inference_node_cluster_gather_wait_microseconds", "counter", "Of the forward passes' wall time, microseconds rank 0 waited for the other ranks' logits.", forward[3] / 1000);
+        metric(out, "inference_node_cluster_allreduce_wait_microseconds", "counter", "Of the forward passes' wall time, microseconds waiting for peers in all-reduces.", forward[1] / 1000);
+        metric(out, "inference_node_cluster_gather_wait_microseconds", "counter", "Of the forward passes' wall time, microseconds rank 0 waited for the other ranks' logits.", forward[2] / 1000);
         long[] phases = node.phaseNanos();
         if (phases != null) {
             io.macfleet.node.model.LlamaModel.Phase[] names = io.macfleet.node.model.LlamaModel.Phase.values();

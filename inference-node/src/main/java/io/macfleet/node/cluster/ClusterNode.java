@@ -64,6 +64,8 @@ public final class ClusterNode implements Placement, AutoCloseable {
     private Collectives collectives;
     private long shardBytes;
     private int microBatch = MICRO_BATCH;
+    /** How this rank waits for its peers' messages; decided when the model is placed (it needs the thread count). */
+    private volatile WaitPolicy waits;
     private int[] command = new int[0];
     private float[] hidden = new float[0];
     /** Tensor parallelism: rank r computes the logits of vocabulary rows [starts[r], starts[r + 1]). */
@@ -73,12 +75,11 @@ public final class ClusterNode implements Placement, AutoCloseable {
      * nanoseconds inside forward passes, and of that wall time the waits in all-reduces and in the logits gather.
      * One writer (the thread running forward passes); read by /metrics.
      */
-    private volatile long forwardNanos, forwardCpuNanos, allReduceWaitNanos, gatherWaitNanos;
+    private volatile long forwardNanos, allReduceWaitNanos, gatherWaitNanos;
     /** JVM property that turns on the per-phase timing of forward passes ({@link #phaseNanos}; cluster-bench sets it). */
     public static final String PHASE_PROFILE_PROPERTY = "macfleet.node.phase-profile";
     /** Wall, then CPU, nanoseconds per {@link LlamaModel.Phase} of this rank's forward passes; null unless profiling. */
     private long[] phaseNanos;
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     public ClusterNode(ClusterFile cluster, int rank) throws IOException {
         this.cluster = cluster;
@@ -125,6 +126,17 @@ public final class ClusterNode implements Placement, AutoCloseable {
         return current == null ? 0 : current.bytesSent();
     }
 
+    /** How this rank waits for its peers (spinning or parking), or null before the model is placed. */
+    public WaitPolicy waitPolicy() {
+        return waits;
+    }
+
+    /** Long spins cut short since the cluster formed because the spinning rank was preempted. */
+    public long spinsPreempted() {
+        TcpTransport current = transport;
+        return current == null ? 0 : current.spinsPreempted();
+    }
+
     public long waitNanos() {
         TcpTransport current = transport;
         return current == null ? 0 : current.waitNanos();
@@ -136,9 +148,9 @@ public final class ClusterNode implements Placement, AutoCloseable {
         return phases == null ? null : phases.clone();
     }
 
-    /** Wall nanoseconds in forward passes, CPU nanoseconds of them, waits in all-reduces and in the logits gather. */
+    /** Wall nanoseconds in forward passes, and of them the waits in all-reduces and in the logits gather. */
     public long[] forwardTimes() {
-        return new long[] {forwardNanos, forwardCpuNanos, allReduceWaitNanos, gatherWaitNanos};
+        return new long[] {forwardNanos, allReduceWaitNanos, gatherWaitNanos};
     }
 
     /** Positions per pipeline micro-batch (tests use small ones to exercise short prompts). */
@@ -243,7 +255,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
         model = new LlamaModel(weights, pool);
         if (Boolean.getBoolean(PHASE_PROFILE_PROPERTY)) {
             phaseNanos = new long[2 * LlamaModel.Phase.values().length];
-            model.profile(phaseNanos);
+            model.profileWall(phaseNanos); // wall only: a platform thread's CPU clock costs up to milliseconds a read here
         }
         shardBytes = 0;
         for (LayerWeights block : weights.blocks()) {
@@ -258,6 +270,8 @@ public final class ClusterNode implements Placement, AutoCloseable {
         Handshake mine = Handshake.of(nodeVersion(), modelIdentity(file), plan.parallelism().label(), cluster.size(),
                 contextLength, plan.describe());
         identity = mine;
+        waits = WaitPolicy.of(cluster, rank, pool.size(), Runtime.getRuntime().availableProcessors());
+        System.err.println("inference-node: rank " + rank + " waits for its peers: " + waits.reason());
         System.err.printf("inference-node: rank %d of %d (%s): %s; weights read per token %d MB, KV cache %d MB%n",
                 rank, cluster.size(), plan.parallelism().label(), plan.describe(), shardBytes >> 20, cache.byteSize() >> 20);
         Thread.ofPlatform().daemon().name("cluster-former").start(() -> formLoop(mine));
@@ -318,7 +332,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 continue;
             }
             try {
-                TcpTransport formed = TcpTransport.form(cluster, rank, listener, mine, heartbeat, () -> closed,
+                TcpTransport formed = TcpTransport.form(cluster, rank, listener, mine, heartbeat, waits, () -> closed,
                         status -> problem = status);
                 if (formed != null) {
                     collectives = new Collectives(formed, STEP_TIMEOUT_NANOS);
@@ -367,10 +381,10 @@ public final class ClusterNode implements Placement, AutoCloseable {
 
     /** A tensor forward pass, timed into {@link #forwardTimes()}. */
     private float[] timedForward(int[] tokens, int from, int count, int position) {
-        long wall = System.nanoTime(), cpu = THREADS.getCurrentThreadCpuTime();
+        // No thread CPU clock here: on a platform thread (the workers') a read costs up to milliseconds on a VM.
+        long wall = System.nanoTime();
         float[] logits = model.forward(tokens, from, count, position, cache, true);
         forwardNanos += System.nanoTime() - wall;
-        forwardCpuNanos += THREADS.getCurrentThreadCpuTime() - cpu;
         return logits;
     }
 

@@ -54,15 +54,13 @@ public final class DecodeBenchmark {
         Figures pipeline = attempt("pipeline 2", out, () -> measure(model, 2, 1, ClusterFile.Parallelism.PIPELINE, tokens,
                 repeats, true, out));
         figures.add(pipeline);
-        // A receive spins before it parks; parking costs a wake-up per all-reduce (in a VM, a halted virtual CPU's
-        // wake-up). A longer spin only pays with a core per rank, so it is measured, not the default.
-        Figures longSpin = attempt("tensor 2 with a long spin", out, () -> measure(model, 2, 1, ClusterFile.Parallelism.TENSOR,
-                tokens, repeats, false, out, List.of("-Dmacfleet.node.spin-micros=" + LONG_SPIN_MICROS)));
-        // In a pipeline each rank waits a whole stage (tens of ms) per token: parked, its core goes idle, and the next
-        // stage starts on a woken, cold core. Spinning through the wait keeps it busy, which is free with a core per
-        // rank (as on a real cluster, one rank per Mac).
-        Figures pipelineSpin = attempt("pipeline 2 with a long spin", out, () -> measure(model, 2, 1, ClusterFile.Parallelism.PIPELINE,
-                tokens, repeats, false, out, List.of("-Dmacfleet.node.spin-micros=" + PIPELINE_SPIN_MICROS)));
+        // The ranks wait as users get them by default (WaitPolicy: pipeline ranks with a core per thread, as here, spin
+        // through their waits; tensor ranks park after a short spin). Each is measured again with the other choice, to
+        // show what spinning buys and costs. Optional: the model's check is against the defaults.
+        Figures tensorSpinning = attempt("tensor 2, spinning", out, () -> measure(model, 2, 1, ClusterFile.Parallelism.TENSOR,
+                tokens, repeats, false, out, SPINNING));
+        Figures pipelineParked = attempt("pipeline 2, parking", out, () -> measure(model, 2, 1, ClusterFile.Parallelism.PIPELINE,
+                tokens, repeats, false, out, PARKED));
         Figures single = figures.get(0), twoThreads = figures.get(1), tensor = figures.get(2);
         out.printf("tensor 2: theoretical all-reduce payload per token per rank 2 x %d layers x %d hidden x 4 bytes = %d"
                         + " (plus rank 1's vocabulary rows of the logits, sent to rank 0)%n",
@@ -80,7 +78,7 @@ public final class DecodeBenchmark {
         }
         PerformanceModel.Prediction predicted = null;
         if (allReduceSeconds > 0) {
-            predicted = printModelCheck(single, concurrent, tensor, pipeline, pipelineSpin, layers, hidden, allReduceSeconds, out);
+            predicted = printModelCheck(single, concurrent, tensor, pipeline, pipelineParked, layers, hidden, allReduceSeconds, out);
         }
         PerformanceModel.printExoCheck(out);
         PerformanceModel.printM3UltraTable(out);
@@ -94,13 +92,17 @@ public final class DecodeBenchmark {
                 pipeline == null ? "failed" : String.format("%.2f", pipeline.medianTokensPerSecond()),
                 predicted == null ? "not computed" : String.format("%.2f (error %+.0f%%)", predicted.tokensPerSecond(),
                         100 * (tensor.medianTokensPerSecond() / predicted.tokensPerSecond() - 1)));
-        if (longSpin != null) {
-            out.printf("SUMMARY tensor 2 with a %d us spin before parking: %.2f tokens/s (%.2fx)%n", LONG_SPIN_MICROS,
-                    longSpin.medianTokensPerSecond(), longSpin.medianTokensPerSecond() / single.medianTokensPerSecond());
+        if (tensorSpinning != null) {
+            out.printf("SUMMARY tensor 2 with ranks that spin through their all-reduces (-D%s=spin): %.2f tokens/s (%.2fx; parking,"
+                            + " the default: %.2fx); busiest rank's CPU %.1f ms per token (parking: %.1f)%n", WaitPolicy.PROPERTY,
+                    tensorSpinning.medianTokensPerSecond(), tensorSpinning.medianTokensPerSecond() / single.medianTokensPerSecond(),
+                    tensor.medianTokensPerSecond() / single.medianTokensPerSecond(),
+                    tensorSpinning.busiestRankCpuMillisPerToken(), tensor.busiestRankCpuMillisPerToken());
         }
-        if (pipelineSpin != null) {
-            out.printf("SUMMARY pipeline 2 with a %d us spin before parking: %.2f tokens/s (%.2fx of 1 process)%n", PIPELINE_SPIN_MICROS,
-                    pipelineSpin.medianTokensPerSecond(), pipelineSpin.medianTokensPerSecond() / single.medianTokensPerSecond());
+        if (pipeline != null && pipelineParked != null) {
+            out.printf("SUMMARY pipeline 2: %.2f tokens/s spinning (the default here), %.2f parking (-D%s=park); busiest rank's CPU"
+                            + " %.1f against %.1f ms per token (a spinning rank's CPU includes its spin)%n", pipeline.medianTokensPerSecond(), pipelineParked.medianTokensPerSecond(),
+                    WaitPolicy.PROPERTY, pipeline.busiestRankCpuMillisPerToken(), pipelineParked.busiestRankCpuMillisPerToken());
         }
         return figures;
     }
@@ -132,7 +134,7 @@ public final class DecodeBenchmark {
      * In CPU time too (what a token costs with a core per rank, whatever else runs): the two processes' CPU per token.
      */
     static PerformanceModel.Prediction printModelCheck(Figures single, Concurrent concurrent, Figures tensor, Figures pipeline,
-                                                       Figures pipelineSpin, int layers, int hidden, double allReduceSeconds, PrintStream out) {
+                                                       Figures pipelineParked, int layers, int hidden, double allReduceSeconds, PrintStream out) {
         double bytes = single.weightBytesPerToken();
         double loopback = Double.POSITIVE_INFINITY; // the measured all-reduce p50 already includes moving the bytes
         double alone = bytes * single.medianTokensPerSecond();
@@ -146,10 +148,10 @@ public final class DecodeBenchmark {
         compare(out, "tensor 2, ranks share the host", predicted, tensor.medianTokensPerSecond());
         compare(out, "tensor 2, as if on two hosts", model.tensor(2, 1, allReduceSeconds, loopback), tensor.medianTokensPerSecond());
         if (pipeline != null) {
-            compare(out, "pipeline 2", model.pipeline(2, allReduceSeconds, loopback), pipeline.medianTokensPerSecond());
+            compare(out, "pipeline 2 (default waits)", model.pipeline(2, allReduceSeconds, loopback), pipeline.medianTokensPerSecond());
         }
-        if (pipelineSpin != null) {
-            compare(out, "pipeline 2, spinning while waiting", model.pipeline(2, allReduceSeconds, loopback), pipelineSpin.medianTokensPerSecond());
+        if (pipelineParked != null) {
+            compare(out, "pipeline 2, parking while waiting", model.pipeline(2, allReduceSeconds, loopback), pipelineParked.medianTokensPerSecond());
         }
         double sharedCpu = Math.min(bytes / (single.busiestRankCpuMillisPerToken() / 1e3), bytes / (concurrent.cpuMillisPerToken() / 1e3));
         PerformanceModel cpu = new PerformanceModel(bytes, sharedCpu, 2 * sharedCpu, layers, hidden, 0);
@@ -250,11 +252,8 @@ public final class DecodeBenchmark {
         return options;
     }
 
-    /** The spin before parking in a receive that the bench also measures tensor 2 with (the default is 50 us). */
-    static final int LONG_SPIN_MICROS = 1000;
-
-    /** Longer than a pipeline stage of the 1b-shaped model here (about 50 ms), so a waiting rank never parks. */
-    static final int PIPELINE_SPIN_MICROS = 250_000;
+    /** The JVM options of the runs whose ranks park while they wait instead of spinning, and the other way round. */
+    static final List<String> PARKED = List.of("-D" + WaitPolicy.PROPERTY + "=park"), SPINNING = List.of("-D" + WaitPolicy.PROPERTY + "=spin");
 
     static Figures measure(Path model, int ranks, int threads, ClusterFile.Parallelism parallelism, int tokens, int repeats,
                            boolean concurrent, PrintStream out, List<String> jvmOptions) throws IOException, InterruptedException {
@@ -319,11 +318,9 @@ public final class DecodeBenchmark {
                     }
                 }
                 if (ranks > 1 && parallelism == ClusterFile.Parallelism.TENSOR) {
-                    // rank 0's forward passes run on the request's virtual thread, whose CPU time the JVM does not count
                     breakdown.append(String.format("%n    rank %d per token: forward pass %.1f ms = compute %.1f + waiting in all-reduces"
-                                    + " %.1f + logits gather %.1f; CPU %sof the process %.1f ms",
-                            r, perToken[0], perToken[0] - perToken[2] - perToken[3], perToken[2], perToken[3],
-                            perToken[1] > 0 ? String.format("of the forward thread %.1f ms, ", perToken[1]) : "", rankCpu[r]));
+                                    + " %.1f + logits gather %.1f; CPU of the process %.1f ms",
+                            r, perToken[0], perToken[0] - perToken[1] - perToken[2], perToken[1], perToken[2], rankCpu[r]));
                 }
             }
             Arrays.sort(speeds);
@@ -379,6 +376,12 @@ public final class DecodeBenchmark {
             out.print(breakdown.isEmpty() ? "" : breakdown.substring(1) + System.lineSeparator());
             if (ranks > 1) {
                 out.println("    resident memory: " + residentMemory(processes));
+                StringBuilder preempted = new StringBuilder();
+                for (int r = 0; r < ranks; r++) {
+                    preempted.append(r == 0 ? "" : ", ").append((long) metric(cluster, r, "inference_node_cluster_spins_preempted"));
+                }
+                out.println("    waits: spin " + (long) metric(cluster, 0, "inference_node_cluster_wait_spin_microseconds")
+                        + " us before parking; long spins cut short because the rank lost its core, per rank: " + preempted);
             }
             return new Figures(label, median, bytesPerToken, concurrentSpeed, cpuMillisPerToken, weightBytes, promptSpeed);
         } finally {
@@ -466,9 +469,9 @@ public final class DecodeBenchmark {
         return values;
     }
 
-    /** A rank's forward pass counters: wall, forward thread CPU, all-reduce waits, gather waits (microseconds). */
+    /** A rank's forward pass counters: wall, all-reduce waits, gather waits (microseconds). */
     private static double[] forwardTimes(ClusterFile cluster, int rank) throws IOException, InterruptedException {
-        String[] names = {"forward", "forward_cpu", "allreduce_wait", "gather_wait"};
+        String[] names = {"forward", "allreduce_wait", "gather_wait"};
         double[] values = new double[names.length];
         for (int i = 0; i < names.length; i++) {
             values[i] = metric(cluster, rank, "inference_node_cluster_" + names[i] + "_microseconds");

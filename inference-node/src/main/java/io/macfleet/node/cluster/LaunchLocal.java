@@ -72,6 +72,18 @@ public final class LaunchLocal {
         return command;
     }
 
+    /** The launcher's wait overrides ({@link WaitPolicy}), passed on to the ranks. */
+    static List<String> waitOptions() {
+        List<String> options = new ArrayList<>();
+        for (String property : List.of(WaitPolicy.PROPERTY, WaitPolicy.SPIN_MICROS_PROPERTY)) {
+            String value = System.getProperty(property);
+            if (value != null) {
+                options.add("-D" + property + "=" + value);
+            }
+        }
+        return options;
+    }
+
     /** Starts the ranks and waits until they end (or this JVM is stopped, which stops them). */
     public static int run(Path model, int ranks, ClusterFile.Parallelism parallelism, int port, int threads, int context,
                           PrintStream err) throws IOException, InterruptedException {
@@ -87,7 +99,7 @@ public final class LaunchLocal {
         List<Process> processes = new ArrayList<>();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> processes.forEach(Process::destroy)));
         for (int rank = 0; rank < ranks; rank++) {
-            ProcessBuilder builder = new ProcessBuilder(rankCommand(model, clusterFile, rank, threads, context, List.of()));
+            ProcessBuilder builder = new ProcessBuilder(rankCommand(model, clusterFile, rank, threads, context, waitOptions()));
             builder.redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT);
             processes.add(builder.start());
         }

@@ -29,11 +29,15 @@ import java.util.function.Consumer;
 public final class TcpTransport implements Transport {
     private static final int HEADER = 8;
     private static final int INITIAL_BUFFER = 256 * 1024;
+    /** While spinning, the heartbeat and deadline are checked this often (as often as a parked wait wakes at most). */
+    private static final long SPIN_CHECK_NANOS = 1_000_000L;
     /**
-     * Spin on a non-blocking read this long before parking in select: a reply often arrives sooner, and parking
-     * costs a wake-up (on a loaded machine, a wait in the run queue). {@code -Dmacfleet.node.spin-micros} changes it.
+     * A spin iteration (one non-blocking read) takes microseconds; a gap this long means the spinning thread lost its
+     * core to another runnable thread, so the machine is oversubscribed after all (other work, a loaded host): the
+     * wait parks, and so do the waits of the next {@link #PARK_AFTER_PREEMPTION_NANOS} (then spinning is tried again).
      */
-    private static final long SPIN_NANOS = Long.getLong("macfleet.node.spin-micros", 50) * 1000;
+    private static final long PREEMPTED_NANOS = 1_000_000L;
+    private static final long PARK_AFTER_PREEMPTION_NANOS = 1_000_000_000L;
 
     private final int rank;
     private final int size;
@@ -45,12 +49,18 @@ public final class TcpTransport implements Transport {
     /** The buffers as memory segments from byte 0 (a segment of a buffer starts at its position when made). */
     private final MemorySegment[] outMemory, inMemory;
     private final Heartbeat heartbeat;
+    /** How long a receive spins on a non-blocking read before parking in select ({@link WaitPolicy}). */
+    private final long spinNanos;
+    /** Until when waits park after the short spin, because a spin was preempted ({@link #PREEMPTED_NANOS}). */
+    private long parkUntil;
+    private volatile long spinsPreempted;
     private long bytesSent;
     private volatile long waitNanos;
     private volatile boolean closed;
 
-    private TcpTransport(int rank, SocketChannel[] channels, Heartbeat heartbeat) throws IOException {
+    private TcpTransport(int rank, SocketChannel[] channels, Heartbeat heartbeat, WaitPolicy waits) throws IOException {
         this.rank = rank;
+        this.spinNanos = waits.spinNanos();
         this.size = channels.length;
         this.channels = channels;
         this.heartbeat = heartbeat;
@@ -89,7 +99,7 @@ public final class TcpTransport implements Transport {
      * throws {@link HandshakeRefusedException}.
      */
     static TcpTransport form(ClusterFile cluster, int rank, ServerSocketChannel listener, Handshake mine,
-                             Heartbeat heartbeat, BooleanSupplier stopped, Consumer<String> status) throws IOException {
+                             Heartbeat heartbeat, WaitPolicy waits, BooleanSupplier stopped, Consumer<String> status) throws IOException {
         int size = cluster.size();
         SocketChannel[] channels = new SocketChannel[size];
         try {
@@ -126,7 +136,7 @@ public final class TcpTransport implements Transport {
                     }
                 }
             }
-            return new TcpTransport(rank, channels, heartbeat);
+            return new TcpTransport(rank, channels, heartbeat, waits);
         } catch (IOException | RuntimeException e) {
             closeAll(channels);
             throw e;
@@ -249,6 +259,11 @@ public final class TcpTransport implements Transport {
         return bytesSent;
     }
 
+    /** Long spins this transport cut short because the spinning thread was preempted (the cores are shared). */
+    public long spinsPreempted() {
+        return spinsPreempted;
+    }
+
     /** Nanoseconds spent waiting in receives since the transport formed (communication plus imbalance). */
     public long waitNanos() {
         return waitNanos;
@@ -341,7 +356,9 @@ public final class TcpTransport implements Transport {
     private int await(int peer, int tag, long timeoutNanos) {
         check(peer);
         long start = System.nanoTime();
-        long spinUntil = start + SPIN_NANOS;
+        long spinUntil = start + (start < parkUntil ? Math.min(spinNanos, WaitPolicy.PARK_AFTER_NANOS) : spinNanos);
+        long nextCheck = start + SPIN_CHECK_NANOS;
+        long previous = start;
         while (true) {
             ByteBuffer buffer = in[peer];
             if (buffer.position() >= HEADER) {
@@ -379,17 +396,27 @@ public final class TcpTransport implements Transport {
             if (read < 0) {
                 throw failed(peer, "rank " + peer + " closed its connection (process ended?)");
             }
+            long now = System.nanoTime();
+            if (now - previous > PREEMPTED_NANOS && now < spinUntil && spinUntil - start > WaitPolicy.PARK_AFTER_NANOS) {
+                spinUntil = now; // this core is wanted by someone else: park now, and for a while
+                parkUntil = now + PARK_AFTER_PREEMPTION_NANOS;
+                spinsPreempted++;
+            }
+            previous = now;
             if (read > 0) {
                 continue;
             }
-            long now = System.nanoTime();
-            if (now < spinUntil) {
+            boolean spinning = now < spinUntil;
+            if (!spinning || now >= nextCheck) {
+                nextCheck = now + SPIN_CHECK_NANOS;
+                checkAlive();
+                if (timeoutNanos > 0 && now - start > timeoutNanos) {
+                    throw failed(peer, "no message from rank " + peer + " for " + timeoutNanos / 1_000_000 + " ms");
+                }
+            }
+            if (spinning) {
                 Thread.onSpinWait();
                 continue;
-            }
-            checkAlive();
-            if (timeoutNanos > 0 && now - start > timeoutNanos) {
-                throw failed(peer, "no message from rank " + peer + " for " + timeoutNanos / 1_000_000 + " ms");
             }
             try {
                 for (int other = 0; other < size; other++) {

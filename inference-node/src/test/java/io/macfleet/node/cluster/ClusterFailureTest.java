@@ -106,4 +106,28 @@ class ClusterFailureTest {
             System.out.printf("failure detection: kill -9 %.2f s, SIGSTOP %.2f s%n", killed, stopped);
         }
     }
+
+    /**
+     * Ranks that spin through their waits ({@link WaitPolicy}) still check heartbeats and deadlines while spinning:
+     * rank 0 spinning for the last stage's result notices it stopped (SIGSTOP) or killed within 2 s.
+     */
+    @Test
+    void spinningRanksStillDetectAStoppedOrKilledPeer() throws Exception {
+        try (RankProcesses cluster = new RankProcesses(model, 2, ClusterFile.Parallelism.PIPELINE, 4096,
+                java.util.List.of("-D" + WaitPolicy.PROPERTY + "=spin"))) {
+            cluster.awaitHealthy(Duration.ofSeconds(120));
+            assertThat(cluster.get(0, "/metrics").body()).contains("inference_node_cluster_wait_spin_microseconds 250000");
+
+            double stopped = secondsToErrorEvent(cluster, () -> signal(cluster.processes[1], "STOP"));
+            assertThat(stopped).as("seconds from SIGSTOP to the error event").isLessThan(2.0);
+            assertThat(cluster.get(0, "/health").body()).contains("rank 1");
+            signal(cluster.processes[1], "CONT");
+            cluster.awaitHealthy(Duration.ofSeconds(120));
+            assertThat(cluster.complete("after SIGCONT", 4)).isNotNull();
+
+            double killed = secondsToErrorEvent(cluster, () -> signal(cluster.processes[1], "KILL"));
+            assertThat(killed).as("seconds from kill -9 to the error event").isLessThan(2.0);
+            System.out.printf("failure detection with spinning ranks: SIGSTOP %.2f s, kill -9 %.2f s%n", stopped, killed);
+        }
+    }
 }

@@ -26,6 +26,11 @@ final class RankProcesses implements AutoCloseable {
     final Process[] processes;
 
     RankProcesses(Path model, int ranks, ClusterFile.Parallelism parallelism, int context) throws IOException {
+        this(model, ranks, parallelism, context, List.of());
+    }
+
+    /** Ranks started with extra JVM options (for example a wait policy). */
+    RankProcesses(Path model, int ranks, ClusterFile.Parallelism parallelism, int context, List<String> jvmOptions) throws IOException {
         this.model = model;
         this.context = context;
         directory = Files.createTempDirectory("rank-processes");
@@ -33,7 +38,7 @@ final class RankProcesses implements AutoCloseable {
         cluster = ClusterFile.read(clusterFile);
         processes = new Process[ranks];
         for (int rank = 0; rank < ranks; rank++) {
-            start(rank, model, List.of());
+            start(rank, model, jvmOptions);
         }
     }
 
