@@ -7,19 +7,22 @@ package io.macfleet.node.cluster;
  * of the speed here. Spinning costs one busy core per waiting rank, which is free when the rank has its cores to itself
  * and ruinous when ranks share cores (two spinning ranks on one core take it from each other).
  * <p>
- * So a pipeline rank decides from what it knows: the ranks of the cluster file on its machine (same {@code machine}
- * name; a real cluster has one rank per Mac, {@code launch-local} puts them all on {@code localhost}) times its
- * threads, against the processors it has. Tensor ranks park after the short spin unless told otherwise: their waits
- * are 32 short all-reduces per token, where a long spin gained nothing on the quiet machine (1.71x against 1.70x)
- * and, whenever a peer is descheduled, burns the spinner's whole time slice (tensor 2 on a loaded machine: 2.13
- * tokens/s spinning against 10.34 parking). A spin stays bounded by {@code spinNanos} (then it parks), and the heartbeat and
- * receive deadline are checked while spinning, so failure detection is unchanged.
+ * So a rank decides from what it knows: the ranks of the cluster file on its machine (same {@code machine} name; a
+ * real cluster has one rank per Mac, {@code launch-local} puts them all on {@code localhost}) times its threads,
+ * against the processors it has. Tensor and pipeline ranks follow the same rule: with the ranks' own overhead gone
+ * (a platform thread's CPU clock read per phase slowed rank 1 alone), tensor 2 on the quiet 2-core machine decoded
+ * 26.56 tokens/s spinning against 18.12 parking (32 all-reduces a token, each waking a cold core when parked; compute
+ * per token 34.7 against 50.0 ms). Foreign load is the case the rule cannot see: a spinning rank that loses its core
+ * parks (the preemption guard in {@link TcpTransport}), and {@code -Dmacfleet.node.wait=park} is for hosts shared with
+ * other work (tensor 2 at a load average of 4: 9.26 tokens/s spinning against 20.46 parking). A spin stays bounded by
+ * {@code spinNanos} (then it parks), and the heartbeat and receive deadline are checked while spinning, so failure
+ * detection is unchanged.
  *
  * @param spinNanos how long a receive spins before it parks
  * @param reason    why, for the startup log and /metrics
  */
 public record WaitPolicy(long spinNanos, String reason) {
-    /** JVM property that overrides the choice: {@code spin}, {@code park} or {@code auto} (the default; tensor ranks and ranks sharing cores park). */
+    /** JVM property that overrides the choice: {@code spin}, {@code park} or {@code auto} (the default: ranks sharing cores park). */
     public static final String PROPERTY = "macfleet.node.wait";
     /** JVM property that overrides the spin length in microseconds (for experiments). */
     public static final String SPIN_MICROS_PROPERTY = "macfleet.node.spin-micros";
@@ -48,9 +51,7 @@ public record WaitPolicy(long spinNanos, String reason) {
         WaitPolicy chosen = switch (choice) {
             case "spin" -> new WaitPolicy(SPIN_THROUGH_NANOS, "spin (" + PROPERTY + "=spin; " + facts + ")");
             case "park" -> new WaitPolicy(PARK_AFTER_NANOS, "park (" + PROPERTY + "=park; " + facts + ")");
-            case "auto" -> cluster.parallelism() == ClusterFile.Parallelism.TENSOR
-                    ? new WaitPolicy(PARK_AFTER_NANOS, "park (tensor: the all-reduces are short waits; " + facts + ")")
-                    : busy <= processors
+            case "auto" -> busy <= processors
                     ? new WaitPolicy(SPIN_THROUGH_NANOS, "spin (a core per thread: " + facts + ")")
                     : new WaitPolicy(PARK_AFTER_NANOS, "park (cores shared: " + facts + ")");
             default -> throw new IllegalArgumentException("-D" + PROPERTY + " must be spin, park or auto, got '" + choice + "'");

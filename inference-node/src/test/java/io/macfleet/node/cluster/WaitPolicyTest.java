@@ -46,11 +46,13 @@ class WaitPolicyTest {
     }
 
     @Test
-    void tensorRanksParkUnlessToldToSpin() {
+    void tensorRanksFollowTheSameRuleAsPipelineRanks() {
         ClusterFile tensor = loopback(2, ClusterFile.Parallelism.TENSOR);
-        assertThat(WaitPolicy.of("auto", -1, tensor, 0, 1, 2).spins()).isFalse();
-        assertThat(WaitPolicy.of("auto", -1, tensor, 0, 1, 2).reason()).startsWith("park (tensor");
-        assertThat(WaitPolicy.of("spin", -1, tensor, 0, 1, 2).spins()).isTrue();
+        assertThat(WaitPolicy.of("auto", -1, tensor, 0, 1, 2).spins()).isTrue();
+        assertThat(WaitPolicy.of("auto", -1, tensor, 0, 1, 2).reason()).startsWith("spin (a core per thread");
+        assertThat(WaitPolicy.of("auto", -1, tensor, 0, 2, 2).spins()).isFalse();
+        assertThat(WaitPolicy.of("auto", -1, loopback(3, ClusterFile.Parallelism.TENSOR), 0, 1, 2).reason()).startsWith("park (cores shared");
+        assertThat(WaitPolicy.of("park", -1, tensor, 0, 1, 2).spins()).isFalse();
     }
 
     @Test
