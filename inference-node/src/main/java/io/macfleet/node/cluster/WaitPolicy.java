@@ -9,12 +9,12 @@ package io.macfleet.node.cluster;
  * <p>
  * So a rank decides from what it knows: the ranks of the cluster file on its machine (same {@code machine} name; a
  * real cluster has one rank per Mac, {@code launch-local} puts them all on {@code localhost}) times its threads,
- * against the processors it has. Tensor and pipeline ranks follow the same rule: with the ranks' own overhead gone
- * (a platform thread's CPU clock read per phase slowed rank 1 alone), tensor 2 on the quiet 2-core machine decoded
- * 26.56 tokens/s spinning against 18.12 parking (32 all-reduces a token, each waking a cold core when parked; compute
- * per token 34.7 against 50.0 ms). Foreign load is the case the rule cannot see: a spinning rank that loses its core
- * parks (the preemption guard in {@link TcpTransport}), and {@code -Dmacfleet.node.wait=park} is for hosts shared with
- * other work (tensor 2 at a load average of 4: 9.26 tokens/s spinning against 20.46 parking). A spin stays bounded by
+ * against the processors it has. Tensor and pipeline ranks follow the same rule, as RDMA ranks poll: on the quiet
+ * 2-core machine, four runs of tensor 2 measured 1.70, 1.28, 1.31 and 1.72x of one process spinning against 1.16,
+ * 1.38, 1.54 and 1.49x parking (the VM runs two-thread work either fast or about a third slower, whichever the wait),
+ * and with a core per rank nothing else wants the core a rank spins on. Foreign load is the case the rule cannot see:
+ * a spinning rank that loses its core parks (the preemption guard in {@link TcpTransport}), and
+ * {@code -Dmacfleet.node.wait=park} is for hosts shared with other work (tensor 2 at a load average of 4: 9.26 tokens/s spinning against 20.46 parking). A spin stays bounded by
  * {@code spinNanos} (then it parks), and the heartbeat and receive deadline are checked while spinning, so failure
  * detection is unchanged.
  *
