@@ -10,10 +10,7 @@ class PostgresAccountsTest {
     @Test
     void usersSessionsTokensAndThrottling() throws Exception {
         try (PostgresServer server = PostgresServer.start()) {
-            try (AgroalDataSource admin = Database.pool(new DatabaseSettings(server.url(), "postgres", null))) {
-                Jdbc.withConnection(admin, connection -> connection.createStatement().execute("create database accounts"));
-            }
-            try (AgroalDataSource dataSource = Database.open(new DatabaseSettings(server.url().replace("/postgres", "/accounts"), "postgres", null))) {
+            try (AgroalDataSource dataSource = server.database("accounts")) {
                 AccountsDatabaseContract.usersSessionsTokensAndThrottling(dataSource);
             }
         }

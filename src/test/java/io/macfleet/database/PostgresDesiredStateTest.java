@@ -29,10 +29,7 @@ class PostgresDesiredStateTest extends DesiredStateContract {
     @BeforeEach
     void open() {
         String name = "contract_" + databases++;
-        try (AgroalDataSource admin = Database.pool(new DatabaseSettings(server.url(), "postgres", null))) {
-            Jdbc.withConnection(admin, connection -> connection.createStatement().execute("create database " + name));
-        }
-        dataSource = Database.open(new DatabaseSettings(server.url().replace("/postgres", "/" + name), "postgres", null));
+        dataSource = server.database(name);
     }
 
     @AfterEach

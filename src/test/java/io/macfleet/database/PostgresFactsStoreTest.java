@@ -10,10 +10,7 @@ class PostgresFactsStoreTest {
     @Test
     void latestAndHistory() throws Exception {
         try (PostgresServer server = PostgresServer.start()) {
-            try (AgroalDataSource admin = Database.pool(new DatabaseSettings(server.url(), "postgres", null))) {
-                Jdbc.withConnection(admin, connection -> connection.createStatement().execute("create database facts"));
-            }
-            try (AgroalDataSource dataSource = Database.open(new DatabaseSettings(server.url().replace("/postgres", "/facts"), "postgres", null))) {
+            try (AgroalDataSource dataSource = server.database("facts")) {
                 FactsFromSamplesTestAccess.latestAndHistory(dataSource);
             }
         }

@@ -17,14 +17,11 @@ class PostgresNodeDeploymentStoreTest {
     @Test
     void latestDeploymentOfEveryClusterOnPostgresqlAndH2() throws Exception {
         try (PostgresServer server = PostgresServer.start()) {
-            try (AgroalDataSource admin = Database.pool(new DatabaseSettings(server.url(), "postgres", null))) {
-                Jdbc.withConnection(admin, connection -> connection.createStatement().execute("create database deployments"));
-            }
-            try (AgroalDataSource dataSource = Database.open(new DatabaseSettings(server.url().replace("/postgres", "/deployments"), "postgres", null))) {
+            try (AgroalDataSource dataSource = server.database("deployments")) {
                 contract(new NodeDeploymentStore(dataSource));
             }
         }
-        try (AgroalDataSource dataSource = Database.open(new DatabaseSettings("jdbc:h2:mem:deployments-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1", "sa", null))) {
+        try (AgroalDataSource dataSource = PostgresServer.h2("deployments")) {
             contract(new NodeDeploymentStore(dataSource));
         }
     }

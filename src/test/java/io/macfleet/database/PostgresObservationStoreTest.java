@@ -14,14 +14,11 @@ class PostgresObservationStoreTest {
     @Test
     void reachabilityOnPostgresqlAndH2() throws Exception {
         try (PostgresServer server = PostgresServer.start()) {
-            try (AgroalDataSource admin = Database.pool(new DatabaseSettings(server.url(), "postgres", null))) {
-                Jdbc.withConnection(admin, connection -> connection.createStatement().execute("create database observation"));
-            }
-            try (AgroalDataSource dataSource = Database.open(new DatabaseSettings(server.url().replace("/postgres", "/observation"), "postgres", null))) {
+            try (AgroalDataSource dataSource = server.database("observation")) {
                 contract(new ObservationStore(dataSource));
             }
         }
-        try (AgroalDataSource dataSource = Database.open(new DatabaseSettings("jdbc:h2:mem:observation-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1", "sa", null))) {
+        try (AgroalDataSource dataSource = PostgresServer.h2("observation")) {
             contract(new ObservationStore(dataSource));
         }
     }

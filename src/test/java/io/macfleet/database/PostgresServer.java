@@ -57,6 +57,22 @@ public final class PostgresServer implements AutoCloseable {
         return server;
     }
 
+    /**
+     * A new, empty database on this server, opened (and so migrated) through macfleet's own {@link Database#open}:
+     * each test gets its own schema. The caller closes it.
+     */
+    public io.agroal.api.AgroalDataSource database(String name) {
+        try (io.agroal.api.AgroalDataSource admin = Database.pool(new DatabaseSettings(url(), "postgres", null))) {
+            Jdbc.withConnection(admin, connection -> connection.createStatement().execute("create database " + name));
+        }
+        return Database.open(new DatabaseSettings(url().replace("/postgres", "/" + name), "postgres", null));
+    }
+
+    /** A new in-memory H2 database, opened and migrated the same way: the same statements on both engines. */
+    public static io.agroal.api.AgroalDataSource h2(String name) {
+        return Database.open(new DatabaseSettings("jdbc:h2:mem:" + name + "-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1", "sa", null));
+    }
+
     public String url() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
     }

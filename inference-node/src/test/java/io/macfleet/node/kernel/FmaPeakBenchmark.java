@@ -153,12 +153,12 @@ public final class FmaPeakBenchmark {
         }
     }
 
-    /** {@code sum += a[2i] * b[2i] + a[2i + 1] * b[2i + 1]} over 2 x 1024 shorts (in L1), four sums per repeat. */
-    private static final class ShortPairs implements Kernel {
-        private static final int N = 2048;
-        private final short[] a = new short[N], b0 = new short[N], b1 = new short[N], b2 = new short[N], b3 = new short[N];
+    /** Four pairs of short vectors of {@code N} values (in L1) with int8-sized values, shared by the int16 kernels. */
+    private abstract static class ShortOperands implements Kernel {
+        static final int N = 2048;
+        final short[] a = new short[N], b0 = new short[N], b1 = new short[N], b2 = new short[N], b3 = new short[N];
 
-        ShortPairs() {
+        ShortOperands() {
             for (int i = 0; i < N; i++) {
                 a[i] = (short) (i % 255 - 127);
                 b0[i] = (short) (i % 251 - 125);
@@ -167,7 +167,10 @@ public final class FmaPeakBenchmark {
                 b3[i] = (short) (i % 233 - 116);
             }
         }
+    }
 
+    /** {@code sum += a[2i] * b[2i] + a[2i + 1] * b[2i + 1]} over 2 x 1024 shorts (in L1), four sums per repeat. */
+    private static final class ShortPairs extends ShortOperands {
         @Override
         public double run(long repeats) {
             long sink = 0;
@@ -195,20 +198,8 @@ public final class FmaPeakBenchmark {
      * {@code out[i] += a[2i] * b[2i] + a[2i + 1] * b[2i + 1]} over 2 x 1024 shorts into 1024 ints (all in L1), four
      * b arrays per repeat: the form of the idiom C2's superword pass packs into vector multiply-adds of pairs.
      */
-    private static final class ShortPairsInto implements Kernel {
-        private static final int N = 2048;
-        private final short[] a = new short[N], b0 = new short[N], b1 = new short[N], b2 = new short[N], b3 = new short[N];
+    private static final class ShortPairsInto extends ShortOperands {
         private final int[] out = new int[N / 2];
-
-        ShortPairsInto() {
-            for (int i = 0; i < N; i++) {
-                a[i] = (short) (i % 255 - 127);
-                b0[i] = (short) (i % 251 - 125);
-                b1[i] = (short) (i % 241 - 120);
-                b2[i] = (short) (i % 239 - 119);
-                b3[i] = (short) (i % 233 - 116);
-            }
-        }
 
         @Override
         public double run(long repeats) {
