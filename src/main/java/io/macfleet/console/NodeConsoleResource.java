@@ -80,7 +80,7 @@ public class NodeConsoleResource {
             default -> "";
         };
         String detail = "deployment " + deployment.id() + " by " + deployment.startedBy() + ": node " + deployment.nodeVersion() + ", model "
-                + deployment.modelSource().substring(deployment.modelSource().lastIndexOf('/') + 1)
+                + deployment.modelFileName()
                 + (deployment.message() == null || deployment.message().isBlank() ? "" : " · " + deployment.message());
         return new Panel(cluster, viewer, deployment.phase(), css, detail, !deployment.finished());
     }

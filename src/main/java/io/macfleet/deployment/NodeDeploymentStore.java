@@ -21,6 +21,11 @@ public final class NodeDeploymentStore {
         public boolean finished() {
             return finishedAt.isPresent();
         }
+
+        /** The model's file name: the last part of its path on the control host or of its URL. */
+        public String modelFileName() {
+            return modelSource.substring(modelSource.lastIndexOf('/') + 1);
+        }
     }
 
     private final DataSource dataSource;

@@ -330,17 +330,17 @@ final class MachineConnection implements AutoCloseable {
         }
     }
 
-    /**
-     * Opens an SFTP channel on this connection for work that streams files (the node deployment's resumable copies).
-     * A broken connection closes this one, so the run opens a fresh connection for the next attempt.
-     */
     /** An SFTP channel on this connection, closed by the caller. */
     net.schmizz.sshj.sftp.SFTPClient newSftpClient() throws IOException {
         return client.newSFTPClient();
     }
 
+    /**
+     * Opens an SFTP channel on this connection for work that streams files (the node deployment's resumable copies).
+     * A broken connection closes this one, so the run opens a fresh connection for the next attempt.
+     */
     <T> T withSftp(SshRun.SftpWork<T> work) {
-        try (net.schmizz.sshj.sftp.SFTPClient sftp = client.newSFTPClient()) {
+        try (net.schmizz.sshj.sftp.SFTPClient sftp = newSftpClient()) {
             return work.apply(sftp);
         } catch (net.schmizz.sshj.sftp.SFTPException e) {
             throw new SshException.TransferFailed(target, "SFTP failed: " + e.getStatusCode()

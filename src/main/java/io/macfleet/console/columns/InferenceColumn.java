@@ -41,7 +41,7 @@ public class InferenceColumn implements StatusColumn {
         }
         NodeDeploymentStore.Deployment deployment = node.deployment().get();
         String release = "deployment " + deployment.id() + ": node " + deployment.nodeVersion() + ", model "
-                + deployment.modelSource().substring(deployment.modelSource().lastIndexOf('/') + 1);
+                + deployment.modelFileName();
         if (!deployment.finished()) {
             return Status.warning("deploying", release + ", " + deployment.phase() + " since " + Ages.utc(deployment.updatedAt()));
         }

@@ -78,7 +78,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
     private volatile long forwardNanos, allReduceWaitNanos, gatherWaitNanos;
     /** JVM property that turns on the per-phase timing of forward passes ({@link #phaseNanos}; cluster-bench sets it). */
     public static final String PHASE_PROFILE_PROPERTY = "macfleet.node.phase-profile";
-    /** Wall, then CPU, nanoseconds per {@link LlamaModel.Phase} of this rank's forward passes; null unless profiling. */
+    /** Wall nanoseconds per {@link LlamaModel.Phase} of this rank's forward passes; null unless profiling. */
     private long[] phaseNanos;
 
     public ClusterNode(ClusterFile cluster, int rank) throws IOException {
@@ -254,7 +254,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
         }
         model = new LlamaModel(weights, pool);
         if (Boolean.getBoolean(PHASE_PROFILE_PROPERTY)) {
-            phaseNanos = new long[2 * LlamaModel.Phase.values().length];
+            phaseNanos = new long[LlamaModel.Phase.values().length];
             model.profileWall(phaseNanos); // wall only: a platform thread's CPU clock costs up to milliseconds a read here
         }
         shardBytes = 0;

@@ -90,13 +90,13 @@ final class NibbleKernels {
                 }
             };
             case Q4_K -> (first, span) -> {
-                float[] accumulators = new float[64];
+                float[] accumulators = ACCUMULATORS.get();
                 for (int r = first; r < first + span; r++) {
                     q4kFourRows(data, matrix.rowOffset(r), span * rowStride, x, sums, columns / 256, out, r, span, accumulators);
                 }
             };
             case Q6_K -> (first, span) -> {
-                float[] accumulators = new float[64];
+                float[] accumulators = ACCUMULATORS.get();
                 for (int r = first; r < first + span; r++) {
                     q6kFourRows(data, matrix.rowOffset(r), span * rowStride, x, offsets, columns / 256, out, r, span,
                             accumulators);
@@ -105,6 +105,9 @@ final class NibbleKernels {
             default -> throw new IllegalStateException("not a nibble type: " + matrix.type());
         };
     }
+
+    /** Per-thread scratch of the K-quant kernels (four rows x 16 lanes): decode must not allocate per unit of work. */
+    private static final ThreadLocal<float[]> ACCUMULATORS = ThreadLocal.withInitial(() -> new float[64]);
 
     /** Per-thread buffer for {@link #offsetSums}. */
     private static final ThreadLocal<float[]> OFFSETS = ThreadLocal.withInitial(() -> new float[0]);

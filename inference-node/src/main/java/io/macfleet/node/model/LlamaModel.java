@@ -64,10 +64,10 @@ public final class LlamaModel {
     }
 
     /**
-     * As {@link #profile}, wall time only. Reading a platform thread's CPU clock is a system call that took 1.7 us
-     * quiet and, after heavy memory traffic, 48 us on average and up to 4 ms on this VM (a virtual thread's returns -1
-     * at once): at about 200 reads per token it slowed the one tensor rank that runs on a platform thread by 10-20 ms
-     * per token, which its peers then waited for.
+     * As {@link #profile}, wall time only, so {@code nanos} needs one slot per {@link Phase}. Reading a platform
+     * thread's CPU clock is a system call that took 1.7 us quiet and, after heavy memory traffic, 48 us on average and
+     * up to 4 ms on this VM (a virtual thread's returns -1 at once): at about 200 reads per token it slowed the one
+     * tensor rank that runs on a platform thread by 10-20 ms per token, which its peers then waited for.
      */
     public void profileWall(long[] nanos) {
         this.profile = nanos;
