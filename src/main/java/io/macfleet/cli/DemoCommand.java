@@ -112,11 +112,11 @@ public class DemoCommand implements Callable<Integer> {
                 demo.close();
                 return ExitCodes.CHECK_FAILED;
             }
-            Plan applied = desiredState.apply(inventory.inventory(), "demo", demo.inventoryDirectory().toString());
+            Plan applied = desiredState.apply(inventory.inventory(), io.macfleet.command.Actors.DEMO, demo.inventoryDirectory().toString());
             System.out.println("Inventory applied to the demo database: " + applied.appliedSummary());
             // The demo inventory pins every host key, so nothing is trusted on first use here.
             io.macfleet.cabling.ClusterCabling.Cluster cluster = clusterCabling.cluster(DemoEnvironment.CLUSTER,
-                    java.util.Optional.of(io.macfleet.ssh.SshSettings.defaults("demo")
+                    java.util.Optional.of(io.macfleet.ssh.SshSettings.defaults(io.macfleet.command.Actors.DEMO)
                             .withLimits(io.macfleet.ssh.ExecutionLimits.DEFAULTS.withCommandTimeout(Duration.ofSeconds(30)))));
             System.out.println("Facts gathered over SSH from " + cluster.facts().size() + " machines. Cabling check of cluster "
                     + DemoEnvironment.CLUSTER + ":");
@@ -253,7 +253,8 @@ public class DemoCommand implements Callable<Integer> {
                 return ExitCodes.OK;
             } catch (IOException e) {
                 System.err.println("macfleet demo: no running demo at " + request.uri().getScheme() + "://" + request.uri().getAuthority()
-                        + " (start one with `macfleet demo`): " + e.getMessage());
+                        + " (start one with `macfleet demo`, or give its port with MACFLEET_HTTP_PORT or --url): "
+                        + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()));
                 return ExitCodes.USAGE;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -1,5 +1,6 @@
 package io.macfleet.cli;
 
+import io.macfleet.command.Actors;
 import io.macfleet.osupdate.CampaignStatus;
 import io.macfleet.osupdate.CampaignView;
 import io.macfleet.osupdate.OsUpdateCampaigns;
@@ -46,10 +47,10 @@ final class DemoMainJob {
     static boolean provision(ProvisioningService provisioning, SimulatedFleet fleet, String cluster, PrintWriter out) {
         out.println("Provisioning cluster " + cluster + " (macfleet provision " + cluster + "); the demo plays the person at each Mac's Recovery Terminal:");
         out.flush();
-        ConsoleListener console = new ConsoleListener(out, new BufferedReader(Reader.nullReader()), false, false, "demo");
+        ConsoleListener console = new ConsoleListener(out, new BufferedReader(Reader.nullReader()), false, false, Actors.DEMO);
         RunOutcome outcome;
         try {
-            outcome = provisioning.start(ProvisioningService.Request.cluster(cluster), "demo", new SimulatedPerson(console, fleet, out));
+            outcome = provisioning.start(ProvisioningService.Request.cluster(cluster), Actors.DEMO, new SimulatedPerson(console, fleet, out));
         } finally {
             console.finish();
         }
@@ -85,7 +86,7 @@ final class DemoMainJob {
             out.flush();
             return false;
         }
-        CampaignView view = campaigns.apply(request, "demo");
+        CampaignView view = campaigns.apply(request, Actors.DEMO);
         io.macfleet.osupdate.OsUpdateCommand.print(out, view);
         out.println();
         out.flush();
@@ -153,7 +154,7 @@ final class DemoMainJob {
                     out.println("  " + request.machine() + ": (the demo, in Recovery's Terminal) " + typed + "; macfleet verifies over SSH after the restart");
                     out.flush();
                 }
-                return CompletableFuture.completedFuture(OperatorAnswer.done("demo"));
+                return CompletableFuture.completedFuture(OperatorAnswer.done(Actors.DEMO));
             } catch (RuntimeException e) {
                 synchronized (out) {
                     out.println("  " + request.machine() + ": the demo could not play the person in Recovery: " + e.getMessage());

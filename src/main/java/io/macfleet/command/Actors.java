@@ -9,6 +9,9 @@ public final class Actors {
 
     private static final String PREFIX = "cli:";
 
+    /** What `macfleet demo` does on its own (inventory, provisioning, the OS update, the node's deployment) is attributed to it. */
+    public static final String DEMO = "demo";
+
     private Actors() {
     }
 

@@ -39,7 +39,7 @@ public final class DemoNode {
             NodeDeployer.Plan plan = nodes.plan(cluster, release);
             out.println("Deploying the inference node (tensor parallel across " + plan.ranks().size() + " simulated Macs) ...");
             out.flush();
-            SshSettings settings = SshSettings.defaults(Actors.commandLine())
+            SshSettings settings = SshSettings.defaults(Actors.DEMO)
                     .withLimits(ExecutionLimits.DEFAULTS.withCommandTimeout(Duration.ofSeconds(60)));
             NodeDeployer.Outcome outcome = nodes.deploy(cluster, release, settings, new NodeCommand.ProgressPrinter(out, plan));
             out.println(outcome.summary());

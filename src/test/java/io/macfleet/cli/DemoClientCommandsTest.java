@@ -1,6 +1,7 @@
 package io.macfleet.cli;
 
 import com.sun.net.httpserver.HttpServer;
+import io.macfleet.command.ExitCodes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -102,5 +103,25 @@ class DemoClientCommandsTest {
                 .contains("\"fault\":\"daemon-crash\"", "\"daemon\":\"io.macfleet.inference-node\"");
         assertThat(requests.get(1)).contains("\"fault\":\"crash-loop\"", "\"daemon\":\"com.example.other\"");
         assertThat(requests.get(2)).contains("\"fault\":\"hang\"").doesNotContain("inference-node");
+    }
+
+    @Test
+    void noRunningDemoIsNamedWithItsAddressAndWhy() {
+        String stopped = url();
+        server.stop(0);
+        PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        int exit;
+        try {
+            exit = new CommandLine(new DemoCommand.Machines()).execute("--url", stopped, "--token-file", tokenFile.toString());
+        } finally {
+            System.setErr(original);
+        }
+        String message = captured.toString(StandardCharsets.UTF_8);
+        assertThat(exit).isEqualTo(ExitCodes.USAGE);
+        // The connection's failure has no message of its own: the line names its kind rather than ending in "null".
+        assertThat(message).startsWith("macfleet demo: no running demo at " + stopped + " (start one with `macfleet demo`")
+                .contains("MACFLEET_HTTP_PORT", "ConnectException").doesNotContain("null");
     }
 }
