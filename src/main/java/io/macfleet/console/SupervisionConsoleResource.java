@@ -39,7 +39,9 @@ public class SupervisionConsoleResource {
     public record Page(Pages.Layout layout, List<ClusterRow> clusters, String logTitle, String log) {
     }
 
-    public record ClusterRow(String name, boolean serving, String state, String endpoint, int restarts, String alert, List<RankRow> ranks) {
+    /** {@code acting}: the supervisor's action under way ("coordinated reboot since 09:31:05 UTC"), or null. */
+    public record ClusterRow(String name, boolean serving, String state, String endpoint, int restarts, String alert, String acting,
+                             List<RankRow> ranks) {
     }
 
     public record RankRow(int rank, String machine, String health, String healthCss, String daemon, String pid, String runs, String version,
@@ -108,7 +110,9 @@ public class SupervisionConsoleResource {
                 rank.timeToFirstTokenSeconds().isPresent() ? String.format(Locale.ROOT, "%.2f s", rank.timeToFirstTokenSeconds().getAsDouble()) : "–",
                 rank.rdma().name().toLowerCase(Locale.ROOT).replace('_', ' '))).toList();
         return new ClusterRow(status.name(), status.serving(), status.diagnosis().explain(), status.observation().cluster().endpoint().toString(),
-                status.restarts(), status.alert().orElse(null), ranks);
+                status.restarts(), status.alert().orElse(null), status.acting().map(acting -> acting.what() + " since "
+                        + java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(java.time.ZoneOffset.UTC).format(acting.since())).orElse(null),
+                ranks);
     }
 
     private static String duration(Duration duration) {

@@ -8,9 +8,10 @@ import java.util.Optional;
  *
  * @param restarts ordered restarts of the whole cluster since it last served (reset when it serves again)
  * @param alert the sentence of the open alert, if the supervisor stopped acting and needs an operator
+ * @param acting the action the supervisor has under way on the cluster (a restart, a coordinated reboot), if any
  */
 public record ClusterStatus(ClusterObservation observation, Diagnosis diagnosis, int restarts, Optional<String> alert,
-                            Optional<Instant> servingSince) {
+                            Optional<Instant> servingSince, Optional<ClusterSupervisor.Acting> acting) {
 
     public String name() {
         return observation.cluster().name();

@@ -8,6 +8,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Decides and acts for the clusters this instance holds the lease of. One call of {@link #observe} per look:
@@ -24,6 +26,11 @@ import java.util.Optional;
  * </ul>
  * An action is ordered at most once per decision point: state changes before the action runs, so a failing or
  * slow action is never repeated by the next look, only by the next back-off step.
+ * <p>
+ * Actions run on the executor given (the service's: a virtual thread each), not in the look that ordered them: a
+ * coordinated reboot takes minutes, and the other clusters' looks must not wait for it. While a cluster's action
+ * runs, its looks report what they see with {@link ClusterStatus#acting()} and change nothing: a look in the middle
+ * of a reboot sees machines down, which is the action working, not a new incident.
  */
 public final class ClusterSupervisor {
 
@@ -57,6 +64,8 @@ public final class ClusterSupervisor {
     }
 
     private final class Incident {
+        /** The action in progress (set before it is handed to the executor, cleared when it ends), or null. */
+        Acting acting;
         Instant unhealthySince;
         int restarts;
         Instant nextAttempt = Instant.EPOCH;
@@ -72,13 +81,20 @@ public final class ClusterSupervisor {
     private final Control control;
     private final Events events;
     private final Clock clock;
+    private final Executor actions;
     private final Map<String, Incident> incidents = new HashMap<>();
 
+    /** Actions run inside the look that orders them (tests that step through a decision one look at a time). */
     public ClusterSupervisor(Settings settings, Control control, Events events, Clock clock) {
+        this(settings, control, events, clock, Runnable::run);
+    }
+
+    public ClusterSupervisor(Settings settings, Control control, Events events, Clock clock, Executor actions) {
         this.settings = Objects.requireNonNull(settings);
         this.control = Objects.requireNonNull(control);
         this.events = Objects.requireNonNull(events);
         this.clock = Objects.requireNonNull(clock);
+        this.actions = Objects.requireNonNull(actions);
     }
 
     /** Reads one observation, acts if needed, and says where the cluster stands. */
@@ -89,6 +105,9 @@ public final class ClusterSupervisor {
         synchronized (this) {
             incident = incidents.computeIfAbsent(cluster.name(), name -> new Incident());
             diagnosis = Diagnoser.diagnose(observation, incident.runs);
+            if (incident.acting != null) {
+                return status(observation, diagnosis, incident);
+            }
             if (diagnosis instanceof Diagnosis.Serving || incident.runs.isEmpty()) {
                 // The run counts a crash loop is measured from: those of the last serving look (or the first look).
                 incident.runs = new HashMap<>();
@@ -99,6 +118,7 @@ public final class ClusterSupervisor {
         }
         Instant now = clock.instant();
         Runnable action = null;
+        String what = null;
         synchronized (this) {
             switch (diagnosis) {
                 case Diagnosis.NotDeployed notDeployed -> incidents.remove(cluster.name());
@@ -146,6 +166,7 @@ public final class ClusterSupervisor {
                             emit(cluster, SupervisionEvent.Kind.RDMA_REBOOT_ORDERED, "coordinated reboot of "
                                     + cluster.ranks().stream().map(SupervisedCluster.Rank::machine).toList() + ": " + rdma.explain());
                             action = () -> reboot(cluster, incident);
+                            what = "coordinated reboot";
                         } else {
                             incident.alert = recommendation(cluster, rdma);
                             emit(cluster, SupervisionEvent.Kind.RDMA_REBOOT_RECOMMENDED, incident.alert);
@@ -168,18 +189,46 @@ public final class ClusterSupervisor {
                                     + settings.attempts() + " (ranks 0.." + (cluster.ranks().size() - 1) + " in order; next look in "
                                     + seconds(wait) + "): " + down.explain());
                             action = () -> restart(cluster);
+                            what = "ordered restart " + incident.restarts;
                         }
                     }
                 }
             }
+            if (action != null) {
+                incident.acting = new Acting(what, now);
+            }
         }
         if (action != null) {
-            action.run();
+            Runnable ordered = action;
+            try {
+                actions.execute(() -> {
+                    try {
+                        ordered.run();
+                    } finally {
+                        synchronized (this) {
+                            incident.acting = null;
+                        }
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                // The service is stopping: the action is not run, and the next holder of the lease decides afresh.
+                synchronized (this) {
+                    incident.acting = null;
+                }
+            }
         }
         synchronized (this) {
-            return new ClusterStatus(observation, diagnosis, incident.restarts, Optional.ofNullable(incident.alert),
-                    Optional.ofNullable(incident.servingSince));
+            return status(observation, diagnosis, incident);
         }
+    }
+
+    /** What the supervisor is doing to a cluster, and since when. */
+    public record Acting(String what, Instant since) {
+    }
+
+    private ClusterStatus status(ClusterObservation observation, Diagnosis diagnosis, Incident incident) {
+        return new ClusterStatus(observation, diagnosis, incident.restarts, Optional.ofNullable(incident.alert),
+                Optional.ofNullable(incident.servingSince), Optional.ofNullable(incident.acting));
     }
 
     /** An operator restarted the cluster by hand: the supervisor starts counting afresh and the alert closes. */

@@ -29,10 +29,11 @@ public class SupervisionResource {
 
     /** One cluster as the supervisor last saw it. */
     public record ClusterView(String cluster, boolean serving, String state, String endpoint, int restarts, String alert,
-                              Instant observedAt, List<RankView> ranks) {
+                              String acting, Instant actingSince, Instant observedAt, List<RankView> ranks) {
         static ClusterView of(ClusterStatus status, SupervisionService supervision) {
             return new ClusterView(status.name(), status.serving(), status.diagnosis().explain(), status.observation().cluster().endpoint().toString(),
-                    status.restarts(), status.alert().orElse(null), status.observation().at(),
+                    status.restarts(), status.alert().orElse(null), status.acting().map(ClusterSupervisor.Acting::what).orElse(null),
+                    status.acting().map(ClusterSupervisor.Acting::since).orElse(null), status.observation().at(),
                     status.observation().ranks().stream()
                             .map(rank -> RankView.of(rank, supervision.uptime(status.name(), rank).orElse(null))).toList());
         }

@@ -67,7 +67,12 @@ public class SupervisionService {
     private final Map<String, AtomicReference<RankObservation>> rankGauges = new ConcurrentHashMap<>();
     private final HttpClient webhookClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ObjectMapper json = new ObjectMapper();
-    private final AtomicReference<ControlOnCurrentShell> control = new AtomicReference<>();
+    /** The SSH shell of the round in progress, which the probes use. */
+    private volatile MachineShell roundShell;
+    /** Each cluster's machines as the latest round found them: an action opens its own shell on them. */
+    private final Map<String, Map<String, SshTarget>> clusterTargets = new ConcurrentHashMap<>();
+    /** Restarts and reboots run here, a virtual thread each, so that one cluster's reboot does not hold up the others' looks. */
+    private final java.util.concurrent.ExecutorService actions = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
     private final SupervisionLoop loop;
     private final Instance<MaintenanceWindows> maintenance;
 
@@ -85,13 +90,17 @@ public class SupervisionService {
         // The embedded H2 database serves one instance, which holds every lease (Leases' contract); PostgreSQL
         // deployments get the database-backed implementation when it is present.
         this.leases = leases.isResolvable() ? leases.get() : new SingleInstanceLeases();
-        ControlOnCurrentShell shellControl = new ControlOnCurrentShell();
-        control.set(shellControl);
         this.supervisor = new ClusterSupervisor(new ClusterSupervisor.Settings(settings.restartAfter(), settings.backoff(),
-                settings.maximumBackoff(), settings.attempts()), shellControl, this::record, Clock.systemUTC());
-        // Probe and control run on the SSH shell of the round in progress; the loop keeps its leases across rounds.
-        MachineShell roundShell = (machine, command, timeout) -> shellControl.shell().run(machine, command, timeout);
-        this.loop = new SupervisionLoop(this.leases, new NodeProbe(roundShell, Duration.ofSeconds(3), settings.rdmaTimeout(),
+                settings.maximumBackoff(), settings.attempts()), new ControlOnOwnShell(), this::record, Clock.systemUTC(), actions);
+        // Probes run on the SSH shell of the round in progress; the loop keeps its leases across rounds.
+        MachineShell probeShell = (machine, command, timeout) -> {
+            MachineShell shell = roundShell;
+            if (shell == null) {
+                throw new IOException("no supervision round in progress");
+            }
+            return shell.run(machine, command, timeout);
+        };
+        this.loop = new SupervisionLoop(this.leases, new NodeProbe(probeShell, Duration.ofSeconds(3), settings.rdmaTimeout(),
                 Clock.systemUTC()), supervisor);
     }
 
@@ -136,14 +145,17 @@ public class SupervisionService {
             }
             try {
                 List<RankTarget> ranks = nodes.ranks(cluster.name());
-                ranks.forEach(rank -> targets.put(rank.machine(), rank.ssh()));
+                Map<String, SshTarget> machines = new LinkedHashMap<>();
+                ranks.forEach(rank -> machines.put(rank.machine(), rank.ssh()));
+                targets.putAll(machines);
+                clusterTargets.put(cluster.name(), machines);
                 clusters.add(supervised(cluster, ranks));
             } catch (RuntimeException e) {
                 LOG.debugf("cluster %s cannot be supervised: %s", cluster.name(), e.getMessage());
             }
         }
         try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit), targets)) {
-            control.get().shell = shell;
+            roundShell = shell;
             List<ClusterStatus> seen = loop.round(clusters);
             seen.forEach(status -> {
                 for (RankObservation rank : status.observation().ranks()) {
@@ -158,9 +170,10 @@ public class SupervisionService {
                 status.observation().ranks().forEach(rank -> rankGauges(status.name(), rank).set(rank));
             });
             statuses.keySet().removeIf(name -> clusters.stream().noneMatch(cluster -> cluster.name().equals(name)));
+            clusterTargets.keySet().removeIf(name -> clusters.stream().noneMatch(cluster -> cluster.name().equals(name)));
             return seen;
         } finally {
-            control.get().shell = null;
+            roundShell = null;
         }
     }
 
@@ -297,32 +310,35 @@ public class SupervisionService {
     @PreDestroy
     void close() {
         loop.close();
+        // An action cut short here is not repeated by this instance; the next holder of the lease looks afresh.
+        actions.shutdownNow();
     }
 
-    /** The supervisor's control runs on the SSH shell of the round in progress. */
-    private final class ControlOnCurrentShell implements ClusterSupervisor.Control {
-        volatile MachineShell shell;
-
-        MachineShell shell() throws IOException {
-            MachineShell now = shell;
-            if (now == null) {
-                throw new IOException("no supervision round in progress");
+    /**
+     * The supervisor's actions, each on an SSH shell of its own over the cluster's machines: an action outlives the
+     * round that ordered it (a coordinated reboot takes minutes), and the round's shell closes with the round.
+     */
+    private final class ControlOnOwnShell implements ClusterSupervisor.Control {
+        private SshMachineShell shell(SupervisedCluster cluster) throws IOException {
+            Map<String, SshTarget> machines = clusterTargets.get(cluster.name());
+            if (machines == null) {
+                throw new IOException("cluster " + cluster.name() + " has no machines in the applied inventory");
             }
-            return now;
-        }
-
-        private ShellNodeControl current() throws IOException {
-            return new ShellNodeControl(shell(), Duration.ofSeconds(30), settings.rebootTimeout());
+            return new SshMachineShell(new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit), machines);
         }
 
         @Override
         public void restartInOrder(SupervisedCluster cluster) throws IOException {
-            current().restartInOrder(cluster);
+            try (SshMachineShell shell = shell(cluster)) {
+                new ShellNodeControl(shell, Duration.ofSeconds(30), settings.rebootTimeout()).restartInOrder(cluster);
+            }
         }
 
         @Override
         public void rebootVerifyAndStart(SupervisedCluster cluster) throws IOException {
-            current().rebootVerifyAndStart(cluster);
+            try (SshMachineShell shell = shell(cluster)) {
+                new ShellNodeControl(shell, Duration.ofSeconds(30), settings.rebootTimeout()).rebootVerifyAndStart(cluster);
+            }
         }
     }
 

@@ -245,4 +245,106 @@ class ClusterSupervisorTest {
         assertThat(a.round(List.of(cluster))).isEmpty();
         assertThat(control.orders).hasSize(1);
     }
+
+    /** An executor that holds the actions until the test runs them: what the service's virtual threads do, one step at a time. */
+    static final class HeldActions implements java.util.concurrent.Executor {
+        final java.util.ArrayDeque<Runnable> held = new java.util.ArrayDeque<>();
+
+        @Override
+        public void execute(Runnable action) {
+            held.add(action);
+        }
+
+        void runAll() {
+            while (!held.isEmpty()) {
+                held.poll().run();
+            }
+        }
+    }
+
+    @Test
+    void aRebootUnderWayIsReportedAndTheLooksDuringItChangeNothing() {
+        HeldActions actions = new HeldActions();
+        ClusterSupervisor supervisor = new ClusterSupervisor(
+                new ClusterSupervisor.Settings(Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(20), 3),
+                control, events::add, clock, actions);
+        SupervisedCluster cluster = cluster(true);
+        ClusterStatus ordered = supervisor.observe(look(cluster, rank(0, RankObservation.Health.DEGRADED, 3, "1.0"), wedged(1)));
+        // The look returns at once: the reboot waits on the executor, and the status says it is under way.
+        assertThat(control.orders).isEmpty();
+        assertThat(actions.held).hasSize(1);
+        assertThat(ordered.acting()).hasValue(new ClusterSupervisor.Acting("coordinated reboot", clock.instant()));
+        // Looks in the middle of the reboot see every machine down: that is the reboot working, not a new incident.
+        clock.advance(Duration.ofSeconds(30));
+        ClusterStatus during = supervisor.observe(look(cluster, rank(0, RankObservation.Health.UNREACHABLE, 3, null),
+                rank(1, RankObservation.Health.UNREACHABLE, 3, null)));
+        clock.advance(Duration.ofSeconds(30));
+        supervisor.observe(look(cluster, rank(0, RankObservation.Health.UNREACHABLE, 3, null), wedged(1)));
+        assertThat(during.acting()).isPresent();
+        assertThat(actions.held).hasSize(1);
+        assertThat(kinds()).containsExactly(SupervisionEvent.Kind.RDMA_REBOOT_ORDERED);
+        actions.runAll();
+        assertThat(control.orders).containsExactly("reboot llm-a");
+        assertThat(kinds()).containsExactly(SupervisionEvent.Kind.RDMA_REBOOT_ORDERED, SupervisionEvent.Kind.RDMA_REBOOT_DONE);
+        ClusterStatus after = supervisor.observe(look(cluster, rank(0, RankObservation.Health.SERVING, 1, "1.0"), rank(1, RankObservation.Health.SERVING, 1, "1.0")));
+        assertThat(after.acting()).isEmpty();
+        assertThat(after.serving()).isTrue();
+    }
+
+    @Test
+    void anOrderedRestartRunsOnTheExecutorAndIsNotOrderedAgainWhileItRuns() {
+        HeldActions actions = new HeldActions();
+        ClusterSupervisor supervisor = new ClusterSupervisor(
+                new ClusterSupervisor.Settings(Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(20), 3),
+                control, events::add, clock, actions);
+        SupervisedCluster cluster = cluster(false);
+        ClusterStatus first = supervisor.observe(look(cluster, rank(0, RankObservation.Health.DEGRADED, 1, "1.0"), rank(1, RankObservation.Health.UNREACHABLE, 1, null)));
+        assertThat(first.acting()).hasValueSatisfying(acting -> assertThat(acting.what()).isEqualTo("ordered restart 1"));
+        // Past the back-off and still down, but the first restart has not finished: nothing more is ordered.
+        clock.advance(Duration.ofSeconds(6));
+        supervisor.observe(look(cluster, rank(0, RankObservation.Health.DEGRADED, 1, "1.0"), rank(1, RankObservation.Health.UNREACHABLE, 1, null)));
+        assertThat(actions.held).hasSize(1);
+        assertThat(kinds()).containsExactly(SupervisionEvent.Kind.RESTART_ORDERED);
+        actions.runAll();
+        assertThat(control.orders).containsExactly("restart llm-a");
+        // Once it has run, the next look decides afresh: still down after the back-off, so the second restart.
+        ClusterStatus second = supervisor.observe(look(cluster, rank(0, RankObservation.Health.DEGRADED, 2, "1.0"), rank(1, RankObservation.Health.UNREACHABLE, 2, null)));
+        assertThat(second.acting()).hasValueSatisfying(acting -> assertThat(acting.what()).isEqualTo("ordered restart 2"));
+        assertThat(second.restarts()).isEqualTo(2);
+    }
+
+    @Test
+    void everyClusterIsLookedAtAtOnceAndOneFailingLookCostsOnlyItsCluster() {
+        SupervisedCluster a = cluster(false);
+        SupervisedCluster b = new SupervisedCluster("llm-b", URI.create("http://10.0.1.11:8080/"), new SupervisedCluster.Policy(false),
+                List.of(new SupervisedCluster.Rank(0, "studio-05", URI.create("http://10.0.1.11:8080/"), "io.macfleet.node", "/var/log/n.log")));
+        SupervisedCluster c = new SupervisedCluster("llm-c", URI.create("http://10.0.2.11:8080/"), new SupervisedCluster.Policy(false),
+                List.of(new SupervisedCluster.Rank(0, "studio-06", URI.create("http://10.0.2.11:8080/"), "io.macfleet.node", "/var/log/n.log")));
+        // llm-a's look cannot finish before llm-b's has started: looked at one after the other, in order, this round
+        // would wait for the latch's whole 20 s and fail; looked at together, it does not wait.
+        java.util.concurrent.CountDownLatch bStarted = new java.util.concurrent.CountDownLatch(1);
+        ClusterProbe probe = cluster -> {
+            switch (cluster.name()) {
+                case "llm-a" -> {
+                    try {
+                        assertThat(bStarted.await(20, java.util.concurrent.TimeUnit.SECONDS)).as("llm-b looked at meanwhile").isTrue();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return look(cluster, rank(0, RankObservation.Health.SERVING, 1, "1.0"), rank(1, RankObservation.Health.SERVING, 1, "1.0"));
+                }
+                case "llm-b" -> {
+                    bStarted.countDown();
+                    throw new IllegalStateException("the probe of llm-b broke");
+                }
+                default -> {
+                    return look(cluster, rank(0, RankObservation.Health.SERVING, 1, "1.0"));
+                }
+            }
+        };
+        SupervisionLoop loop = new SupervisionLoop(new InMemoryLeases().instance("serve-1"), probe, supervisor);
+        List<ClusterStatus> statuses = loop.round(List.of(a, b, c));
+        assertThat(statuses).extracting(ClusterStatus::name).containsExactly("llm-a", "llm-c");
+        assertThat(statuses).allSatisfy(status -> assertThat(status.serving()).isTrue());
+    }
 }
