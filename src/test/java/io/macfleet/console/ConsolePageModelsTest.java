@@ -106,12 +106,8 @@ class ConsolePageModelsTest {
         Map<String, CablingReport> cabling = new LinkedHashMap<>();
         cabling.put("llm-a", ClusterCabling.cluster(inventory.cluster("llm-a").orElseThrow(), inventory.machinesOf("llm-a"), observations,
                 ClusterCabling.Unreadable.COUNT_AS_MISSING).check());
-        NodeDeploymentStore.Deployment serving = new NodeDeploymentStore.Deployment(7, "llm-a",
-                "/opt/node.jar", "ab", "0.1.0", "/models/llama-70b-q8_0.gguf", "cd", 1L, "serving", null, "cli:ops", NOW, NOW, Optional.of(NOW));
-        SupervisedCluster supervised = new SupervisedCluster("llm-a",
-                URI.create("http://127.0.0.11:8080"), SupervisedCluster.Policy.RECOMMEND_ONLY,
-                List.of(new SupervisedCluster.Rank(0, "studio-01", URI.create("http://127.0.0.11:8080"), "node", "/log"),
-                        new SupervisedCluster.Rank(1, "studio-02", URI.create("http://127.0.0.12:8080"), "node", "/log")));
+        NodeDeploymentStore.Deployment serving = serving();
+        SupervisedCluster supervised = supervisedOnTwo();
         Instant seen = NOW.minusSeconds(20);
         ClusterObservation observation = new ClusterObservation(supervised, seen, List.of(
                 rank(0, "studio-01", RankObservation.Health.DEGRADED, "rank 1 is missing"),
@@ -147,12 +143,8 @@ class ConsolePageModelsTest {
     @Test
     void theInferenceColumnShowsTheSupervisingInstancesLookAndMarksAStaleOrUnreadableOne() {
         Map<String, CablingReport> cabling = new LinkedHashMap<>();
-        NodeDeploymentStore.Deployment serving = new NodeDeploymentStore.Deployment(7, "llm-a",
-                "/opt/node.jar", "ab", "0.1.0", "/models/llama-70b-q8_0.gguf", "cd", 1L, "serving", null, "cli:ops", NOW, NOW, Optional.of(NOW));
-        SupervisedCluster supervised = new SupervisedCluster("llm-a",
-                URI.create("http://127.0.0.11:8080"), SupervisedCluster.Policy.RECOMMEND_ONLY,
-                List.of(new SupervisedCluster.Rank(0, "studio-01", URI.create("http://127.0.0.11:8080"), "node", "/log"),
-                        new SupervisedCluster.Rank(1, "studio-02", URI.create("http://127.0.0.12:8080"), "node", "/log")));
+        NodeDeploymentStore.Deployment serving = serving();
+        SupervisedCluster supervised = supervisedOnTwo();
         ClusterStatus status = new ClusterStatus(new ClusterObservation(supervised, NOW.minusSeconds(4), List.of(
                 rank(0, "studio-01", RankObservation.Health.SERVING, ""), rank(1, "studio-02", RankObservation.Health.SERVING, ""))),
                 new Diagnosis.Serving(), 0, Optional.empty(), Optional.of(NOW.minusSeconds(3600)));
@@ -180,6 +172,20 @@ class ConsolePageModelsTest {
             assertThat(cell.label()).isEqualTo("unreadable status");
             assertThat(cell.detail()).contains("stored by " + other, "quantum-decoherence");
         });
+    }
+
+    /** Deployment 7 of llm-a, finished and serving. */
+    private static NodeDeploymentStore.Deployment serving() {
+        return new NodeDeploymentStore.Deployment(7, "llm-a",
+                "/opt/node.jar", "ab", "0.1.0", "/models/llama-70b-q8_0.gguf", "cd", 1L, "serving", null, "cli:ops", NOW, NOW, Optional.of(NOW));
+    }
+
+    /** llm-a as the supervisor sees it with its first two machines as ranks 0 and 1. */
+    private static SupervisedCluster supervisedOnTwo() {
+        return new SupervisedCluster("llm-a",
+                URI.create("http://127.0.0.11:8080"), SupervisedCluster.Policy.RECOMMEND_ONLY,
+                List.of(new SupervisedCluster.Rank(0, "studio-01", URI.create("http://127.0.0.11:8080"), "node", "/log"),
+                        new SupervisedCluster.Rank(1, "studio-02", URI.create("http://127.0.0.12:8080"), "node", "/log")));
     }
 
     private static RankObservation rank(int rank, String machine, RankObservation.Health health,

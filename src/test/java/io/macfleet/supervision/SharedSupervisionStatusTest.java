@@ -90,9 +90,7 @@ class SharedSupervisionStatusTest {
     void theInstanceWithoutTheLeaseShowsTheHoldersLookNamedAsItsThenStaleThenItsOwnAfterTakingOver() throws Exception {
         ClusterSupervisorTest.TestClock clock = new ClusterSupervisorTest.TestClock();
         SupervisedCluster cluster = ClusterSupervisorTest.cluster(false);
-        ClusterProbe down = c -> new ClusterObservation(c, clock.instant(), List.of(
-                ClusterSupervisorTest.rank(0, RankObservation.Health.DEGRADED, 1, "1.0"),
-                ClusterSupervisorTest.rank(1, RankObservation.Health.UNREACHABLE, 1, null)));
+        ClusterProbe down = ClusterSupervisorTest.rankOneDown(clock);
         Instant started = clock.instant().minusSeconds(600);
         Map<String, Map<Integer, Instant>> processSince = Map.of("llm-a", Map.of(0, started));
         Inventory inventory = exampleInventory();
