@@ -60,8 +60,10 @@ final class SharedStatuses {
      * @param seen the round's statuses: the clusters whose lease this instance holds
      * @param processSince per cluster and rank, since when the rank's current process was seen
      * @param supervisable every cluster of the inventory with a finished deployment, whoever supervises it
+     * @param supervisableAsOf when the inventory and the deployments were read for {@code supervisable}
      */
-    void afterRound(List<ClusterStatus> seen, Map<String, Map<Integer, Instant>> processSince, Set<String> supervisable) {
+    void afterRound(List<ClusterStatus> seen, Map<String, Map<Integer, Instant>> processSince, Set<String> supervisable,
+                    Instant supervisableAsOf) {
         Map<String, SharedStatus.Observed> looked = new TreeMap<>();
         for (ClusterStatus status : seen) {
             Map<Integer, Instant> since = processSince.getOrDefault(status.name(), Map.of());
@@ -75,7 +77,7 @@ final class SharedStatuses {
         }
         own = Map.copyOf(looked);
         try {
-            store.keepOnly(supervisable);
+            store.keepOnly(supervisable, supervisableAsOf);
         } catch (RuntimeException e) {
             LOG.warnf("the supervision statuses of removed clusters were not deleted: %s", e.getMessage());
         }

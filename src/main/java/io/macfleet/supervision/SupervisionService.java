@@ -130,6 +130,7 @@ public class SupervisionService {
         List<SupervisedCluster> clusters = new ArrayList<>();
         // Clusters whose stored status stays (those down for maintenance or not supervisable now included).
         Set<String> deployedClusters = new HashSet<>();
+        java.time.Instant deployedAsOf = java.time.Instant.now();
         for (Cluster cluster : desiredState.clusters()) {
             // Only what a deployment finished: while one runs (or was left half way), the deployer owns the daemons.
             boolean deployed = nodes.deployments().latest(cluster.name()).map(NodeDeploymentStore.Deployment::finished).orElse(false);
@@ -167,7 +168,7 @@ public class SupervisionService {
                 gauges(status.name()).set(status);
                 status.observation().ranks().forEach(rank -> rankGauges(status.name(), rank).set(rank));
             });
-            shared.afterRound(seen, processSince, deployedClusters);
+            shared.afterRound(seen, processSince, deployedClusters, deployedAsOf);
             return seen;
         } finally {
             control.get().shell = null;

@@ -107,12 +107,19 @@ final class SupervisionStatusStore {
                 row -> read(row, staleBefore)));
     }
 
-    /** Deletes the rows of every cluster but these (those that left the inventory or have no finished deployment). */
-    int keepOnly(Set<String> clusters) {
-        List<String> kept = new ArrayList<>(clusters);
-        String sql = kept.isEmpty() ? "delete from supervision_status"
-                : "delete from supervision_status where cluster not in (" + String.join(", ", Collections.nCopies(kept.size(), "?")) + ")";
-        return Jdbc.withConnection(dataSource, connection -> Jdbc.update(connection, sql, kept.toArray()));
+    /**
+     * Deletes the rows of every cluster but these (those that left the inventory or have no finished deployment), except
+     * rows of looks made at or after {@code asOf}: a cluster deployed since the caller read the inventory keeps the
+     * status its supervisor has just written.
+     *
+     * @param asOf when the caller read which clusters are deployed
+     */
+    int keepOnly(Set<String> clusters, Instant asOf) {
+        List<Object> parameters = new ArrayList<>(clusters);
+        parameters.add(OffsetDateTime.ofInstant(asOf, ZoneOffset.UTC));
+        String others = clusters.isEmpty() ? "" : "cluster not in (" + String.join(", ", Collections.nCopies(clusters.size(), "?")) + ") and ";
+        return Jdbc.withConnection(dataSource, connection -> Jdbc.update(connection,
+                "delete from supervision_status where " + others + "observed_at < ?", parameters.toArray()));
     }
 
     private SharedStatus read(ResultSet row, Instant staleBefore) throws SQLException {

@@ -40,7 +40,7 @@ class SharedSupervisionStatusApiTest {
 
     @AfterEach
     void removeTheRows() {
-        store.keepOnly(Set.of());
+        store.keepOnly(Set.of(), Instant.now().plusSeconds(3600));
     }
 
     @Test

@@ -64,8 +64,10 @@ class SharedSupervisionStatusTest {
         final ClusterSupervisorTest.RecordingControl control = new ClusterSupervisorTest.RecordingControl();
         final SupervisionLoop loop;
         final SharedStatuses shared;
+        final ClusterSupervisorTest.TestClock clock;
 
         ServeInstance(ClusterProbe probe, ClusterSupervisorTest.TestClock clock) {
+            this.clock = clock;
             loop = new SupervisionLoop(leases, probe, new ClusterSupervisor(new ClusterSupervisor.Settings(Duration.ZERO, Duration.ofSeconds(5),
                     Duration.ofSeconds(20), 3), control, event -> { }, clock));
             shared = new SharedStatuses(new SupervisionStatusStore(pool), LeaseOwners.next(), INTERVAL, clock);
@@ -73,8 +75,9 @@ class SharedSupervisionStatusTest {
 
         /** One round as the service runs it: look and act where this instance holds the lease, then share what it saw. */
         List<ClusterStatus> round(List<SupervisedCluster> deployed, Map<String, Map<Integer, Instant>> processSince) {
+            Instant deployedAsOf = clock.instant();
             List<ClusterStatus> seen = loop.round(deployed);
-            shared.afterRound(seen, processSince, Set.copyOf(deployed.stream().map(SupervisedCluster::name).toList()));
+            shared.afterRound(seen, processSince, Set.copyOf(deployed.stream().map(SupervisedCluster::name).toList()), deployedAsOf);
             return seen;
         }
 
@@ -161,7 +164,11 @@ class SharedSupervisionStatusTest {
                 assertThat(new SupervisionStatusStore(reader).all(Instant.EPOCH)).singleElement()
                         .satisfies(status -> assertThat(status.observedBy()).isEqualTo(second.shared.instance()));
 
-                // The cluster is no longer deployed: its row goes, and no instance shows it.
+                // The cluster is no longer deployed (read in the same instant as the look: the look stays, it may be of a
+                // deployment that finished meanwhile), then read a second later: its row goes, and no instance shows it.
+                second.round(List.of(), Map.of());
+                assertThat(new SupervisionStatusStore(reader).all(Instant.EPOCH)).hasSize(1);
+                clock.advance(Duration.ofSeconds(1));
                 second.round(List.of(), Map.of());
                 assertThat(second.shared.all()).isEmpty();
                 assertThat(new SupervisionStatusStore(reader).all(Instant.EPOCH)).isEmpty();

@@ -59,7 +59,7 @@ class SupervisionStatusStoreTest {
                     Optional.of("gave up after 3 restart(s)"), Optional.empty());
             store.save(status, Map.of(0, T0.minusSeconds(600)), FIRST);
             assertThat(store.all(T0.minusSeconds(60))).containsExactly(new SharedStatus.Observed(status, Map.of(0, T0.minusSeconds(600)), FIRST, false));
-            store.keepOnly(Set.of());
+            store.keepOnly(Set.of(), T0.plusSeconds(1));
         }
         ClusterStatus signalled = status("llm-b", T0, new Diagnosis.Serving(), List.of(
                         rank(0, new LaunchdService(true, "running", OptionalLong.of(12), OptionalInt.empty(), new LaunchdService.LastExit.Signal(9, "Killed"))),
@@ -103,9 +103,12 @@ class SupervisionStatusStoreTest {
         assertThat(((SharedStatus.Unreadable) all.get(4)).problem()).contains("llm-c", "llm-f");
 
         // Clusters that left the inventory (or have no finished deployment) lose their row; the others keep theirs.
-        assertThat(store.keepOnly(Set.of("llm-b", "llm-e"))).isEqualTo(4);
+        assertThat(store.keepOnly(Set.of("llm-b", "llm-e"), T0.plusSeconds(1))).isEqualTo(4);
         assertThat(store.all(T0)).extracting(SharedStatus::cluster).containsExactly("llm-b", "llm-e");
-        assertThat(store.keepOnly(Set.of())).isEqualTo(2);
+        // A look made after the caller read the inventory (llm-b's, at T0 + 5 s) may be of a cluster deployed since: it stays.
+        assertThat(store.keepOnly(Set.of(), T0.plusSeconds(5))).isEqualTo(1);
+        assertThat(store.all(T0)).extracting(SharedStatus::cluster).containsExactly("llm-b");
+        assertThat(store.keepOnly(Set.of(), T0.plusSeconds(6))).isEqualTo(1);
         assertThat(store.all(T0)).isEmpty();
     }
 
