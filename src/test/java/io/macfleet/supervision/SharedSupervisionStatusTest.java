@@ -176,6 +176,25 @@ class SharedSupervisionStatusTest {
         }
     }
 
+    /** The database is gone while a round runs: the write fails and is logged, the round and its answer go on. */
+    @Test
+    void aStatusThatCannotBeWrittenStopsNeitherTheRoundNorThisInstancesAnswer() {
+        ClusterSupervisorTest.TestClock clock = new ClusterSupervisorTest.TestClock();
+        ClusterSupervisorTest.RecordingControl control = new ClusterSupervisorTest.RecordingControl();
+        SupervisionLoop loop = new SupervisionLoop(new InMemoryLeases().instance("serve-1"), ClusterSupervisorTest.rankOneDown(clock),
+                new ClusterSupervisor(new ClusterSupervisor.Settings(Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(20), 3),
+                        control, event -> { }, clock));
+        AgroalDataSource gone = PostgresServer.h2("supervision-gone");
+        SharedStatuses shared = new SharedStatuses(new SupervisionStatusStore(gone), LeaseOwners.next(), INTERVAL, clock);
+        gone.close();
+
+        List<ClusterStatus> seen = loop.round(List.of(ClusterSupervisorTest.cluster(false)));
+        shared.afterRound(seen, Map.of(), Set.of("llm-a"), clock.instant());
+
+        assertThat(control.orders).containsExactly("restart llm-a");
+        assertThat(shared.all()).singleElement().isEqualTo(new SharedStatus.Observed(seen.getFirst(), Map.of(), shared.instance(), false));
+    }
+
     private Inventory exampleInventory() throws Exception {
         ExampleInventory.writeTo(directory, true);
         return InventoryLoader.load(directory).inventory();
