@@ -17,8 +17,8 @@ import io.macfleet.observe.Reachability;
 import io.macfleet.provision.ProvisioningService;
 import io.macfleet.provision.RunView;
 import io.macfleet.supervision.ClusterObservation;
-import io.macfleet.supervision.ClusterStatus;
 import io.macfleet.supervision.RankObservation;
+import io.macfleet.supervision.SharedStatus;
 import io.macfleet.supervision.SupervisionService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
@@ -108,13 +108,32 @@ public class FleetStatus {
 
     /**
      * The inference nodes as the fleet view reads them, by cluster: the latest deployment (one query for the whole
-     * fleet) and the supervisor's latest look at the ranks (held in memory by the instance that supervises).
+     * fleet) and the supervisor's latest look at the ranks, whichever instance supervises the cluster (shared through
+     * the database).
+     *
+     * @param observations the latest look at each cluster's ranks
+     * @param statuses who made that look, whether it is stale, or that the stored status is unreadable; a cluster
+     *                 missing here has its look presented as current
      */
-    public record Nodes(Map<String, NodeDeploymentStore.Deployment> deployments, Map<String, ClusterObservation> observations) {
+    public record Nodes(Map<String, NodeDeploymentStore.Deployment> deployments, Map<String, ClusterObservation> observations,
+                        Map<String, SharedStatus> statuses) {
         public static final Nodes NONE = new Nodes(Map.of(), Map.of());
 
-        static Nodes of(Map<String, NodeDeploymentStore.Deployment> deployments, List<ClusterStatus> statuses) {
-            return new Nodes(deployments, statuses.stream().collect(Collectors.toMap(ClusterStatus::name, ClusterStatus::observation)));
+        /** Looks presented as current, without who made them. */
+        public Nodes(Map<String, NodeDeploymentStore.Deployment> deployments, Map<String, ClusterObservation> observations) {
+            this(deployments, observations, Map.of());
+        }
+
+        public static Nodes of(Map<String, NodeDeploymentStore.Deployment> deployments, List<SharedStatus> statuses) {
+            Map<String, ClusterObservation> observations = new LinkedHashMap<>();
+            Map<String, SharedStatus> byCluster = new LinkedHashMap<>();
+            for (SharedStatus status : statuses) {
+                byCluster.put(status.cluster(), status);
+                if (status instanceof SharedStatus.Observed observed) {
+                    observations.put(observed.cluster(), observed.status().observation());
+                }
+            }
+            return new Nodes(deployments, observations, byCluster);
         }
 
         /** The node on one machine of a cluster: its cluster's deployment and the rank the supervisor saw there. */
@@ -125,7 +144,8 @@ public class FleetStatus {
             }
             Optional<ClusterObservation> observation = Optional.ofNullable(observations.get(cluster.get().name()));
             Optional<RankObservation> rank = observation.flatMap(seen -> seen.ranks().stream().filter(one -> one.machine().equals(machine)).findFirst());
-            return new MachineState.Node(deployment, rank, rank.isPresent() ? observation.map(ClusterObservation::at) : Optional.empty());
+            return new MachineState.Node(deployment, rank, rank.isPresent() ? observation.map(ClusterObservation::at) : Optional.empty(),
+                    Optional.ofNullable(statuses.get(cluster.get().name())));
         }
     }
 

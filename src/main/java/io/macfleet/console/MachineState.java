@@ -9,6 +9,7 @@ import io.macfleet.inventory.Machine;
 import io.macfleet.observe.Reachability;
 import io.macfleet.provision.RunView;
 import io.macfleet.supervision.RankObservation;
+import io.macfleet.supervision.SharedStatus;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -34,11 +35,18 @@ public record MachineState(Machine machine, Optional<Cluster> cluster, Optional<
      * this machine runs.
      *
      * @param deployment the cluster's latest deployment, empty when macfleet never deployed the node to it
-     * @param rank what the supervisor of this instance saw of the machine's rank, empty when it has not looked (yet)
+     * @param rank what the cluster's supervisor saw of the machine's rank, empty when it has not looked (yet)
      * @param observedAt when it looked
+     * @param status the cluster's shared supervision status: which instance looked, whether that look is stale, or
+     *               that the stored status cannot be read; empty when the look is presented as current without it
      */
-    public record Node(Optional<NodeDeploymentStore.Deployment> deployment, Optional<RankObservation> rank, Optional<Instant> observedAt) {
+    public record Node(Optional<NodeDeploymentStore.Deployment> deployment, Optional<RankObservation> rank, Optional<Instant> observedAt,
+                       Optional<SharedStatus> status) {
         public static final Node NEVER_DEPLOYED = new Node(Optional.empty(), Optional.empty(), Optional.empty());
+
+        public Node(Optional<NodeDeploymentStore.Deployment> deployment, Optional<RankObservation> rank, Optional<Instant> observedAt) {
+            this(deployment, rank, observedAt, Optional.empty());
+        }
     }
 
     /** Without a record of reaching it (states built before the observation loop existed, tests). */

@@ -3,6 +3,7 @@ package io.macfleet.console;
 import io.macfleet.accounts.Roles;
 import io.macfleet.supervision.ClusterStatus;
 import io.macfleet.supervision.RankObservation;
+import io.macfleet.supervision.SharedStatus;
 import io.macfleet.supervision.SupervisionService;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
@@ -20,6 +21,7 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 
@@ -39,9 +41,14 @@ public class SupervisionConsoleResource {
     public record Page(Pages.Layout layout, List<ClusterRow> clusters, String logTitle, String log) {
     }
 
-    /** {@code acting}: the supervisor's action under way ("coordinated reboot since 09:31:05 UTC"), or null. */
+    /**
+     * @param acting the supervisor's action under way ("coordinated reboot since 09:31:05 UTC"), or null
+     * @param seen who looked and when: "seen by INSTANCE at TIME", or "last seen by INSTANCE at TIME" when stale
+     * @param stale its supervisor stopped looking: the state is the last one seen, not the current one
+     * @param readable false for a stored status this version cannot read (state says why; no ranks)
+     */
     public record ClusterRow(String name, boolean serving, String state, String endpoint, int restarts, String alert, String acting,
-                             List<RankRow> ranks) {
+                             List<RankRow> ranks, String seen, boolean stale, boolean readable) {
     }
 
     public record RankRow(int rank, String machine, String health, String healthCss, String daemon, String pid, String runs, String version,
@@ -72,7 +79,8 @@ public class SupervisionConsoleResource {
                 log = "not readable: " + e.getMessage();
             }
         }
-        List<ClusterRow> rows = supervision.statuses().stream().map(this::row).toList();
+        Instant now = Instant.now();
+        List<ClusterRow> rows = supervision.statuses().stream().map(status -> row(status, now)).toList();
         return ConsoleSupport.page(200, SupervisionTemplates.supervision(new Page(frame.layout("Supervision", "supervision"), rows, logTitle, log)));
     }
 
@@ -100,19 +108,26 @@ public class SupervisionConsoleResource {
         return Response.seeOther(URI.create("/console/supervision")).build();
     }
 
-    private ClusterRow row(ClusterStatus status) {
+    private static ClusterRow row(SharedStatus shared, Instant now) {
+        String seen = shared.stale() ? shared.lastSeen() : "seen by " + shared.observedBy() + " at " + Ages.utc(shared.observedAt());
+        if (shared instanceof SharedStatus.Unreadable unreadable) {
+            return new ClusterRow(unreadable.cluster(), false, unreadable.explain(), "–", 0, null, null, List.of(), seen, unreadable.stale(), false);
+        }
+        SharedStatus.Observed observed = (SharedStatus.Observed) shared;
+        ClusterStatus status = observed.status();
         List<RankRow> ranks = status.observation().ranks().stream().map(rank -> new RankRow(rank.rank(), rank.machine(),
                 rank.health().name().toLowerCase(Locale.ROOT), rank.health() == RankObservation.Health.SERVING ? "ok" : "bad",
                 rank.launchd().map(service -> service.loaded() ? service.state() : "not loaded").orElse("unreachable"),
                 rank.pid().map(String::valueOf).orElse("–"), rank.runs().map(String::valueOf).orElse("–"), rank.version().orElse("–"),
-                supervision.uptime(status.name(), rank).map(SupervisionConsoleResource::duration).orElse("–"),
+                observed.uptime(rank, now).map(SupervisionConsoleResource::duration).orElse("–"),
                 rank.tokensPerSecond().isPresent() ? String.format(Locale.ROOT, "%.1f", rank.tokensPerSecond().getAsDouble()) : "–",
                 rank.timeToFirstTokenSeconds().isPresent() ? String.format(Locale.ROOT, "%.2f s", rank.timeToFirstTokenSeconds().getAsDouble()) : "–",
                 rank.rdma().name().toLowerCase(Locale.ROOT).replace('_', ' '))).toList();
-        return new ClusterRow(status.name(), status.serving(), status.diagnosis().explain(), status.observation().cluster().endpoint().toString(),
-                status.restarts(), status.alert().orElse(null), status.acting().map(acting -> acting.what() + " since "
-                        + java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(java.time.ZoneOffset.UTC).format(acting.since())).orElse(null),
-                ranks);
+        String acting = status.acting().map(under -> under.what() + " since "
+                + java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(java.time.ZoneOffset.UTC).format(under.since())).orElse(null);
+        return new ClusterRow(status.name(), status.serving() && !observed.stale(), status.diagnosis().explain(),
+                status.observation().cluster().endpoint().toString(), status.restarts(), status.alert().orElse(null), acting, ranks, seen,
+                observed.stale(), true);
     }
 
     private static String duration(Duration duration) {

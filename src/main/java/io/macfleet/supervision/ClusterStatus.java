@@ -13,6 +13,11 @@ import java.util.Optional;
 public record ClusterStatus(ClusterObservation observation, Diagnosis diagnosis, int restarts, Optional<String> alert,
                             Optional<Instant> servingSince, Optional<ClusterSupervisor.Acting> acting) {
 
+    public ClusterStatus {
+        // A status stored by a version without the field reads back without it: nothing under way.
+        acting = acting == null ? Optional.empty() : acting;
+    }
+
     public String name() {
         return observation.cluster().name();
     }

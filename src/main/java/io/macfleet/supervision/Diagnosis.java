@@ -1,8 +1,20 @@
 package io.macfleet.supervision;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.util.List;
 
-/** What a cluster observation means for the supervisor; {@link #explain()} is the sentence operators read. */
+/**
+ * What a cluster observation means for the supervisor; {@link #explain()} is the sentence operators read. Stored in
+ * the database as JSON (the shared supervision status) under these type names, which stay when classes are renamed.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "kind")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = Diagnosis.NotDeployed.class, name = "not-deployed"),
+        @JsonSubTypes.Type(value = Diagnosis.Serving.class, name = "serving"),
+        @JsonSubTypes.Type(value = Diagnosis.RanksDown.class, name = "ranks-down"),
+        @JsonSubTypes.Type(value = Diagnosis.Skew.class, name = "skew"),
+        @JsonSubTypes.Type(value = Diagnosis.RdmaFailure.class, name = "rdma-failure")})
 public sealed interface Diagnosis {
 
     String explain();

@@ -27,19 +27,35 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Produces(MediaType.APPLICATION_JSON)
 public class SupervisionResource {
 
-    /** One cluster as the supervisor last saw it. */
+    /**
+     * One cluster as its supervisor last saw it, whichever instance supervises it. A stale look (its supervisor stopped
+     * looking) is not presented as current: {@code serving} is false and {@code state} starts with "last seen by
+     * INSTANCE at TIME"; a stored status this version cannot read has {@code state} "unreadable status ..." and no ranks.
+     *
+     * @param observedBy the instance that looked (its lease holder id)
+     */
     public record ClusterView(String cluster, boolean serving, String state, String endpoint, int restarts, String alert,
-                              String acting, Instant actingSince, Instant observedAt, List<RankView> ranks) {
-        static ClusterView of(ClusterStatus status, SupervisionService supervision) {
-            return new ClusterView(status.name(), status.serving(), status.diagnosis().explain(), status.observation().cluster().endpoint().toString(),
-                    status.restarts(), status.alert().orElse(null), status.acting().map(ClusterSupervisor.Acting::what).orElse(null),
-                    status.acting().map(ClusterSupervisor.Acting::since).orElse(null), status.observation().at(),
-                    status.observation().ranks().stream()
-                            .map(rank -> RankView.of(rank, supervision.uptime(status.name(), rank).orElse(null))).toList());
+                              String acting, Instant actingSince, Instant observedAt, List<RankView> ranks, String observedBy,
+                              boolean stale) {
+        static ClusterView of(SharedStatus shared, Instant now) {
+            return switch (shared) {
+                case SharedStatus.Observed observed -> {
+                    ClusterStatus status = observed.status();
+                    String state = status.diagnosis().explain();
+                    yield new ClusterView(status.name(), status.serving() && !observed.stale(), observed.stale() ? observed.lastSeen() + ": " + state : state,
+                            status.observation().cluster().endpoint().toString(), status.restarts(), status.alert().orElse(null),
+                            status.acting().map(ClusterSupervisor.Acting::what).orElse(null),
+                            status.acting().map(ClusterSupervisor.Acting::since).orElse(null), observed.observedAt(),
+                            status.observation().ranks().stream().map(rank -> RankView.of(rank, observed.uptime(rank, now).orElse(null))).toList(),
+                            observed.observedBy(), observed.stale());
+                }
+                case SharedStatus.Unreadable unreadable -> new ClusterView(unreadable.cluster(), false, unreadable.explain(), null, 0, null,
+                        null, null, unreadable.observedAt(), List.of(), unreadable.observedBy(), unreadable.stale());
+            };
         }
     }
 
-    /** One rank; absent numbers are null; uptime counts from when this service first saw the rank's current pid. */
+    /** One rank; absent numbers are null; uptime counts from when its supervisor first saw the rank's current pid. */
     public record RankView(int rank, String machine, String health, String detail, String daemonState, Long pid, Integer runs,
                            String version, String model, String rdma, Double tokensPerSecond, Double timeToFirstTokenSeconds,
                            Long uptimeSeconds) {
@@ -61,9 +77,11 @@ public class SupervisionResource {
     CurrentUser currentUser;
 
     @GET
-    @Operation(summary = "Every supervised cluster: serving or not, the endpoint, each rank's state, restarts and open alert")
+    @Operation(summary = "Every supervised cluster, whichever instance supervises it: serving or not, the endpoint, each rank's state,"
+            + " restarts, open alert, who looked and whether that look is stale")
     public List<ClusterView> clusters() {
-        return supervision.statuses().stream().map(status -> ClusterView.of(status, supervision)).toList();
+        Instant now = Instant.now();
+        return supervision.statuses().stream().map(status -> ClusterView.of(status, now)).toList();
     }
 
     @POST

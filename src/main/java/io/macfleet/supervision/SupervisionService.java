@@ -10,6 +10,7 @@ import io.macfleet.deployment.NodeDeploymentStore;
 import io.macfleet.deployment.NodeLayout;
 import io.macfleet.deployment.NodeService;
 import io.macfleet.deployment.RankTarget;
+import io.macfleet.lease.LeaseOwners;
 import io.macfleet.lease.Leases;
 import io.macfleet.ssh.Command;
 import io.macfleet.ssh.JdbcHostKeyStore;
@@ -31,11 +32,13 @@ import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jboss.logging.Logger;
@@ -43,8 +46,9 @@ import org.jboss.logging.Logger;
 /**
  * The supervision loop inside {@code macfleet serve}: every {@code macfleet.supervision.interval}, each cluster of
  * the applied inventory that has a model is looked at (only those whose lease this instance holds), and the
- * supervisor acts. Events go to the audit log, alerts also to the webhook; the latest status of each cluster is
- * kept for the console, the API and {@code /q/metrics}.
+ * supervisor acts. Events go to the audit log, alerts also to the webhook; the latest status of each cluster goes to
+ * the database, so that every instance's console and API show the same (see {@link SharedStatuses}), and to
+ * {@code /q/metrics} of the supervising instance.
  */
 @ApplicationScoped
 public class SupervisionService {
@@ -60,7 +64,7 @@ public class SupervisionService {
     private final MeterRegistry registry;
     private final Leases leases;
     private final ClusterSupervisor supervisor;
-    private final Map<String, ClusterStatus> statuses = new ConcurrentHashMap<>();
+    private final SharedStatuses shared;
     /** When this service first saw each cluster/rank/pid: the uptime it can vouch for (launchctl print has no start time). */
     private final Map<String, java.time.Instant> pidSeen = new ConcurrentHashMap<>();
     private final Map<String, AtomicReference<ClusterStatus>> gauges = new ConcurrentHashMap<>();
@@ -79,8 +83,10 @@ public class SupervisionService {
     @Inject
     public SupervisionService(MacfleetConfig config, DesiredStateStore desiredState, NodeService nodes, JdbcAuditLog audit,
                               JdbcHostKeyStore hostKeys, MeterRegistry registry, Instance<Leases> leases,
-                              Instance<MaintenanceWindows> maintenance) {
+                              Instance<MaintenanceWindows> maintenance, SupervisionStatusStore statusStore) {
         this.settings = config.supervision();
+        // One holder id per instance, in the lease code's form (PID@HOST/RANDOM): two instances on one host differ.
+        this.shared = new SharedStatuses(statusStore, LeaseOwners.next(), settings.interval(), Clock.systemUTC());
         this.maintenance = maintenance;
         this.nodes = nodes;
         this.desiredState = desiredState;
@@ -131,12 +137,16 @@ public class SupervisionService {
     public synchronized List<ClusterStatus> round() {
         Map<String, SshTarget> targets = new LinkedHashMap<>();
         List<SupervisedCluster> clusters = new ArrayList<>();
+        // Clusters whose stored status stays (those down for maintenance or not supervisable now included).
+        Set<String> deployedClusters = new HashSet<>();
+        java.time.Instant deployedAsOf = java.time.Instant.now();
         for (Cluster cluster : desiredState.clusters()) {
             // Only what a deployment finished: while one runs (or was left half way), the deployer owns the daemons.
             boolean deployed = nodes.deployments().latest(cluster.name()).map(NodeDeploymentStore.Deployment::finished).orElse(false);
             if (!deployed) {
                 continue;
             }
+            deployedClusters.add(cluster.name());
             Optional<String> downOnPurpose = maintenanceReason(cluster.name());
             if (downOnPurpose.isPresent()) {
                 // Drained on purpose (an OS update): its ranks stay down until the work that drained it starts them.
@@ -157,19 +167,20 @@ public class SupervisionService {
         try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit), targets)) {
             roundShell = shell;
             List<ClusterStatus> seen = loop.round(clusters);
+            Map<String, Map<Integer, java.time.Instant>> processSince = new HashMap<>();
             seen.forEach(status -> {
                 for (RankObservation rank : status.observation().ranks()) {
                     String prefix = status.name() + "/" + rank.rank() + "/";
                     String current = prefix + rank.pid().map(String::valueOf).orElse("");
                     // Only the rank's current process is remembered: an earlier pid's start is no one's uptime.
                     pidSeen.keySet().removeIf(key -> key.startsWith(prefix) && !key.equals(current));
-                    rank.pid().ifPresent(pid -> pidSeen.putIfAbsent(current, status.observation().at()));
+                    rank.pid().ifPresent(pid -> processSince.computeIfAbsent(status.name(), name -> new HashMap<>())
+                            .put(rank.rank(), pidSeen.computeIfAbsent(current, key -> status.observation().at())));
                 }
-                statuses.put(status.name(), status);
                 gauges(status.name()).set(status);
                 status.observation().ranks().forEach(rank -> rankGauges(status.name(), rank).set(rank));
             });
-            statuses.keySet().removeIf(name -> clusters.stream().noneMatch(cluster -> cluster.name().equals(name)));
+            shared.afterRound(seen, processSince, deployedClusters, deployedAsOf);
             clusterTargets.keySet().removeIf(name -> clusters.stream().noneMatch(cluster -> cluster.name().equals(name)));
             return seen;
         } finally {
@@ -177,20 +188,20 @@ public class SupervisionService {
         }
     }
 
-    /** The latest status of every cluster this instance supervises, by name. */
-    public List<ClusterStatus> statuses() {
-        return statuses.values().stream().sorted(Comparator.comparing(ClusterStatus::name)).toList();
+    /**
+     * The latest status of every deployed cluster, by name, whichever instance supervises it: this instance's own look
+     * where it holds the lease, the supervising instance's stored look otherwise (stale when that is too old).
+     */
+    public List<SharedStatus> statuses() {
+        return shared.all();
     }
 
-    /** How long the rank's current process has been running, as far as this service saw it (from its first look at the pid). */
-    public Optional<Duration> uptime(String cluster, RankObservation rank) {
-        return rank.pid().map(pid -> pidSeen.get(cluster + "/" + rank.rank() + "/" + pid)).map(since -> Duration.between(since, java.time.Instant.now()));
-    }
-
-    /** The open alerts, one sentence per cluster, for the console banner. */
+    /** The open alerts, one sentence per cluster, for the console banner (a stale one says when it was last seen). */
     public List<String> alerts() {
-        return statuses().stream().filter(status -> status.alert().isPresent())
-                .map(status -> status.name() + ": " + status.alert().get()).toList();
+        return statuses().stream().filter(SharedStatus.Observed.class::isInstance).map(SharedStatus.Observed.class::cast)
+                .filter(observed -> observed.status().alert().isPresent())
+                .map(observed -> observed.cluster() + ": " + observed.status().alert().get() + (observed.stale() ? " (" + observed.lastSeen() + ")" : ""))
+                .toList();
     }
 
     /** An operator restarts a cluster: every rank in order; the supervisor's count starts afresh. */

@@ -20,7 +20,10 @@ import io.macfleet.inventory.Inventory;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.LoadResult;
 import io.macfleet.supervision.ClusterObservation;
+import io.macfleet.supervision.ClusterStatus;
+import io.macfleet.supervision.Diagnosis;
 import io.macfleet.supervision.RankObservation;
+import io.macfleet.supervision.SharedStatus;
 import io.macfleet.supervision.SupervisedCluster;
 import java.net.URI;
 import java.nio.file.Path;
@@ -103,12 +106,8 @@ class ConsolePageModelsTest {
         Map<String, CablingReport> cabling = new LinkedHashMap<>();
         cabling.put("llm-a", ClusterCabling.cluster(inventory.cluster("llm-a").orElseThrow(), inventory.machinesOf("llm-a"), observations,
                 ClusterCabling.Unreadable.COUNT_AS_MISSING).check());
-        NodeDeploymentStore.Deployment serving = new NodeDeploymentStore.Deployment(7, "llm-a",
-                "/opt/node.jar", "ab", "0.1.0", "/models/llama-70b-q8_0.gguf", "cd", 1L, "serving", null, "cli:ops", NOW, NOW, Optional.of(NOW));
-        SupervisedCluster supervised = new SupervisedCluster("llm-a",
-                URI.create("http://127.0.0.11:8080"), SupervisedCluster.Policy.RECOMMEND_ONLY,
-                List.of(new SupervisedCluster.Rank(0, "studio-01", URI.create("http://127.0.0.11:8080"), "node", "/log"),
-                        new SupervisedCluster.Rank(1, "studio-02", URI.create("http://127.0.0.12:8080"), "node", "/log")));
+        NodeDeploymentStore.Deployment serving = serving();
+        SupervisedCluster supervised = supervisedOnTwo();
         Instant seen = NOW.minusSeconds(20);
         ClusterObservation observation = new ClusterObservation(supervised, seen, List.of(
                 rank(0, "studio-01", RankObservation.Health.DEGRADED, "rank 1 is missing"),
@@ -135,6 +134,58 @@ class ConsolePageModelsTest {
                 .machine("studio-03").orElseThrow().status("Inference").orElseThrow();
         assertThat(deployFailed.label()).isEqualTo("deploy failed");
         assertThat(deployFailed.detail()).contains("deployment 8", "m.gguf", "studio-03: disk full");
+    }
+
+    /**
+     * On an instance that does not supervise llm-a: the Inference column shows the supervising instance's look read from
+     * the database, named as its; a stale look as "last seen", never as current; an unreadable stored one as such.
+     */
+    @Test
+    void theInferenceColumnShowsTheSupervisingInstancesLookAndMarksAStaleOrUnreadableOne() {
+        Map<String, CablingReport> cabling = new LinkedHashMap<>();
+        NodeDeploymentStore.Deployment serving = serving();
+        SupervisedCluster supervised = supervisedOnTwo();
+        ClusterStatus status = new ClusterStatus(new ClusterObservation(supervised, NOW.minusSeconds(4), List.of(
+                rank(0, "studio-01", RankObservation.Health.SERVING, ""), rank(1, "studio-02", RankObservation.Health.SERVING, ""))),
+                new Diagnosis.Serving(), 0, Optional.empty(), Optional.of(NOW.minusSeconds(3600)), Optional.empty());
+        String other = "4242@control-2/0a1b2c3d";
+
+        FleetStatus.Nodes current = FleetStatus.Nodes.of(Map.of("llm-a", serving), List.of(new SharedStatus.Observed(status, Map.of(), other, false)));
+        Status worker = FleetStatus.fleet(NOW, inventory, observations, cabling, Map.of(), builtIn(), Map.of(), current)
+                .machine("studio-02").orElseThrow().status("Inference").orElseThrow();
+        assertThat(worker.label()).isEqualTo("rank 1 serving");
+        assertThat(worker.level()).isEqualTo(Status.Level.OK);
+        assertThat(worker.detail()).contains("deployment 7", "4 s ago", "seen by " + other);
+
+        FleetStatus.Nodes stale = FleetStatus.Nodes.of(Map.of("llm-a", serving), List.of(new SharedStatus.Observed(status, Map.of(), other, true)));
+        Status staleWorker = FleetStatus.fleet(NOW, inventory, observations, cabling, Map.of(), builtIn(), Map.of(), stale)
+                .machine("studio-02").orElseThrow().status("Inference").orElseThrow();
+        assertThat(staleWorker.label()).isEqualTo("rank 1 last seen serving");
+        assertThat(staleWorker.level()).isEqualTo(Status.Level.WARNING);
+        assertThat(staleWorker.detail()).contains("last seen by " + other + " at 2026-11-23 11:59:56 UTC (4 s ago), no look since");
+
+        FleetStatus.Nodes unreadable = FleetStatus.Nodes.of(Map.of("llm-a", serving), List.of(new SharedStatus.Unreadable("llm-a", NOW.minusSeconds(4),
+                other, false, "Could not resolve type id 'quantum-decoherence'")));
+        FleetStatus.Fleet fleet = FleetStatus.fleet(NOW, inventory, observations, cabling, Map.of(), builtIn(), Map.of(), unreadable);
+        assertThat(fleet.machines()).filteredOn(row -> "llm-a".equals(row.cluster())).allSatisfy(row -> {
+            Status cell = row.status("Inference").orElseThrow();
+            assertThat(cell.label()).isEqualTo("unreadable status");
+            assertThat(cell.detail()).contains("stored by " + other, "quantum-decoherence");
+        });
+    }
+
+    /** Deployment 7 of llm-a, finished and serving. */
+    private static NodeDeploymentStore.Deployment serving() {
+        return new NodeDeploymentStore.Deployment(7, "llm-a",
+                "/opt/node.jar", "ab", "0.1.0", "/models/llama-70b-q8_0.gguf", "cd", 1L, "serving", null, "cli:ops", NOW, NOW, Optional.of(NOW));
+    }
+
+    /** llm-a as the supervisor sees it with its first two machines as ranks 0 and 1. */
+    private static SupervisedCluster supervisedOnTwo() {
+        return new SupervisedCluster("llm-a",
+                URI.create("http://127.0.0.11:8080"), SupervisedCluster.Policy.RECOMMEND_ONLY,
+                List.of(new SupervisedCluster.Rank(0, "studio-01", URI.create("http://127.0.0.11:8080"), "node", "/log"),
+                        new SupervisedCluster.Rank(1, "studio-02", URI.create("http://127.0.0.12:8080"), "node", "/log")));
     }
 
     private static RankObservation rank(int rank, String machine, RankObservation.Health health,

@@ -84,6 +84,12 @@ class ClusterSupervisorTest {
                 RankObservation.Rdma.NOT_IN_USE, "", Optional.empty(), OptionalDouble.empty(), OptionalDouble.empty());
     }
 
+    /** A probe that finds rank 0 degraded and rank 1 unreachable, at the clock's time. */
+    static ClusterProbe rankOneDown(TestClock clock) {
+        return cluster -> new ClusterObservation(cluster, clock.instant(), List.of(rank(0, RankObservation.Health.DEGRADED, 1, "1.0"),
+                rank(1, RankObservation.Health.UNREACHABLE, 1, null)));
+    }
+
     ClusterObservation look(SupervisedCluster cluster, RankObservation... ranks) {
         return new ClusterObservation(cluster, clock.instant(), List.of(ranks));
     }

@@ -41,9 +41,7 @@ class TwoServeInstancesTest {
     void onlyTheLeaseHolderOrdersTheRestartAndTheOtherTakesOverWhenItsSessionEnds() throws Exception {
         ClusterSupervisorTest.TestClock clock = new ClusterSupervisorTest.TestClock();
         SupervisedCluster cluster = ClusterSupervisorTest.cluster(false);
-        ClusterProbe down = c -> new ClusterObservation(c, clock.instant(), List.of(
-                ClusterSupervisorTest.rank(0, RankObservation.Health.DEGRADED, 1, "1.0"),
-                ClusterSupervisorTest.rank(1, RankObservation.Health.UNREACHABLE, 1, null)));
+        ClusterProbe down = ClusterSupervisorTest.rankOneDown(clock);
         ClusterSupervisor.Settings patienceNone = new ClusterSupervisor.Settings(Duration.ZERO, Duration.ofSeconds(5), Duration.ofSeconds(20), 3);
         ClusterSupervisorTest.RecordingControl firstControl = new ClusterSupervisorTest.RecordingControl();
         ClusterSupervisorTest.RecordingControl secondControl = new ClusterSupervisorTest.RecordingControl();
