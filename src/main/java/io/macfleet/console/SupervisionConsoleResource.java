@@ -100,7 +100,7 @@ public class SupervisionConsoleResource {
             supervision.restart(cluster, frame.actor());
         } catch (io.macfleet.deployment.NodeService.RefusedException e) {
             return frame.error(409, "Cannot restart", Pages.sentence(e.getMessage()) + ".", "/console/supervision", "Back to supervision");
-        } catch (IllegalArgumentException e) {
+        } catch (java.util.NoSuchElementException e) {
             return frame.error(404, "Cluster not found", Pages.sentence(e.getMessage()) + ".", "/console/supervision", "Back to supervision");
         } catch (IOException e) {
             return frame.error(502, "Restart failed", Pages.sentence(e.getMessage()) + ".", "/console/supervision", "Back to supervision");

@@ -92,8 +92,8 @@ public class SupervisionResource {
         try {
             supervision.restart(cluster, currentUser.actor());
             return new ClusterRestarted(cluster, true, "every rank restarted in order");
-        } catch (IllegalArgumentException e) {
-            throw ProblemException.notFound("cluster", cluster);
+        } catch (java.util.NoSuchElementException e) {
+            throw new ProblemException(404, "Not Found", e.getMessage());
         } catch (io.macfleet.deployment.NodeService.RefusedException e) {
             throw new ProblemException(409, "Cannot restart", e.getMessage());
         } catch (IOException e) {
@@ -113,8 +113,11 @@ public class SupervisionResource {
     public String log(@PathParam("cluster") String cluster, @PathParam("rank") int rank, @QueryParam("lines") @DefaultValue("200") int lines) {
         try {
             return supervision.log(cluster, rank, lines, currentUser.actor());
-        } catch (IllegalArgumentException | io.macfleet.deployment.NodeService.RefusedException e) {
-            throw ProblemException.badRequest(e.getMessage());
+        } catch (java.util.NoSuchElementException e) {
+            // An unknown cluster or rank is a resource that does not exist, as an unknown machine is.
+            throw new ProblemException(404, "Not Found", e.getMessage());
+        } catch (io.macfleet.deployment.NodeService.RefusedException e) {
+            throw new ProblemException(409, "Log not readable", e.getMessage());
         } catch (IOException e) {
             throw new ProblemException(502, "Log not readable", "cluster " + cluster + " rank " + rank + ": " + e.getMessage());
         }

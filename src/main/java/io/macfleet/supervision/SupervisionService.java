@@ -206,7 +206,7 @@ public class SupervisionService {
 
     /** An operator restarts a cluster: every rank in order; the supervisor's count starts afresh. */
     public void restart(String clusterName, String actor) throws IOException {
-        Cluster cluster = desiredState.cluster(clusterName).orElseThrow(() -> new IllegalArgumentException(
+        Cluster cluster = desiredState.cluster(clusterName).orElseThrow(() -> new java.util.NoSuchElementException(
                 "no cluster named '" + clusterName + "' in the applied inventory"));
         List<RankTarget> ranks = nodes.ranks(clusterName);
         SupervisedCluster supervised = supervised(cluster, ranks);
@@ -222,12 +222,12 @@ public class SupervisionService {
 
     /** The last lines of a rank's node log (operators read it from the console). */
     public String log(String clusterName, int rank, int lines, String actor) throws IOException {
-        Cluster cluster = desiredState.cluster(clusterName).orElseThrow(() -> new IllegalArgumentException(
+        Cluster cluster = desiredState.cluster(clusterName).orElseThrow(() -> new java.util.NoSuchElementException(
                 "no cluster named '" + clusterName + "' in the applied inventory"));
         List<RankTarget> ranks = nodes.ranks(clusterName);
         SupervisedCluster supervised = supervised(cluster, ranks);
         if (rank < 0 || rank >= supervised.ranks().size()) {
-            throw new IllegalArgumentException("cluster " + clusterName + " has ranks 0.." + (supervised.ranks().size() - 1) + ", not " + rank);
+            throw new java.util.NoSuchElementException("cluster " + clusterName + " has ranks 0.." + (supervised.ranks().size() - 1) + ", not " + rank);
         }
         SupervisedCluster.Rank target = supervised.ranks().get(rank);
         try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(actor), hostKeys, audit),

@@ -21,8 +21,8 @@ class SupervisionApiTest {
         TestAccounts.viewer().when().get("/api/v1/supervision/llm-x/ranks/0/log").then().statusCode(403);
         TestAccounts.operator().when().post("/api/v1/supervision/llm-x/restart").then().statusCode(404)
                 .body(containsString("no cluster named 'llm-x' in the applied inventory"));
-        TestAccounts.operator().when().get("/api/v1/supervision/llm-x/ranks/0/log").then().statusCode(400)
-                .body(containsString("llm-x"));
+        TestAccounts.operator().when().get("/api/v1/supervision/llm-x/ranks/0/log").then().statusCode(404)
+                .body(containsString("no cluster named 'llm-x' in the applied inventory"));
     }
 
     @Test
