@@ -16,8 +16,8 @@ import org.jboss.logging.Logger;
  * <p>
  * Staleness: a look older than {@link #staleAfter(Duration)} (three supervision intervals, at least 30 seconds) is
  * stale. The supervisor writes after every look, so a stale status means it stopped looking: its instance is gone
- * and no other has taken the lease yet, its round is stuck (a hung machine, a coordinated reboot), or supervision was
- * switched off. The 30-second floor keeps one slow round (SSH and /health timeouts of a few seconds per rank) from
+ * and no other has taken the lease yet, its round is stuck, or supervision was switched off. (Restarts and reboots run
+ * beside the rounds, so a coordinated reboot does not make its cluster's status stale.) The 30-second floor keeps one slow round (SSH and /health timeouts of a few seconds per rank) from
  * marking a status stale at the default 5-second interval.
  */
 final class SharedStatuses {
