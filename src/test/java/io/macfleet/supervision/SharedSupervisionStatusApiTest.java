@@ -81,4 +81,22 @@ class SharedSupervisionStatusApiTest {
         String banner = viewer.request().when().get("/console/supervision/banner").then().statusCode(200).extract().asString();
         assertThat(Jsoup.parse(banner).select(".banner").text()).contains("llm-gone: gave up after 3 restart(s) (last seen by " + OTHER);
     }
+
+    @Test
+    void aRebootUnderWayIsShownWithWhenItStarted() {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        ClusterStatus down = SupervisionStatusStoreTest.status("llm-rebooting", now, new Diagnosis.RanksDown(List.of("rank 1 is missing"), false),
+                List.of(ClusterSupervisorTest.rank(0, RankObservation.Health.UNREACHABLE, 1, null)), Optional.empty(), Optional.empty());
+        Instant started = Instant.parse("2026-11-24T09:25:30Z");
+        store.save(new ClusterStatus(down.observation(), down.diagnosis(), 0, Optional.empty(), Optional.empty(),
+                Optional.of(new ClusterSupervisor.Acting("coordinated reboot", started))), Map.of(), OTHER);
+
+        JsonPath api = TestAccounts.viewer().when().get("/api/v1/supervision").then().statusCode(200).extract().jsonPath();
+        assertThat(api.getString("[0].acting")).isEqualTo("coordinated reboot");
+        assertThat(api.getString("[0].actingSince")).isEqualTo("2026-11-24T09:25:30Z");
+        Document page = Jsoup.parse(TestAccounts.login(Role.VIEWER).request().when().get("/console/supervision").then().statusCode(200)
+                .extract().asString());
+        assertThat(page.select("[data-cluster=llm-rebooting] .acting").text())
+                .isEqualTo("Under way: coordinated reboot since 09:25:30 UTC; looks change nothing until it ends.");
+    }
 }
