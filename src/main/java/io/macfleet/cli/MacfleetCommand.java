@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
                 io.macfleet.cabling.CablingCommand.class, io.macfleet.provision.ProvisionCommand.class,
                 io.macfleet.provision.PlaybookCommand.class, io.macfleet.accounts.UsersCommand.class,
                 io.macfleet.accounts.TokensCommand.class, io.macfleet.deployment.NodeCommand.class,
-                io.macfleet.osupdate.OsUpdateCommand.class, io.macfleet.mdm.status.MdmCommand.class},
+                io.macfleet.osupdate.OsUpdateCommand.class, io.macfleet.mdm.status.MdmCommand.class,
+                io.macfleet.supervision.SupervisionCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:success",
