@@ -32,6 +32,40 @@ public final class PostgresServer implements AutoCloseable {
         this.asPostgresUser = asPostgresUser;
     }
 
+    /**
+     * One server for a test class, started before its first test and stopped after its last:
+     * {@code @RegisterExtension static final PostgresServer.PerClass postgres = new PostgresServer.PerClass();}, then
+     * {@code postgres.server()} and {@code postgres.settings()} (the superuser, no password) in the tests.
+     */
+    public static final class PerClass implements org.junit.jupiter.api.extension.BeforeAllCallback,
+            org.junit.jupiter.api.extension.AfterAllCallback {
+        private PostgresServer server;
+
+        @Override
+        public void beforeAll(org.junit.jupiter.api.extension.ExtensionContext context) throws Exception {
+            server = start();
+        }
+
+        @Override
+        public void afterAll(org.junit.jupiter.api.extension.ExtensionContext context) throws Exception {
+            if (server != null) {
+                server.close();
+                server = null;
+            }
+        }
+
+        public PostgresServer server() {
+            if (server == null) {
+                throw new IllegalStateException("the PostgreSQL server is not running (register PerClass as a static @RegisterExtension)");
+            }
+            return server;
+        }
+
+        public DatabaseSettings settings() {
+            return new DatabaseSettings(server().url(), "postgres", null);
+        }
+    }
+
     public static PostgresServer start() throws IOException, InterruptedException {
         Optional<Path> binaries = findBinaries();
         if (binaries.isEmpty()) {

@@ -3,36 +3,21 @@ package io.macfleet.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.macfleet.database.Database;
-import io.macfleet.database.DatabaseSettings;
 import io.macfleet.database.PostgresServer;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Two service instances' leases on one real PostgreSQL server (Debian's binaries, see PostgresServer). */
 class AdvisoryLockLeasesTest {
 
-    private static PostgresServer server;
-    private static DatabaseSettings settings;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = PostgresServer.start();
-        settings = new DatabaseSettings(server.url(), "postgres", null);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final PostgresServer.PerClass postgres = new PostgresServer.PerClass();
 
     private static AdvisoryLockLeases instance() {
-        return new AdvisoryLockLeases(() -> Database.unpooledPostgresqlSession(settings));
+        return new AdvisoryLockLeases(() -> Database.unpooledPostgresqlSession(postgres.settings()));
     }
 
     @Test
@@ -73,7 +58,7 @@ class AdvisoryLockLeasesTest {
             assertThat(second.tryAcquire("observe:studio-03")).isEmpty();
 
             // The database ends the first instance's session, as when its network or server connection dies.
-            try (Connection admin = Database.unpooledPostgresqlSession(settings); Statement statement = admin.createStatement()) {
+            try (Connection admin = Database.unpooledPostgresqlSession(postgres.settings()); Statement statement = admin.createStatement()) {
                 statement.execute("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'macfleet leases'"
                         + " and pid <> pg_backend_pid() and pid in (select pid from pg_locks where locktype = 'advisory' and objid = "
                         + (AdvisoryLockLeases.lockNumber("observe:studio-03") & 0xffffffffL) + ")");

@@ -22,6 +22,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 13, more than one service instance: two observation loops, each with its own connection pool and its own
@@ -66,14 +67,14 @@ class TwoObservationLoopsTest {
         }
     }
 
-    private static PostgresServer server;
+    @RegisterExtension
+    static final PostgresServer.PerClass postgres = new PostgresServer.PerClass();
     private static DatabaseSettings database;
     private static SimulatedInventory simulation;
 
     @BeforeAll
     static void start() throws Exception {
-        server = PostgresServer.start();
-        database = new DatabaseSettings(server.url(), "postgres", null);
+        database = postgres.settings();
         simulation = SimulatedInventory.start(Files.createTempDirectory("macfleet-two-loops"), 4, "127.0.6.41", database);
         simulation.cableFullMesh(CLUSTER);
         simulation.apply(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", CLUSTER)), Map.of());
@@ -83,9 +84,6 @@ class TwoObservationLoopsTest {
     static void stop() throws Exception {
         if (simulation != null) {
             simulation.close();
-        }
-        if (server != null) {
-            server.close();
         }
     }
 

@@ -7,7 +7,6 @@ import io.macfleet.console.FleetStatus;
 import io.macfleet.console.Status;
 import io.macfleet.console.columns.InferenceColumn;
 import io.macfleet.database.Database;
-import io.macfleet.database.DatabaseSettings;
 import io.macfleet.database.PostgresServer;
 import io.macfleet.deployment.NodeDeploymentStore;
 import io.macfleet.inventory.ExampleInventory;
@@ -22,9 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -38,29 +36,16 @@ class SharedSupervisionStatusTest {
 
     private static final Duration INTERVAL = Duration.ofSeconds(5);
 
-    private static PostgresServer server;
-    private static DatabaseSettings settings;
+    @RegisterExtension
+    static final PostgresServer.PerClass postgres = new PostgresServer.PerClass();
 
     @TempDir
     Path directory;
 
-    @BeforeAll
-    static void start() throws Exception {
-        server = PostgresServer.start();
-        settings = new DatabaseSettings(server.url(), "postgres", null);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (server != null) {
-            server.close();
-        }
-    }
-
     /** The supervision of one instance: what {@link SupervisionService} holds, its SSH shell aside. */
     private static final class ServeInstance implements AutoCloseable {
-        final AgroalDataSource pool = Database.open(settings);
-        final AdvisoryLockLeases leases = new AdvisoryLockLeases(() -> Database.unpooledPostgresqlSession(settings));
+        final AgroalDataSource pool = Database.open(postgres.settings());
+        final AdvisoryLockLeases leases = new AdvisoryLockLeases(() -> Database.unpooledPostgresqlSession(postgres.settings()));
         final ClusterSupervisorTest.RecordingControl control = new ClusterSupervisorTest.RecordingControl();
         final SupervisionLoop loop;
         final SharedStatuses shared;
@@ -160,7 +145,7 @@ class SharedSupervisionStatusTest {
                 assertThat(status.stale()).isFalse();
                 assertThat(status.observedAt()).isEqualTo(clock.instant());
             });
-            try (AgroalDataSource reader = Database.open(settings)) {
+            try (AgroalDataSource reader = Database.open(postgres.settings())) {
                 assertThat(new SupervisionStatusStore(reader).all(Instant.EPOCH)).singleElement()
                         .satisfies(status -> assertThat(status.observedBy()).isEqualTo(second.shared.instance()));
 

@@ -3,16 +3,14 @@ package io.macfleet.supervision;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.macfleet.database.Database;
-import io.macfleet.database.DatabaseSettings;
 import io.macfleet.database.PostgresServer;
 import io.macfleet.lease.AdvisoryLockLeases;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two "macfleet serve" instances supervise one cluster through the real lease implementation on one real PostgreSQL
@@ -21,21 +19,8 @@ import org.junit.jupiter.api.Test;
  */
 class TwoServeInstancesTest {
 
-    private static PostgresServer server;
-    private static DatabaseSettings settings;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = PostgresServer.start();
-        settings = new DatabaseSettings(server.url(), "postgres", null);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final PostgresServer.PerClass postgres = new PostgresServer.PerClass();
 
     @Test
     void onlyTheLeaseHolderOrdersTheRestartAndTheOtherTakesOverWhenItsSessionEnds() throws Exception {
@@ -46,9 +31,9 @@ class TwoServeInstancesTest {
         ClusterSupervisorTest.RecordingControl firstControl = new ClusterSupervisorTest.RecordingControl();
         ClusterSupervisorTest.RecordingControl secondControl = new ClusterSupervisorTest.RecordingControl();
         List<SupervisionEvent> events = new ArrayList<>();
-        try (AdvisoryLockLeases secondLeases = new AdvisoryLockLeases(() -> Database.unpooledPostgresqlSession(settings))) {
+        try (AdvisoryLockLeases secondLeases = new AdvisoryLockLeases(() -> Database.unpooledPostgresqlSession(postgres.settings()))) {
             SupervisionLoop second = new SupervisionLoop(secondLeases, down, new ClusterSupervisor(patienceNone, secondControl, events::add, clock));
-            try (AdvisoryLockLeases firstLeases = new AdvisoryLockLeases(() -> Database.unpooledPostgresqlSession(settings))) {
+            try (AdvisoryLockLeases firstLeases = new AdvisoryLockLeases(() -> Database.unpooledPostgresqlSession(postgres.settings()))) {
                 SupervisionLoop first = new SupervisionLoop(firstLeases, down, new ClusterSupervisor(patienceNone, firstControl, events::add, clock));
                 for (int round = 0; round < 3; round++) {
                     first.round(List.of(cluster));
