@@ -730,6 +730,7 @@ public class OsUpdateCampaigns {
     // ---- helpers
 
     private Map<String, PreflightResult> preflightAll(UpdateMethod method, List<Machine> machines, OsUpdateTarget target) {
+        java.time.Instant started = clock.instant();
         Map<String, PreflightResult> results = new ConcurrentHashMap<>();
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             for (Machine machine : machines) {
@@ -744,6 +745,14 @@ public class OsUpdateCampaigns {
                     results.put(machine.name(), result);
                 });
             }
+        }
+        // The cabling check and "RDMA before" that follow read stored facts. The mdm method's preflight has just
+        // gathered them; the ssh method's has not, and a campaign must not judge the cabling by facts from last week
+        // (or by none): the machines without facts from this preflight are gathered now.
+        List<Machine> unread = machines.stream().filter(machine -> facts.latest(machine.name())
+                .map(observation -> observation.facts().observedAt().isBefore(started)).orElse(true)).toList();
+        if (!unread.isEmpty()) {
+            facts.gather(unread, options.ssh());
         }
         Map<String, PreflightResult> ordered = new LinkedHashMap<>();
         machines.forEach(machine -> ordered.put(machine.name(), results.get(machine.name())));
