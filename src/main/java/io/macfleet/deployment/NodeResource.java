@@ -18,6 +18,8 @@ import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.Optional;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** The inference node of a cluster over HTTP: its ranks' state, a deploy (in the background) and a restart. */
@@ -71,6 +73,7 @@ public class NodeResource {
     @GET
     @Path("/clusters/{name}/node")
     @Operation(summary = "Each rank's launchd state, pid, runs, last exit, node version and model hash, read from the Macs now")
+    @APIResponse(responseCode = "200", description = "the cluster's node, rank by rank")
     @APIResponse(responseCode = "404", description = "no such cluster (problem JSON)")
     public NodeStatusBody status(@PathParam("name") String name) {
         List<NodeRankStatus> statuses = refused(() -> nodes.status(name, SshSettings.defaults(user.actor())));
@@ -87,7 +90,7 @@ public class NodeResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.OPERATOR)
     @Operation(summary = "Deploy the node (and the model) to the cluster in the background; GET .../node shows how it went")
-    @APIResponse(responseCode = "202", description = "started")
+    @APIResponse(responseCode = "202", description = "started", content = @Content(schema = @Schema(implementation = DeployStartedBody.class)))
     @APIResponse(responseCode = "400", description = "unknown cluster, unreadable model (problem JSON)")
     public Response deploy(@PathParam("name") String name, DeployRequest body) {
         DeployRequest request = body == null ? new DeployRequest(null, null, null) : body;

@@ -64,12 +64,12 @@ public final class Faults {
      * The faults as the simulator's control API shows them (its JSON field order is part of the answer). The disk's
      * available space and deleted network services are not shown; cable faults live in {@link Cabling}.
      */
-    public record Summary(boolean hang, long slowMillis, boolean dropMidCommand, boolean garbage, List<String> garbledPrograms,
+    public record FaultsSummary(boolean hang, long slowMillis, boolean dropMidCommand, boolean garbage, List<String> garbledPrograms,
                           boolean rebootNeverReturns, boolean diskFull, boolean rdmaWedged, List<String> crashLoopingDaemons) {
     }
 
-    public Summary describe() {
-        return new Summary(hang, slowMillis, dropMidCommand, garbage, List.copyOf(garbledPrograms), rebootNeverReturns, diskFull, rdmaWedged,
+    public FaultsSummary describe() {
+        return new FaultsSummary(hang, slowMillis, dropMidCommand, garbage, List.copyOf(garbledPrograms), rebootNeverReturns, diskFull, rdmaWedged,
                 List.copyOf(crashLoopingDaemons));
     }
 }

@@ -21,6 +21,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * Control endpoint of the Mac Studio simulator. Answers only while `macfleet demo` runs (404 otherwise): list
@@ -39,7 +43,7 @@ public class SimulatorResource {
     /** One simulated Mac: where its SSH server listens, its power and hardware, its macOS, its faults and launch daemons. */
     public record MachineBody(String name, String address, int sshPort, String power, boolean sshReachable, String model, int memoryGb,
                               String serialNumber, String macosVersion, String macosBuild, boolean rdmaEnabled, boolean bootstrapTokenEscrowed,
-                              boolean thunderboltBridgeActive, Faults.Summary faults, List<String> daemons) {
+                              boolean thunderboltBridgeActive, Faults.FaultsSummary faults, List<String> daemons) {
     }
 
     /** One simulated Thunderbolt cable between two ports ({@code studio-01:3}), its speed, and whether only one end sees it. */
@@ -56,18 +60,23 @@ public class SimulatorResource {
 
     @GET
     @Path("/machines")
+    @APIResponse(responseCode = "200", description = "every simulated Mac",
+            content = @Content(schema = @Schema(type = SchemaType.ARRAY, implementation = MachineBody.class)))
     public Response machines() {
         return withFleet(fleet -> Response.ok(fleet.machines().stream().map(mac -> describe(fleet, mac)).toList()).build());
     }
 
     @GET
     @Path("/machines/{name}")
+    @APIResponse(responseCode = "200", description = "the simulated Mac", content = @Content(schema = @Schema(implementation = MachineBody.class)))
     public Response machine(@PathParam("name") String name) {
         return withFleet(fleet -> Response.ok(describe(fleet, fleet.machine(name))).build());
     }
 
     @GET
     @Path("/cables")
+    @APIResponse(responseCode = "200", description = "every simulated cable",
+            content = @Content(schema = @Schema(type = SchemaType.ARRAY, implementation = CableBody.class)))
     public Response cables() {
         return withFleet(fleet -> Response.ok(fleet.cabling().all().stream().map(SimulatorResource::describe).toList()).build());
     }
@@ -75,6 +84,7 @@ public class SimulatorResource {
     @POST
     @RolesAllowed(Roles.OPERATOR)
     @Path("/reset")
+    @APIResponse(responseCode = "200", description = "what the reset did", content = @Content(schema = @Schema(implementation = ResultBody.class)))
     public Response reset() {
         DemoEnvironment demo = DemoEnvironment.current();
         if (demo == null) {
@@ -86,6 +96,7 @@ public class SimulatorResource {
     @POST
     @RolesAllowed(Roles.OPERATOR)
     @Path("/faults")
+    @APIResponse(responseCode = "200", description = "what the fault did", content = @Content(schema = @Schema(implementation = ResultBody.class)))
     public Response fault(FaultStep step) {
         if (step == null) {
             return problem(400, "Missing fault", "send a JSON fault step, e.g. {\"machine\":\"studio-02\",\"fault\":\"hang\"}");
@@ -96,6 +107,7 @@ public class SimulatorResource {
     @POST
     @RolesAllowed(Roles.OPERATOR)
     @Path("/machines/{name}/recovery")
+    @APIResponse(responseCode = "200", description = "the Mac, now in Recovery", content = @Content(schema = @Schema(implementation = MachineBody.class)))
     public Response enterRecovery(@PathParam("name") String name) {
         return withFleet(fleet -> {
             fleet.enterRecovery(name);
@@ -106,6 +118,8 @@ public class SimulatorResource {
     @POST
     @RolesAllowed(Roles.OPERATOR)
     @Path("/machines/{name}/recovery/commands")
+    @APIResponse(responseCode = "200", description = "what Recovery's Terminal printed",
+            content = @Content(schema = @Schema(implementation = RecoveryOutputBody.class)))
     public Response recoveryCommand(@PathParam("name") String name, RecoveryCommand command) {
         if (command == null || command.command() == null) {
             return problem(400, "Missing command", "send {\"command\": \"rdma_ctl enable\"}");
