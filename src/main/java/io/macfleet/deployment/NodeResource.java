@@ -50,6 +50,15 @@ public class NodeResource {
                            @JsonInclude(JsonInclude.Include.NON_NULL) String nodeSha256,
                            @JsonInclude(JsonInclude.Include.NON_NULL) String modelSha256,
                            @JsonInclude(JsonInclude.Include.NON_NULL) String error) {
+
+        /** The rank as read from its Mac (also what {@code macfleet node status --json} prints). */
+        public static RankBody of(NodeRankStatus status) {
+            return new RankBody(status.rank(), status.machine(), status.state(),
+                    status.pid().isPresent() ? status.pid().getAsLong() : null,
+                    status.runs().isPresent() ? status.runs().getAsInt() : null,
+                    NodeCommand.lastExit(status.launchd().lastExit()),
+                    status.nodeVersion().orElse(null), status.nodeSha256().orElse(null), status.modelSha256().orElse(null), status.error().orElse(null));
+        }
     }
 
     /** The cluster's latest deployment; {@code message} is empty (not null) while there is none. */
@@ -81,7 +90,7 @@ public class NodeResource {
                 .map(deployment -> new LastDeploymentBody(deployment.id(), deployment.phase(), deployment.message() == null ? "" : deployment.message(),
                         deployment.nodeVersion(), deployment.modelSha256()))
                 .orElse(null);
-        return new NodeStatusBody(name, statuses.stream().allMatch(NodeRankStatus::running), statuses.stream().map(NodeResource::rank).toList(),
+        return new NodeStatusBody(name, statuses.stream().allMatch(NodeRankStatus::running), statuses.stream().map(RankBody::of).toList(),
                 lastDeployment);
     }
 
@@ -118,14 +127,6 @@ public class NodeResource {
         } catch (NodeDeployer.DeployFailedException e) {
             throw new ProblemException(502, "Bad Gateway", e.getMessage());
         }
-    }
-
-    private static RankBody rank(NodeRankStatus status) {
-        return new RankBody(status.rank(), status.machine(), status.state(),
-                status.pid().isPresent() ? status.pid().getAsLong() : null,
-                status.runs().isPresent() ? status.runs().getAsInt() : null,
-                NodeCommand.lastExit(status.launchd().lastExit()),
-                status.nodeVersion().orElse(null), status.nodeSha256().orElse(null), status.modelSha256().orElse(null), status.error().orElse(null));
     }
 
     private static <T> T refused(java.util.function.Supplier<T> work) {
