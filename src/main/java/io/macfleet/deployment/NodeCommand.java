@@ -2,7 +2,6 @@ package io.macfleet.deployment;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.macfleet.command.Actors;
 import io.macfleet.command.ExitCodes;
@@ -204,20 +203,8 @@ public class NodeCommand {
                 List<NodeRankStatus> statuses = nodes.status(name, settings);
                 allRunning &= statuses.stream().allMatch(NodeRankStatus::running);
                 if (json) {
-                    ArrayNode ranks = document.putArray(name);
-                    for (NodeRankStatus status : statuses) {
-                        ObjectNode rank = ranks.addObject();
-                        rank.put("rank", status.rank());
-                        rank.put("machine", status.machine());
-                        rank.put("state", status.state());
-                        status.pid().ifPresent(pid -> rank.put("pid", pid));
-                        status.runs().ifPresent(runs -> rank.put("runs", runs));
-                        rank.put("lastExit", lastExit(status.launchd().lastExit()));
-                        status.nodeVersion().ifPresent(version -> rank.put("nodeVersion", version));
-                        status.nodeSha256().ifPresent(sha -> rank.put("nodeSha256", sha));
-                        status.modelSha256().ifPresent(sha -> rank.put("modelSha256", sha));
-                        status.error().ifPresent(error -> rank.put("error", error));
-                    }
+                    // The same rank object as GET /api/v1/clusters/NAME/node answers.
+                    document.set(name, JSON.valueToTree(statuses.stream().map(NodeResource.RankBody::of).toList()));
                 } else {
                     out.println("cluster " + name + ":");
                     out.printf(Locale.ROOT, "  %-4s %-12s %-13s %-8s %-5s %-16s %-28s %s%n", "rank", "machine", "state", "pid", "runs", "last exit", "node", "model");

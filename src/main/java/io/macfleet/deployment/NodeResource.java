@@ -1,5 +1,6 @@
 package io.macfleet.deployment;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.macfleet.accounts.CurrentUser;
 import io.macfleet.accounts.Roles;
 import io.macfleet.api.ProblemException;
@@ -14,11 +15,11 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** The inference node of a cluster over HTTP: its ranks' state, a deploy (in the background) and a restart. */
@@ -32,6 +33,46 @@ public class NodeResource {
     public record DeployRequest(String model, String modelSha256, Long modelSize) {
     }
 
+    /** A cluster's node: whether every rank serves, each rank as read from its Mac, and the latest deployment if there was one. */
+    public record NodeStatusBody(String cluster, boolean serving, List<RankBody> ranks,
+                                 @JsonInclude(JsonInclude.Include.NON_NULL) LastDeploymentBody lastDeployment) {
+    }
+
+    /**
+     * One rank as launchd and the node's files show it. What could not be read (no pid while stopped, no node
+     * installed, no error) is left out of the JSON rather than sent as null, as the answer always did.
+     */
+    public record RankBody(int rank, String machine, String state,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) Long pid,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) Integer runs,
+                           String lastExit,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) String nodeVersion,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) String nodeSha256,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) String modelSha256,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) String error) {
+
+        /** The rank as read from its Mac (also what {@code macfleet node status --json} prints). */
+        public static RankBody of(NodeRankStatus status) {
+            return new RankBody(status.rank(), status.machine(), status.state(),
+                    status.pid().isPresent() ? status.pid().getAsLong() : null,
+                    status.runs().isPresent() ? status.runs().getAsInt() : null,
+                    NodeCommand.lastExit(status.launchd().lastExit()),
+                    status.nodeVersion().orElse(null), status.nodeSha256().orElse(null), status.modelSha256().orElse(null), status.error().orElse(null));
+        }
+    }
+
+    /** The cluster's latest deployment; {@code message} is empty (not null) while there is none. */
+    public record LastDeploymentBody(long id, String phase, String message, String nodeVersion, String modelSha256) {
+    }
+
+    /** The 202 answer of a deploy: what is being deployed where (GET .../node follows it). */
+    public record DeployStartedBody(String cluster, String nodeVersion, String model) {
+    }
+
+    /** A restart's answer: one line per machine. */
+    public record RestartBody(String cluster, List<String> machines) {
+    }
+
     @Inject
     NodeService nodes;
 
@@ -41,17 +82,16 @@ public class NodeResource {
     @GET
     @Path("/clusters/{name}/node")
     @Operation(summary = "Each rank's launchd state, pid, runs, last exit, node version and model hash, read from the Macs now")
+    @APIResponse(responseCode = "200", description = "the cluster's node, rank by rank")
     @APIResponse(responseCode = "404", description = "no such cluster (problem JSON)")
-    public Map<String, Object> status(@PathParam("name") String name) {
+    public NodeStatusBody status(@PathParam("name") String name) {
         List<NodeRankStatus> statuses = refused(() -> nodes.status(name, SshSettings.defaults(user.actor())));
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("cluster", name);
-        body.put("serving", statuses.stream().allMatch(NodeRankStatus::running));
-        body.put("ranks", statuses.stream().map(NodeResource::rank).toList());
-        nodes.deployments().latest(name).ifPresent(deployment -> body.put("lastDeployment", Map.of("id", deployment.id(),
-                "phase", deployment.phase(), "message", deployment.message() == null ? "" : deployment.message(),
-                "nodeVersion", deployment.nodeVersion(), "modelSha256", deployment.modelSha256())));
-        return body;
+        LastDeploymentBody lastDeployment = nodes.deployments().latest(name)
+                .map(deployment -> new LastDeploymentBody(deployment.id(), deployment.phase(), deployment.message() == null ? "" : deployment.message(),
+                        deployment.nodeVersion(), deployment.modelSha256()))
+                .orElse(null);
+        return new NodeStatusBody(name, statuses.stream().allMatch(NodeRankStatus::running), statuses.stream().map(RankBody::of).toList(),
+                lastDeployment);
     }
 
     @POST
@@ -59,7 +99,7 @@ public class NodeResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.OPERATOR)
     @Operation(summary = "Deploy the node (and the model) to the cluster in the background; GET .../node shows how it went")
-    @APIResponse(responseCode = "202", description = "started")
+    @APIResponse(responseCode = "202", description = "started", content = @Content(schema = @Schema(implementation = DeployStartedBody.class)))
     @APIResponse(responseCode = "400", description = "unknown cluster, unreadable model (problem JSON)")
     public Response deploy(@PathParam("name") String name, DeployRequest body) {
         DeployRequest request = body == null ? new DeployRequest(null, null, null) : body;
@@ -73,7 +113,7 @@ public class NodeResource {
         } catch (NodeService.RefusedException underWay) {
             throw new ProblemException(409, "Conflict", underWay.getMessage());
         }
-        return Response.accepted(Map.of("cluster", name, "nodeVersion", release.nodeVersion(), "model", release.modelFileName())).build();
+        return Response.accepted(new DeployStartedBody(name, release.nodeVersion(), release.modelFileName())).build();
     }
 
     @POST
@@ -81,27 +121,12 @@ public class NodeResource {
     @RolesAllowed(Roles.OPERATOR)
     @Operation(summary = "Restart every rank together (launchctl kickstart -k)")
     @APIResponse(responseCode = "200", description = "one line per machine")
-    public Map<String, Object> restart(@PathParam("name") String name) {
+    public RestartBody restart(@PathParam("name") String name) {
         try {
-            return Map.of("cluster", name, "machines", refused(() -> nodes.act(name, NodeService.Action.RESTART, SshSettings.defaults(user.actor()))));
+            return new RestartBody(name, refused(() -> nodes.act(name, NodeService.Action.RESTART, SshSettings.defaults(user.actor()))));
         } catch (NodeDeployer.DeployFailedException e) {
             throw new ProblemException(502, "Bad Gateway", e.getMessage());
         }
-    }
-
-    private static Map<String, Object> rank(NodeRankStatus status) {
-        Map<String, Object> rank = new LinkedHashMap<>();
-        rank.put("rank", status.rank());
-        rank.put("machine", status.machine());
-        rank.put("state", status.state());
-        status.pid().ifPresent(pid -> rank.put("pid", pid));
-        status.runs().ifPresent(runs -> rank.put("runs", runs));
-        rank.put("lastExit", NodeCommand.lastExit(status.launchd().lastExit()));
-        status.nodeVersion().ifPresent(version -> rank.put("nodeVersion", version));
-        status.nodeSha256().ifPresent(sha -> rank.put("nodeSha256", sha));
-        status.modelSha256().ifPresent(sha -> rank.put("modelSha256", sha));
-        status.error().ifPresent(error -> rank.put("error", error));
-        return rank;
     }
 
     private static <T> T refused(java.util.function.Supplier<T> work) {

@@ -1,5 +1,6 @@
 package io.macfleet.facts;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.macfleet.command.Actors;
 import io.macfleet.command.ExitCodes;
@@ -11,10 +12,8 @@ import io.macfleet.ssh.SshSettings;
 import jakarta.inject.Inject;
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -76,18 +75,12 @@ public class FactsCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         if (json) {
-            List<Map<String, Object>> results = new ArrayList<>();
-            for (MachineResult<MachineFacts> result : gathering.results()) {
-                Map<String, Object> entry = new LinkedHashMap<>();
-                entry.put("machine", result.machine());
-                entry.put("ok", result.succeeded());
-                entry.put(result.succeeded() ? "facts" : "error", result.succeeded() ? result.value() : message(result));
-                entry.put("durationMs", result.duration().toMillis());
-                results.add(entry);
-            }
-            out.println(FactsStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(Map.of("results", results,
-                    "gathered", gathering.results().size() - gathering.failed(), "failed", gathering.failed(),
-                    "parallel", settings.parallelism(), "elapsedMs", gathering.elapsed().toMillis())));
+            List<GatheredMachine> results = gathering.results().stream()
+                    .map(result -> new GatheredMachine(result.machine(), result.succeeded(), result.succeeded() ? result.value() : null,
+                            result.succeeded() ? null : message(result), result.duration().toMillis()))
+                    .toList();
+            out.println(FactsStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(new GatheringReport(results,
+                    gathering.results().size() - gathering.failed(), gathering.failed(), settings.parallelism(), gathering.elapsed().toMillis())));
         } else {
             for (MachineResult<MachineFacts> result : gathering.results()) {
                 out.println(result.succeeded()
@@ -102,6 +95,17 @@ public class FactsCommand implements Callable<Integer> {
         }
         out.flush();
         return gathering.failed() == 0 ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+    }
+
+    /** The {@code --json} output of a gathering: each machine's result, the counts, and how long it took. */
+    public record GatheringReport(List<GatheredMachine> results, long gathered, long failed, int parallel, long elapsedMs) {
+    }
+
+    /** One machine's result: its facts when it answered, else the error (the other one is left out of the JSON). */
+    public record GatheredMachine(String machine, boolean ok,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) MachineFacts facts,
+                                  @JsonInclude(JsonInclude.Include.NON_NULL) String error,
+                                  long durationMs) {
     }
 
     static String message(MachineResult<?> result) {

@@ -11,9 +11,10 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /** Stored facts and drift of a machine. */
 @RolesAllowed(Roles.VIEWER)
@@ -21,27 +22,37 @@ import java.util.Map;
 @Produces(MediaType.APPLICATION_JSON)
 public class FactsResource {
 
+    /** A facts answer: the latest facts with their drift, or (with {@code ?history=true}) every observation. */
+    public sealed interface FactsBody permits LatestFactsBody, FactsHistoryBody {
+    }
+
+    /** The machine's latest facts and how they differ from the inventory (empty: no drift). */
+    public record LatestFactsBody(String machine, MachineFacts facts, List<Drift.Difference> drift) implements FactsBody {
+    }
+
+    /** Every stored observation of the machine, newest first. */
+    public record FactsHistoryBody(String machine, List<MachineFacts> history) implements FactsBody {
+    }
+
     @Inject
     FactsService facts;
 
     /** The latest facts with the machine's drift; {@code ?history=true}: every observation, newest first. */
     @GET
     @Path("/machines/{name}/facts")
-    public Object facts(@PathParam("name") String name, @QueryParam("history") boolean history) {
+    @APIResponse(responseCode = "200", description = "the latest facts with their drift, or every observation with ?history=true",
+            content = @Content(schema = @Schema(oneOf = {LatestFactsBody.class, FactsHistoryBody.class})))
+    public FactsBody facts(@PathParam("name") String name, @QueryParam("history") boolean history) {
         Machine machine = known(name);
         if (history) {
             List<MachineFacts> observations = facts.history(name);
             if (observations.isEmpty()) {
                 throw noFacts(name);
             }
-            return Map.of("machine", name, "history", observations);
+            return new FactsHistoryBody(name, observations);
         }
         MachineFacts latest = facts.latest(name).map(FactsObservation::facts).orElseThrow(() -> noFacts(name));
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("machine", name);
-        body.put("facts", latest);
-        body.put("drift", facts.drift(List.of(machine)).getFirst().differences());
-        return body;
+        return new LatestFactsBody(name, latest, facts.drift(List.of(machine)).getFirst().differences());
     }
 
     @GET

@@ -29,6 +29,10 @@ public class ObservationResource {
                                    Reachability reachability) {
     }
 
+    /** Every machine's state, and how many of them are ready. */
+    public record FleetStatesBody(long ready, List<MachineStateBody> machines) {
+    }
+
     /** How a refresh went per machine. */
     public record RefreshBody(List<RefreshedMachine> machines, long elapsedMs) {
     }
@@ -58,10 +62,10 @@ public class ObservationResource {
     /** Every machine's state, in the order of the overview (problems first). */
     @GET
     @Path("/machines/states")
-    public Map<String, Object> states() {
+    public FleetStatesBody states() {
         FleetStatus.Fleet fleet = fleetStatus.fleet();
         Map<String, Reachability> reached = reachability.all();
-        return Map.of("ready", fleet.ready(), "machines", fleet.machines().stream()
+        return new FleetStatesBody(fleet.ready(), fleet.machines().stream()
                 .map(row -> new MachineStateBody(row.name(), row.cluster(), row.ready(), row.notReadyBecause(), row.cells(), reached.get(row.name())))
                 .toList());
     }

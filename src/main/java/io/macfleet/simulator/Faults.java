@@ -1,5 +1,6 @@
 package io.macfleet.simulator;
 
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -59,17 +60,16 @@ public final class Faults {
         deletedNetworkServices.clear();
     }
 
-    public java.util.Map<String, Object> describe() {
-        var map = new java.util.LinkedHashMap<String, Object>();
-        map.put("hang", hang);
-        map.put("slowMillis", slowMillis);
-        map.put("dropMidCommand", dropMidCommand);
-        map.put("garbage", garbage);
-        map.put("garbledPrograms", java.util.List.copyOf(garbledPrograms));
-        map.put("rebootNeverReturns", rebootNeverReturns);
-        map.put("diskFull", diskFull);
-        map.put("rdmaWedged", rdmaWedged);
-        map.put("crashLoopingDaemons", java.util.List.copyOf(crashLoopingDaemons));
-        return map;
+    /**
+     * The faults as the simulator's control API shows them (its JSON field order is part of the answer). The disk's
+     * available space and deleted network services are not shown; cable faults live in {@link Cabling}.
+     */
+    public record FaultsSummary(boolean hang, long slowMillis, boolean dropMidCommand, boolean garbage, List<String> garbledPrograms,
+                          boolean rebootNeverReturns, boolean diskFull, boolean rdmaWedged, List<String> crashLoopingDaemons) {
+    }
+
+    public FaultsSummary describe() {
+        return new FaultsSummary(hang, slowMillis, dropMidCommand, garbage, List.copyOf(garbledPrograms), rebootNeverReturns, diskFull, rdmaWedged,
+                List.copyOf(crashLoopingDaemons));
     }
 }

@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasItems;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
@@ -95,7 +96,13 @@ class ApiTest {
     void healthOpenApiAndMetrics() {
         given().when().get("/q/health/ready").then().statusCode(200).body("checks.name", hasItem("database"));
         given().accept("application/json").when().get("/q/openapi").then().statusCode(200)
-                .body("paths.keySet()", hasItem("/api/v1/machines/{name}"));
+                .body("paths.keySet()", hasItem("/api/v1/machines/{name}"))
+                // Answers are typed records, so the document describes them (not an untyped object).
+                .body("components.schemas.keySet()", hasItems("NodeStatusBody", "RankBody", "LastDeploymentBody", "DeployStartedBody",
+                        "RestartBody", "LatestFactsBody", "FactsHistoryBody", "FleetStatesBody", "MachineBody", "FaultsSummary", "CableBody"))
+                .body("components.schemas.RankBody.properties.keySet()", hasItems("rank", "machine", "state", "pid", "runs", "lastExit", "error"))
+                .body("paths.'/api/v1/clusters/{name}/node'.get.responses.'200'.content.'application/json'.schema.'$ref'",
+                        equalTo("#/components/schemas/NodeStatusBody"));
         // Metrics list every route with its counts: not for anonymous callers (issue 14, item 11).
         given().when().get("/q/metrics").then().statusCode(401);
         viewer().when().get("/q/metrics").then().statusCode(200).body(not(equalTo("")));

@@ -2,10 +2,13 @@ package io.macfleet.deployment;
 
 import static io.macfleet.accounts.TestAccounts.operator;
 import static io.macfleet.accounts.TestAccounts.viewer;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.macfleet.api.JsonShape;
 import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.InventoryLoader;
@@ -29,6 +32,10 @@ class NodeApiTest {
     @Inject
     DesiredStateStore store;
 
+    /** The service's own mapper (with every customizer), the one the answers are written with. */
+    @Inject
+    ObjectMapper mapper;
+
     @BeforeAll
     static void start() throws Exception {
         simulation = SimulatedInventory.start(Files.createTempDirectory("macfleet-node-api"), 2, "127.0.0.71");
@@ -47,15 +54,41 @@ class NodeApiTest {
 
     @Test
     void statusOfAClusterWithoutTheNodeReadsEveryRankFromItsMac() {
-        viewer().when().get("/api/v1/clusters/llm-n/node").then().log().ifValidationFails().statusCode(200)
+        String answer = viewer().when().get("/api/v1/clusters/llm-n/node").then().log().ifValidationFails().statusCode(200)
                 .body("cluster", equalTo("llm-n"))
                 .body("serving", equalTo(false))
                 .body("ranks", hasSize(2))
                 .body("ranks[0].machine", equalTo("studio-01"))
                 .body("ranks[0].state", equalTo("not deployed"))
-                .body("ranks[1].rank", equalTo(1));
+                .body("ranks[1].rank", equalTo(1))
+                .extract().asString();
+        // The whole shape: nothing deployed yet, so no lastDeployment, and a rank without pid, runs, hashes or error
+        // leaves them out (not null).
+        assertThat(JsonShape.fieldNames(answer, "")).containsExactly("cluster", "serving", "ranks");
+        assertThat(JsonShape.fieldNames(answer, "/ranks/0")).containsExactly("rank", "machine", "state", "lastExit");
         viewer().when().get("/api/v1/clusters/llm-nope/node").then().statusCode(404)
                 .body("detail", containsString("no cluster named 'llm-nope'"));
+    }
+
+    @Test
+    void aRankThatReadsEverythingSendsEveryFieldInOrderAndOneThatReadsNothingLeavesThemOut() throws Exception {
+        NodeResource.RankBody everything = new NodeResource.RankBody(0, "studio-01", "running", 4242L, 3, "never exited", "0.3.0",
+                "a".repeat(64), "b".repeat(64), null);
+        NodeResource.RankBody unreachable = new NodeResource.RankBody(1, "studio-02", "unreachable", null, null, "never exited", null, null, null,
+                "studio-02: connection refused");
+        NodeResource.NodeStatusBody status = new NodeResource.NodeStatusBody("llm-n", true, List.of(everything, unreachable),
+                new NodeResource.LastDeploymentBody(7, "done", "", "0.3.0", "b".repeat(64)));
+
+        assertThat(mapper.writeValueAsString(status)).isEqualTo("{\"cluster\":\"llm-n\",\"serving\":true,\"ranks\":["
+                + "{\"rank\":0,\"machine\":\"studio-01\",\"state\":\"running\",\"pid\":4242,\"runs\":3,\"lastExit\":\"never exited\","
+                + "\"nodeVersion\":\"0.3.0\",\"nodeSha256\":\"" + "a".repeat(64) + "\",\"modelSha256\":\"" + "b".repeat(64) + "\"},"
+                + "{\"rank\":1,\"machine\":\"studio-02\",\"state\":\"unreachable\",\"lastExit\":\"never exited\","
+                + "\"error\":\"studio-02: connection refused\"}],"
+                + "\"lastDeployment\":{\"id\":7,\"phase\":\"done\",\"message\":\"\",\"nodeVersion\":\"0.3.0\",\"modelSha256\":\"" + "b".repeat(64) + "\"}}");
+        assertThat(mapper.writeValueAsString(new NodeResource.DeployStartedBody("llm-n", "0.3.0", "tiny.gguf")))
+                .isEqualTo("{\"cluster\":\"llm-n\",\"nodeVersion\":\"0.3.0\",\"model\":\"tiny.gguf\"}");
+        assertThat(mapper.writeValueAsString(new NodeResource.RestartBody("llm-n", List.of("studio-01: restarted"))))
+                .isEqualTo("{\"cluster\":\"llm-n\",\"machines\":[\"studio-01: restarted\"]}");
     }
 
     @Test

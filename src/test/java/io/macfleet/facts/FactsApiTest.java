@@ -9,6 +9,7 @@ import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.startsWith;
 
+import io.macfleet.api.JsonShape;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.testing.SimulatedCluster;
 import io.quarkus.test.junit.QuarkusTest;
@@ -67,8 +68,10 @@ class FactsApiTest {
                 .body("facts.rdmaEnabled", equalTo(true))
                 .body("facts.observedAt", startsWith("20"))
                 .body("drift", empty());
-        viewer().when().get("/api/v1/machines/studio-04/facts").then().statusCode(200)
-                .body("drift.field", contains("memoryGb"));
+        String drifting = viewer().when().get("/api/v1/machines/studio-04/facts").then().statusCode(200)
+                .body("drift.field", contains("memoryGb")).extract().asString();
+        assertThat(JsonShape.fieldNames(drifting, "")).containsExactly("machine", "facts", "drift");
+        assertThat(JsonShape.fieldNames(drifting, "/drift/0")).containsExactly("machine", "field", "expected", "observed", "message");
         viewer().when().get("/api/v1/machines/studio-04/drift").then().statusCode(200)
                 .body("machine", equalTo("studio-04"))
                 .body("differences[0].expected", equalTo("512"))
@@ -81,6 +84,9 @@ class FactsApiTest {
                 .body("machine", equalTo("studio-02"))
                 .body("history.size()", greaterThanOrEqualTo(1))
                 .body("history[0].machine", equalTo("studio-02"));
+        String answer = viewer().queryParam("history", true).when().get("/api/v1/machines/studio-02/facts").then().statusCode(200)
+                .extract().asString();
+        assertThat(JsonShape.fieldNames(answer, "")).containsExactly("machine", "history");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.macfleet.api.JsonShape;
 import io.macfleet.command.ExitCodes;
 import io.quarkus.test.junit.main.LaunchResult;
 import io.quarkus.test.junit.main.QuarkusMainLauncher;
@@ -123,7 +124,7 @@ class FactsCliTest {
     }
 
     @Test
-    void usageErrorsAndFailures(QuarkusMainLauncher launcher) {
+    void usageErrorsAndFailures(QuarkusMainLauncher launcher) throws Exception {
         assertThat(launcher.launch("inventory", "apply", inventory.toString()).exitCode()).isZero();
 
         LaunchResult unknown = launcher.launch("facts", "studio-01", "studio-99");
@@ -142,6 +143,25 @@ class FactsCliTest {
             assertThat(failed.exitCode()).isEqualTo(ExitCodes.CHECK_FAILED);
             assertThat(output(failed)).contains("studio-03        FAILED  studio-03: `sw_vers`: sw_vers: no ProductVersion: line",
                     "studio-04        ok      ", "facts: 1 of 2 machine(s) gathered and stored", "1 failed, nothing stored for them");
+
+            // --json: each machine with its facts or its error (the other left out), then the counts.
+            LaunchResult failedJson = launcher.launch("facts", "studio-03", "studio-04", "--json");
+            assertThat(failedJson.exitCode()).isEqualTo(ExitCodes.CHECK_FAILED);
+            String json = output(failedJson);
+            assertThat(JsonShape.fieldNames(json, "")).containsExactly("results", "gathered", "failed", "parallel", "elapsedMs");
+            JsonNode report = JSON.readTree(json);
+            assertThat(report.get("gathered").asInt()).isEqualTo(1);
+            assertThat(report.get("failed").asInt()).isEqualTo(1);
+            for (int index = 0; index < 2; index++) {
+                List<String> names = JsonShape.fieldNames(json, "/results/" + index);
+                if (report.get("results").get(index).get("machine").asText().equals("studio-03")) {
+                    assertThat(names).containsExactly("machine", "ok", "error", "durationMs");
+                    assertThat(report.get("results").get(index).get("error").asText()).contains("sw_vers: no ProductVersion");
+                } else {
+                    assertThat(names).containsExactly("machine", "ok", "facts", "durationMs");
+                    assertThat(report.get("results").get(index).get("facts").get("machine").asText()).isEqualTo("studio-04");
+                }
+            }
         } finally {
             simulation.fleet.machine("studio-03").faults().clear();
         }

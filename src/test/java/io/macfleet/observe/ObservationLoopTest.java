@@ -5,9 +5,11 @@ import static io.macfleet.accounts.TestAccounts.viewer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.startsWith;
 
 import io.macfleet.accounts.Role;
+import io.macfleet.api.JsonShape;
 import io.macfleet.accounts.TestAccounts;
 import io.macfleet.console.FleetStatus;
 import io.macfleet.facts.FactsService;
@@ -91,6 +93,11 @@ class ObservationLoopTest {
         await(Duration.ofSeconds(20), () -> fleetStatus.fleet().ready() == 4);
         viewer().when().get("/api/v1/machines/studio-01/state").then().statusCode(200)
                 .body("ready", equalTo(true)).body("reachability.observedBy", equalTo("service:observe"));
+        String states = viewer().when().get("/api/v1/machines/states").then().statusCode(200)
+                .body("ready", equalTo(4)).body("machines", hasSize(4)).extract().asString();
+        assertThat(JsonShape.fieldNames(states, "")).containsExactly("ready", "machines");
+        assertThat(JsonShape.fieldNames(states, "/machines/0"))
+                .containsExactly("machine", "cluster", "ready", "notReadyBecause", "columns", "reachability");
         assertThat(fleetStatus.fleet().cluster("llm-a").orElseThrow().readiness().label()).isEqualTo("ready for tensor parallelism");
 
         simulation.fleet.inject(FaultStep.machine("studio-02", "hang"));
