@@ -1,5 +1,6 @@
 package io.macfleet.facts;
 
+import static io.macfleet.testing.CommandOutput.output;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,10 +42,6 @@ class FactsCliTest {
         simulation.close();
     }
 
-    /** The main-test launcher mixes captured log lines into the output; real runs log to stderr. */
-    private static String output(LaunchResult result) {
-        return result.getOutput().lines().filter(line -> !line.matches("^\\d\\d:\\d\\d:\\d\\d .*")).collect(Collectors.joining("\n"));
-    }
 
     @Test
     void gatherShowDriftAndCheckTheCabling(QuarkusMainLauncher launcher) throws Exception {

@@ -1,5 +1,6 @@
 package io.macfleet.osupdate;
 
+import static io.macfleet.testing.CommandOutput.output;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,7 +12,6 @@ import io.quarkus.test.junit.main.QuarkusMainTest;
 import java.nio.file.Files;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,9 +32,6 @@ class OsUpdateCliTest {
         fixture.close();
     }
 
-    private static String output(LaunchResult result) {
-        return result.getOutput().lines().filter(line -> !line.matches("^\\d\\d:\\d\\d:\\d\\d .*")).collect(Collectors.joining("\n"));
-    }
 
     @Test
     void planApplyAndStatusWithClearErrors(QuarkusMainLauncher launcher) throws Exception {

@@ -1,5 +1,6 @@
 package io.macfleet.osupdate;
 
+import static io.macfleet.testing.CommandOutput.output;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.macfleet.command.ExitCodes;
@@ -8,7 +9,6 @@ import io.quarkus.test.junit.main.QuarkusMainLauncher;
 import io.quarkus.test.junit.main.QuarkusMainTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,9 +31,6 @@ class SshOsUpdateCliTest {
         fixture.close();
     }
 
-    private static String output(LaunchResult result) {
-        return result.getOutput().lines().filter(line -> !line.matches("^\\d\\d:\\d\\d:\\d\\d .*")).collect(Collectors.joining("\n"));
-    }
 
     /** The fixture's inventory with this volume owner for every machine. */
     private static String inventoryWithOwner(String user) throws Exception {

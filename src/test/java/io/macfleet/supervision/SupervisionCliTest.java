@@ -1,5 +1,6 @@
 package io.macfleet.supervision;
 
+import static io.macfleet.testing.CommandOutput.output;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -20,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,10 +45,6 @@ class SupervisionCliTest {
 
     private static final String OTHER = "4242@control-1/0a1b2c3d";
 
-    /** The main-test launcher mixes captured log lines into the output; real runs log to stderr. */
-    private static String output(LaunchResult result) {
-        return result.getOutput().lines().filter(line -> !line.matches("^\\d\\d:\\d\\d:\\d\\d .*")).collect(Collectors.joining("\n"));
-    }
 
     @Test
     void theSupervisorsLatestLookWithWhoLookedWhatIsUnderWayAndExitCodes(QuarkusMainLauncher launcher) throws Exception {

@@ -1,5 +1,6 @@
 package io.macfleet.mdm.status;
 
+import static io.macfleet.testing.CommandOutput.output;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -17,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,9 +67,6 @@ class MdmStatusCliTest {
         simulation.close();
     }
 
-    private static String output(LaunchResult result) {
-        return result.getOutput().lines().filter(line -> !line.matches("^\\d\\d:\\d\\d:\\d\\d .*")).collect(Collectors.joining("\n"));
-    }
 
     @Test
     void statusThenAServerThatRefusesTheKeyOrFails(QuarkusMainLauncher launcher) throws Exception {
