@@ -20,7 +20,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.net.URI;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -119,7 +118,7 @@ public class SupervisionConsoleResource {
                 rank.health().name().toLowerCase(Locale.ROOT), rank.health() == RankObservation.Health.SERVING ? "ok" : "bad",
                 rank.launchd().map(service -> service.loaded() ? service.state() : "not loaded").orElse("unreachable"),
                 rank.pid().map(String::valueOf).orElse("–"), rank.runs().map(String::valueOf).orElse("–"), rank.version().orElse("–"),
-                observed.uptime(rank, now).map(SupervisionConsoleResource::duration).orElse("–"),
+                observed.uptimeText(rank, now).orElse("–"),
                 rank.tokensPerSecond().isPresent() ? String.format(Locale.ROOT, "%.1f", rank.tokensPerSecond().getAsDouble()) : "–",
                 rank.timeToFirstTokenSeconds().isPresent() ? String.format(Locale.ROOT, "%.2f s", rank.timeToFirstTokenSeconds().getAsDouble()) : "–",
                 rank.rdma().name().toLowerCase(Locale.ROOT).replace('_', ' '))).toList();
@@ -128,10 +127,5 @@ public class SupervisionConsoleResource {
         return new ClusterRow(status.name(), status.serving() && !observed.stale(), status.diagnosis().explain(),
                 status.observation().cluster().endpoint().toString(), status.restarts(), status.alert().orElse(null), acting, ranks, seen,
                 observed.stale(), true);
-    }
-
-    private static String duration(Duration duration) {
-        long seconds = duration.toSeconds();
-        return seconds < 120 ? seconds + " s" : seconds < 7200 ? seconds / 60 + " min" : seconds / 3600 + " h";
     }
 }

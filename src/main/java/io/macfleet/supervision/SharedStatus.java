@@ -59,6 +59,12 @@ public sealed interface SharedStatus {
             }
             return Optional.ofNullable(processSince.get(rank.rank())).map(since -> Duration.between(since, now));
         }
+
+        /** {@link #uptime} as the supervision page and {@code macfleet supervision} print it: "45 s", "12 min", "3 h". */
+        public Optional<String> uptimeText(RankObservation rank, Instant now) {
+            return uptime(rank, now).map(Duration::toSeconds)
+                    .map(seconds -> seconds < 120 ? seconds + " s" : seconds < 7200 ? seconds / 60 + " min" : seconds / 3600 + " h");
+        }
     }
 
     /**
@@ -75,8 +81,8 @@ public sealed interface SharedStatus {
         }
     }
 
-    /** A time as the console prints it. */
-    private static String utc(Instant instant) {
+    /** A time as the console and {@code macfleet supervision} print it: "2026-11-24 09:25:30 UTC". */
+    static String utc(Instant instant) {
         return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC).format(instant);
     }
 }

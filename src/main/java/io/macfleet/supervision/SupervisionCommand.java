@@ -7,10 +7,7 @@ import io.macfleet.inventory.DesiredStateStore;
 import jakarta.inject.Inject;
 import java.io.PrintWriter;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -32,8 +29,6 @@ import picocli.CommandLine.Spec;
         exitCodeList = {"0:every cluster shown serves, by a current look", "1:a cluster does not serve, its look is stale or unreadable, or it has none yet",
                 "2:unknown cluster"})
 public class SupervisionCommand implements Callable<Integer> {
-
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
 
     @Spec
     CommandSpec spec;
@@ -89,11 +84,11 @@ public class SupervisionCommand implements Callable<Integer> {
                 out.println(status.name() + "  " + (observed.stale() ? "NOT CURRENT, " + observed.lastSeen() + ": " : "")
                         + status.diagnosis().explain());
                 if (!observed.stale()) {
-                    out.println("  seen by " + observed.observedBy() + " at " + TIME.format(observed.observedAt()));
+                    out.println("  seen by " + observed.observedBy() + " at " + SharedStatus.utc(observed.observedAt()));
                 }
                 out.println("  endpoint " + status.observation().cluster().endpoint() + "; ordered restarts " + status.restarts()
-                        + status.servingSince().map(since -> "; serving since " + TIME.format(since)).orElse(""));
-                status.acting().ifPresent(acting -> out.println("  under way: " + acting.what() + " since " + TIME.format(acting.since())));
+                        + status.servingSince().map(since -> "; serving since " + SharedStatus.utc(since)).orElse(""));
+                status.acting().ifPresent(acting -> out.println("  under way: " + acting.what() + " since " + SharedStatus.utc(acting.since())));
                 status.alert().ifPresent(alert -> out.println("  ALERT: " + alert));
                 out.printf(Locale.ROOT, "  %-4s %-12s %-11s %-12s %-7s %-5s %-16s %-9s %s%n", "rank", "machine", "health", "daemon", "pid",
                         "runs", "version", "tokens/s", "uptime");
@@ -104,14 +99,9 @@ public class SupervisionCommand implements Callable<Integer> {
                             rank.pid().map(String::valueOf).orElse("-"), rank.runs().map(String::valueOf).orElse("-"),
                             rank.version().orElse("-"),
                             rank.tokensPerSecond().isPresent() ? String.format(Locale.ROOT, "%.1f", rank.tokensPerSecond().getAsDouble()) : "-",
-                            observed.uptime(rank, now).map(SupervisionCommand::duration).orElse("-"));
+                            observed.uptimeText(rank, now).orElse("-"));
                 }
             }
         }
-    }
-
-    private static String duration(Duration duration) {
-        long seconds = duration.toSeconds();
-        return seconds < 120 ? seconds + " s" : seconds < 7200 ? seconds / 60 + " min" : seconds / 3600 + " h";
     }
 }
