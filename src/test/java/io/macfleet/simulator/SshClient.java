@@ -26,7 +26,14 @@ final class SshClient {
         client.setConnectTimeout(5000);
         client.setTimeout(10000);
         client.connect(endpoint.host(), endpoint.port());
-        client.authPublickey(user, new KeyPairWrapper(key));
+        try {
+            client.authPublickey(user, new KeyPairWrapper(key));
+        } catch (IllegalStateException closed) {
+            // SSHJ says "Not connected" when the machine drops the connection between the handshake and the
+            // authentication (a simulated Mac going down for its reboot): that is an unreachable machine, as an IOException is.
+            client.close();
+            throw new IOException(endpoint.host() + ":" + endpoint.port() + " closed the connection before authentication", closed);
+        }
         return client;
     }
 
