@@ -22,7 +22,7 @@ final class RunPage {
         return switch (status) {
             case "succeeded" -> "ok";
             case "failed" -> "bad";
-            case "waiting-for-operator" -> "warn";
+            case "waiting-for-operator", "interrupted" -> "warn";
             default -> "none";
         };
     }

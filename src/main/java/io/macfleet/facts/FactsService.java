@@ -98,7 +98,10 @@ public class FactsService {
         }
         if (cluster != null) {
             if (desiredState.cluster(cluster).isEmpty()) {
-                throw new UnknownNameException("no cluster named '" + cluster + "' in the applied inventory (macfleet inventory apply DIR first)");
+                // Suggest applying an inventory only when none has clusters; otherwise the name is what is wrong.
+                List<String> known = desiredState.clusters().stream().map(Cluster::name).toList();
+                throw new UnknownNameException("no cluster named '" + cluster + "' in the applied inventory"
+                        + (known.isEmpty() ? " (macfleet inventory apply DIR first)" : " (known: " + String.join(", ", known) + ")"));
             }
             return desiredState.machines(cluster);
         }

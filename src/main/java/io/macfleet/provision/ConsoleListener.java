@@ -43,6 +43,8 @@ public final class ConsoleListener implements ProvisioningListener {
     private Thread reader;
     private Thread dispatcher;
     private final Map<String, Pending> pending = new LinkedHashMap<>();
+    /** Macs that were waiting for a person and no longer are: a line naming one of them with others is not a typo. */
+    private final java.util.Set<String> noLongerWaiting = new java.util.HashSet<>();
     private final java.util.List<Pending> unshown = new java.util.ArrayList<>();
     private boolean showScheduled;
     private boolean inputEnded;
@@ -156,6 +158,7 @@ public final class ConsoleListener implements ProvisioningListener {
                     return;
                 }
                 pending.remove(request.machine());
+                noLongerWaiting.add(request.machine());
                 unshown.remove(waiting);
                 if (answer.isCancelled()) {
                     // Checked again while waiting and found done (or confirmed elsewhere): no longer asked for.
@@ -274,10 +277,22 @@ public final class ConsoleListener implements ProvisioningListener {
                 return;
             }
             java.util.List<String> unknown = names.stream().filter(name -> !name.equalsIgnoreCase("all") && !pending.containsKey(name)).toList();
-            if (!unknown.isEmpty()) {
-                out.print("  not waiting for a person: " + String.join(", ", unknown) + " (waiting: " + String.join(", ", pending.keySet()) + ") > ");
+            // A Mac that finished while the person typed is no mistake: the others named on the line are still answered.
+            java.util.List<String> finished = unknown.stream().filter(noLongerWaiting::contains).toList();
+            java.util.List<String> mistyped = unknown.stream().filter(name -> !noLongerWaiting.contains(name)).toList();
+            if (!mistyped.isEmpty()) {
+                out.print("  not waiting for a person: " + String.join(", ", mistyped) + " (waiting: " + String.join(", ", pending.keySet()) + ") > ");
                 out.flush();
                 return;
+            }
+            if (!finished.isEmpty()) {
+                out.println("  " + String.join(", ", finished) + ": no longer waiting for a person (finished meanwhile), nothing to do for "
+                        + (finished.size() == 1 ? "it" : "them"));
+                if (finished.size() == names.size()) {
+                    out.print(promptLine);
+                    out.flush();
+                    return;
+                }
             }
             for (Pending waiting : pending.values()) {
                 if (names.isEmpty() || names.stream().anyMatch(name -> name.equalsIgnoreCase("all")) || names.contains(waiting.request().machine())) {

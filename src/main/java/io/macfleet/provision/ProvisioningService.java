@@ -259,6 +259,7 @@ public class ProvisioningService {
             options.put("only", request.only());
             options.put("from", request.from());
             options.put("parallel", request.options().parallel());
+            options.put("leaseTimeoutSeconds", request.options().leaseTimeout().toSeconds());
             options.put("serial", request.options().serial());
             options.put("maxFailPercent", request.options().maxFailPercent());
             runId = store.createRun(resolved.playbook(), resolved.targetKey(), request.cluster(), resolved.machineNames(), options,
@@ -306,11 +307,25 @@ public class ProvisioningService {
         if (limit < 1 || limit > 1000) {
             throw new InvalidRequestException("limit must be 1..1000, was " + limit);
         }
-        return store.runs(limit);
+        return store.runs(limit).stream().map(this::shown).toList();
     }
 
     public Optional<RunView.Detail> run(long id) {
-        return store.detail(id);
+        return store.detail(id).map(detail -> new RunView.Detail(shown(detail.run()), detail.steps(), detail.confirmations()));
+    }
+
+    /**
+     * The run as people see it: a run stored as "running" whose process no longer works on it (stopped with Ctrl-C,
+     * killed, its machine gone: no live lease) is shown as "interrupted", with {@code macfleet provision} resuming it.
+     * The stored status stays "running", which is what resuming looks for.
+     */
+    private RunView.Run shown(RunView.Run run) {
+        if (!"running".equals(run.status())) {
+            return run;
+        }
+        Object stored = run.options().get("leaseTimeoutSeconds");
+        Duration leaseTimeout = stored instanceof Number seconds ? Duration.ofSeconds(seconds.longValue()) : Options.DEFAULTS.leaseTimeout();
+        return leaseLive(run, leaseTimeout) ? run : run.withStatus("interrupted");
     }
 
     /** Where every machine stands in the newest run that included it, by machine name (machines never provisioned are absent). */
@@ -323,7 +338,7 @@ public class ProvisioningService {
         if (limit < 1 || limit > 1000) {
             throw new InvalidRequestException("limit must be 1..1000, was " + limit);
         }
-        return store.runsOf(machine, limit);
+        return store.runsOf(machine, limit).stream().map(this::shown).toList();
     }
 
     /** The names of the shipped playbooks and those in the playbooks directory, sorted. */

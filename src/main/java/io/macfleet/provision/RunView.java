@@ -13,13 +13,19 @@ public final class RunView {
     /**
      * One run.
      *
-     * @param status running, waiting-for-operator, succeeded, failed
+     * @param status running, waiting-for-operator, succeeded, failed; interrupted where a run stored as running has no live
+ *        process working on it (shown so by {@link ProvisioningService}; resuming it continues it)
      * @param leaseOwner the process working on it ({@code pid@host/uuid}), null when none
      * @param counts how many (machine, step) pairs are in each step status
      */
     public record Run(long id, String playbook, String playbookHash, String cluster, List<String> machines, Map<String, Object> options,
                       String status, String startedBy, Instant createdAt, Instant updatedAt, Instant finishedAt,
                       String leaseOwner, Instant leaseHeartbeat, Map<String, Integer> counts) {
+
+        Run withStatus(String shownStatus) {
+            return new Run(id, playbook, playbookHash, cluster, machines, options, shownStatus, startedBy, createdAt, updatedAt,
+                    finishedAt, leaseOwner, leaseHeartbeat, counts);
+        }
     }
 
     /**

@@ -267,6 +267,6 @@ class FactsGatheringTest {
                 .isInstanceOf(FactsService.UnknownNameException.class)
                 .hasMessage("unknown machine(s) studio-99, nope: not in the applied inventory");
         assertThatThrownBy(() -> facts.select("llm-z", List.of())).isInstanceOf(FactsService.UnknownNameException.class)
-                .hasMessageStartingWith("no cluster named 'llm-z'");
+                .hasMessage("no cluster named 'llm-z' in the applied inventory (known: llm-a)");
     }
 }

@@ -78,4 +78,45 @@ class ConsoleOperatorPromptTest {
         console.type("done");
         assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(OperatorAnswer.done("olga"));
     }
+
+    @Test
+    void aLineNamingAMacThatFinishedMeanwhileStillAnswersTheOthers() throws Exception {
+        ConsoleTranscript console = new ConsoleTranscript();
+        ConsoleListener listener = new ConsoleListener(console.out, console.input(), false, true, "olga");
+        CompletableFuture<OperatorAnswer> first = listener.operatorNeeded(request("studio-01"));
+        CompletableFuture<OperatorAnswer> second = listener.operatorNeeded(request("studio-02"));
+        CompletableFuture<OperatorAnswer> third = listener.operatorNeeded(request("studio-03"));
+        console.await(Pattern.compile("\\n  studio-01 studio-02 studio-03 > $"), 0, Duration.ofSeconds(10));
+        second.cancel(true);
+        console.await(Pattern.compile("\\n  studio-01 studio-03 > $"), 0, Duration.ofSeconds(10));
+
+        // Typed as the three were shown; studio-02 finished in the meantime.
+        int from = console.text().length();
+        console.type("done studio-01 studio-02 studio-03");
+        assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(OperatorAnswer.done("olga"));
+        assertThat(third.get(10, TimeUnit.SECONDS)).isEqualTo(OperatorAnswer.done("olga"));
+        assertThat(console.text().substring(from)).contains("studio-02: no longer waiting for a person (finished meanwhile)")
+                .doesNotContain("not waiting for a person: studio-02");
+    }
+
+    @Test
+    void aLineNamingOnlyMacsThatFinishedMeanwhileAsksAgainAndAMistypedNameIsStillRefused() throws Exception {
+        ConsoleTranscript console = new ConsoleTranscript();
+        ConsoleListener listener = new ConsoleListener(console.out, console.input(), false, true, "olga");
+        CompletableFuture<OperatorAnswer> first = listener.operatorNeeded(request("studio-01"));
+        CompletableFuture<OperatorAnswer> second = listener.operatorNeeded(request("studio-02"));
+        CompletableFuture<OperatorAnswer> third = listener.operatorNeeded(request("studio-03"));
+        console.await(Pattern.compile("\\n  studio-01 studio-02 studio-03 > $"), 0, Duration.ofSeconds(10));
+        second.cancel(true);
+        console.await(Pattern.compile("\\n  studio-01 studio-03 > $"), 0, Duration.ofSeconds(10));
+
+        int from = console.text().length();
+        console.type("done studio-02");
+        console.await(Pattern.compile("studio-02: no longer waiting for a person \\(finished meanwhile\\), nothing to do for it\\n  studio-01 studio-03 > $"),
+                from, Duration.ofSeconds(10));
+        console.type("done studio-01 studio-09");
+        console.await(Pattern.compile("not waiting for a person: studio-09 \\(waiting: studio-01, studio-03\\) > $"), from, Duration.ofSeconds(10));
+        assertThat(first).isNotDone();
+        assertThat(third).isNotDone();
+    }
 }

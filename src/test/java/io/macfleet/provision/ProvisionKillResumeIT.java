@@ -93,6 +93,10 @@ class ProvisionKillResumeIT {
             }
             assertThat(first.exitValue()).isNotZero();
             assertThat(atKill.values()).anyMatch(state -> state.startsWith("running"));
+            // No process works on the run any more: it is shown as interrupted, not as running.
+            PackagedApplication.Result listed = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("runs.log"), "provision", "runs");
+            assertThat(listed.exitCode()).as(listed.output()).isZero();
+            assertThat(listed.output()).containsPattern("(?m)^1 +provision +llm-a +interrupted ");
 
             PackagedApplication.Result second = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("second.log"), "provision", "llm-a", "--non-interactive");
             assertThat(second.exitCode()).as(second.output()).isZero();
