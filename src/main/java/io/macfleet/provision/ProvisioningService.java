@@ -381,15 +381,16 @@ public class ProvisioningService {
                 // The machine did not answer (off, still in Recovery, hung): not verified, and why, in words.
                 verified = new CheckResult(false, "could not verify on " + machine + ": " + e.getMessage());
             }
-            verified = new CheckResult(verified.satisfied(), context.redact(verified.detail()));
+            verified = new CheckResult(verified.satisfied(), context.redact(verified.detail()), context.redact(verified.plain()));
         }
         Instant now = clock.instant();
-        store.confirmation(runId, machine, step, actor, now, verified.satisfied(), verified.detail());
+        // The person who confirmed reads the plain words (no patterns, no raw output); the audit keeps the details.
+        store.confirmation(runId, machine, step, actor, now, verified.satisfied(), spokenFor(machine, verified.plain()));
         audit.record(new AuditEvent(now, actor, machine, "provision.operator.confirm", "run " + runId + " step " + step + ": "
                 + (verified.satisfied() ? "verified: " : "verification failed: ") + ProvisioningStore.cap(verified.detail()),
                 verified.satisfied() ? AuditEvent.Outcome.SUCCESS : AuditEvent.Outcome.FAILURE));
         if (!verified.satisfied()) {
-            return new Confirmation(runId, machine, step, false, verified.detail(), false);
+            return new Confirmation(runId, machine, step, false, spokenFor(machine, verified.plain()), false);
         }
         store.stepStatus(runId, machine, step, StepStatus.DONE, "confirmed by " + actor + ", verified: " + verified.detail(), now);
         boolean resumed = false;
@@ -405,6 +406,11 @@ public class ProvisioningService {
             }
         }
         return new Confirmation(runId, machine, step, true, verified.detail(), resumed);
+    }
+
+    /** A check's plain words name the Mac they are about, as the console and the API show them beside other Macs. */
+    private static String spokenFor(String machine, String plain) {
+        return plain.contains(machine) ? plain : machine + ": " + plain;
     }
 
     /** An unknown run, machine or step (404 in the API). */
