@@ -38,7 +38,7 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--machines", defaultValue = "4", description = "How many Mac Studios (default ${DEFAULT-VALUE}: half 512 GB, half 256 GB).")
     int machines;
 
-    @Option(names = "--dir", description = "Where the demo keeps its inventory, SSH key and machine state (default ~/.macfleet/demo).")
+    @Option(names = "--dir", description = "Where the demo keeps its inventory, SSH key, machine state and database (default $MACFLEET_HOME, else ~/.macfleet/demo).")
     Path directory;
 
     @Option(names = "--ssh-port", defaultValue = "2222", description = "SSH port of every simulated Mac (default ${DEFAULT-VALUE}; 0 = any free port).")
@@ -78,7 +78,21 @@ public class DemoCommand implements Callable<Integer> {
             + ") instead of provisioning the first cluster and updating its macOS, to do those steps yourself (the README's tour).")
     boolean asDelivered;
 
-    /** The demo directory named by {@code --dir} in a demo command line, else ~/.macfleet/demo. */
+    /**
+     * Where a demo keeps its state when no {@code --dir} is given: MACFLEET_HOME when it is set, else ~/.macfleet/demo.
+     * A demo's directory is the macfleet home of its service (database included), which is why the README's tour
+     * points MACFLEET_HOME at it for the CLI; the client commands then find the demo's API token there too.
+     */
+    static Path defaultDirectory(Map<String, String> environment, String userHome) {
+        String home = environment.get("MACFLEET_HOME");
+        return home != null && !home.isBlank() ? Path.of(home).toAbsolutePath() : Path.of(userHome, ".macfleet", "demo");
+    }
+
+    static Path defaultDirectory() {
+        return defaultDirectory(System.getenv(), System.getProperty("user.home"));
+    }
+
+    /** The demo directory named by {@code --dir} in a demo command line, else the default one. */
     static Path directory(String... args) {
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--dir") && i + 1 < args.length) {
@@ -88,12 +102,12 @@ public class DemoCommand implements Callable<Integer> {
                 return Path.of(args[i].substring("--dir=".length())).toAbsolutePath();
             }
         }
-        return Path.of(System.getProperty("user.home"), ".macfleet", "demo");
+        return defaultDirectory();
     }
 
     @Override
     public Integer call() {
-        Path dir = directory != null ? directory.toAbsolutePath() : Path.of(System.getProperty("user.home"), ".macfleet", "demo");
+        Path dir = directory != null ? directory.toAbsolutePath() : defaultDirectory();
         DemoEnvironment demo;
         try {
             demo = DemoEnvironment.start(new DemoEnvironment.Options(dir, machines, baseAddress, sshPort, Duration.ofSeconds(rebootSeconds), scenario));
@@ -191,22 +205,37 @@ public class DemoCommand implements Callable<Integer> {
         String url;
 
         @Option(names = "--token-file", paramLabel = "FILE",
-                description = "File holding the API token to send (default: $MACFLEET_API_TOKEN if set, else ~/.macfleet/demo/api-token, written by `macfleet demo`).")
+                description = "File holding the API token to send (default: $MACFLEET_API_TOKEN if set, else api-token in the demo's directory, "
+                        + "written by `macfleet demo`).")
         Path tokenFile;
+
+        @Option(names = "--dir", paramLabel = "DIR",
+                description = "The running demo's directory, as given to `macfleet demo --dir` (default $MACFLEET_HOME, else ~/.macfleet/demo): "
+                        + "its api-token is sent.")
+        Path directory;
 
         @Option(names = "--json", description = "Print the demo's JSON answer as it came (for scripts) instead of a table for people.")
         boolean json;
+
+        /** Where the token came from, for the message when the demo refuses it; null when none was sent. */
+        private String tokenSource;
+        /** Why no token was sent. */
+        private String missingToken = "no token given";
 
         /** The API token the requests carry, or null (the demo then answers 401, and the message says why). */
         private String token() {
             String fromEnvironment = System.getenv("MACFLEET_API_TOKEN");
             if (tokenFile == null && fromEnvironment != null && !fromEnvironment.isBlank()) {
+                tokenSource = "the token in MACFLEET_API_TOKEN";
                 return fromEnvironment.strip();
             }
-            Path file = tokenFile != null ? tokenFile : Path.of(System.getProperty("user.home"), ".macfleet", "demo", "api-token");
+            Path file = tokenFile != null ? tokenFile : (directory != null ? directory.toAbsolutePath() : defaultDirectory()).resolve("api-token");
             try {
+                tokenSource = "the token in " + file;
                 return java.nio.file.Files.readString(file).strip();
             } catch (IOException e) {
+                tokenSource = null;
+                missingToken = file + " cannot be read (" + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()) + ")";
                 return null;
             }
         }
@@ -242,7 +271,8 @@ public class DemoCommand implements Callable<Integer> {
             try {
                 HttpResponse<String> response = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
                 if (response.statusCode() >= 400) {
-                    System.err.println(response.body());
+                    // Scripts asked for the answer as it came; people get a sentence.
+                    System.err.println(json ? response.body() : refusal(response.statusCode(), response.body()));
                     return response.statusCode() == 409 ? ExitCodes.CHECK_FAILED : ExitCodes.USAGE;
                 }
                 if (json) {
@@ -264,6 +294,24 @@ public class DemoCommand implements Callable<Integer> {
 
         void print(String body) {
             System.out.println(body);
+        }
+
+        /** A refused request in words: the problem's detail (or title), and for 401 and 403 which token was sent. */
+        String refusal(int status, String body) {
+            String said = null;
+            try {
+                var problem = new ObjectMapper().readTree(body);
+                said = problem.hasNonNull("detail") ? problem.get("detail").asText() : problem.hasNonNull("title") ? problem.get("title").asText() : null;
+            } catch (IOException e) {
+                // Not a problem document: the status says what happened.
+            }
+            String what = switch (status) {
+                case 401 -> (tokenSource == null ? "the demo wants an API token and none was sent: " + missingToken : "the demo did not accept " + tokenSource)
+                        + "; a demo writes a fresh api-token in its directory at each start (give --dir, --token-file or MACFLEET_API_TOKEN)";
+                case 403 -> "the account of " + (tokenSource == null ? "no token" : tokenSource) + " may not do this (it needs the operator role)";
+                default -> said != null && !said.isBlank() ? said : "refused";
+            };
+            return "macfleet demo: " + what + " (HTTP " + status + ")";
         }
     }
 
@@ -300,6 +348,12 @@ public class DemoCommand implements Callable<Integer> {
                 var node = new ObjectMapper().readTree(body);
                 if (node.has("output")) {
                     System.out.print(node.get("output").asText());
+                    return;
+                }
+                if (node.has("name") && node.has("power")) {
+                    // The answer to --enter: the Mac, now in Recovery.
+                    System.out.println(node.get("name").asText() + " is in macOS Recovery (power: " + node.get("power").asText()
+                            + "); type into its Terminal with: macfleet demo recovery " + node.get("name").asText() + " \"rdma_ctl enable\"");
                     return;
                 }
             } catch (IOException e) {

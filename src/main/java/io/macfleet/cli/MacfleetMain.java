@@ -41,10 +41,10 @@ public class MacfleetMain implements QuarkusApplication {
                 System.setProperty("quarkus.log.console.level", "WARN");
             }
         }
-        if (isServe(args) && firstCommand(args).equals("demo") && System.getProperty("macfleet.home") == null
-                && System.getenv("MACFLEET_HOME") == null) {
-            // The demo keeps its own state (database included) in its directory: applying the demo inventory
-            // must never replace the desired state of a real fleet kept in the default home.
+        if (isServe(args) && firstCommand(args).equals("demo") && System.getProperty("macfleet.home") == null) {
+            // The demo keeps its own state (database included) in its directory (--dir, else MACFLEET_HOME, else
+            // ~/.macfleet/demo): applying the demo inventory must never replace the desired state of a real fleet
+            // kept in the default home, and the directory, its database and its API token always go together.
             System.setProperty("macfleet.home", DemoCommand.directory(args).toString());
         }
         Quarkus.run(MacfleetMain.class, args);

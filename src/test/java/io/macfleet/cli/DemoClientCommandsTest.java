@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,10 +48,16 @@ class DemoClientCommandsTest {
             String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             requests.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath() + " "
                     + exchange.getRequestHeaders().getFirst("Authorization") + " " + body);
-            String answer = exchange.getRequestURI().getPath().endsWith("/machines") ? MACHINES : "{\"result\":\"daemon killed\"}";
+            String path = exchange.getRequestURI().getPath();
+            boolean refused = !"Bearer demo-token-123".equals(exchange.getRequestHeaders().getFirst("Authorization"));
+            // What Quarkus answers for a missing or unknown bearer token, and the simulator's answer to entering Recovery.
+            String answer = refused ? "{\"type\":\"about:blank\",\"title\":\"Unauthorized\",\"status\":401}"
+                    : path.endsWith("/machines") ? MACHINES
+                    : path.endsWith("/recovery") ? MACHINES.substring(1, MACHINES.length() - 1).replace("\"power\":\"on\"", "\"power\":\"recovery\"")
+                    : "{\"result\":\"daemon killed\"}";
             byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, bytes.length);
+            exchange.getResponseHeaders().add("Content-Type", refused ? "application/problem+json" : "application/json");
+            exchange.sendResponseHeaders(refused ? 401 : 200, bytes.length);
             exchange.getResponseBody().write(bytes);
             exchange.close();
         });
@@ -103,6 +110,56 @@ class DemoClientCommandsTest {
                 .contains("\"fault\":\"daemon-crash\"", "\"daemon\":\"io.macfleet.inference-node\"");
         assertThat(requests.get(1)).contains("\"fault\":\"crash-loop\"", "\"daemon\":\"com.example.other\"");
         assertThat(requests.get(2)).contains("\"fault\":\"hang\"").doesNotContain("inference-node");
+    }
+
+    @Test
+    void theTokenIsReadFromTheDemosDirectoryWhichFollowsMacfleetHome() throws IOException {
+        assertThat(DemoCommand.defaultDirectory(Map.of("MACFLEET_HOME", "/srv/fleet"), "/home/olga")).isEqualTo(Path.of("/srv/fleet"));
+        assertThat(DemoCommand.defaultDirectory(Map.of(), "/home/olga")).isEqualTo(Path.of("/home/olga/.macfleet/demo"));
+
+        Path demo = Files.createDirectories(directory.resolve("other-demo"));
+        Files.writeString(demo.resolve("api-token"), "demo-token-123\n");
+        run(new DemoCommand.Machines(), "--url", url(), "--dir", demo.toString());
+        assertThat(requests).singleElement().satisfies(request -> assertThat(request).startsWith("GET /api/v1/simulator/machines Bearer demo-token-123"));
+    }
+
+    @Test
+    void aRefusedTokenIsASentenceNamingTheTokenNotTheProblemDocument() throws IOException {
+        Path stale = directory.resolve("stale-token");
+        Files.writeString(stale, "from-an-earlier-start\n");
+        Result refused = runFailing(new DemoCommand.Machines(), "--url", url(), "--token-file", stale.toString());
+        assertThat(refused.exit()).isEqualTo(ExitCodes.USAGE);
+        assertThat(refused.error().strip()).isEqualTo("macfleet demo: the demo did not accept the token in " + stale
+                + "; a demo writes a fresh api-token in its directory at each start (give --dir, --token-file or MACFLEET_API_TOKEN) (HTTP 401)");
+
+        Result missing = runFailing(new DemoCommand.Machines(), "--url", url(), "--dir", directory.resolve("no-demo-here").toString());
+        assertThat(missing.error()).contains("the demo wants an API token and none was sent: " + directory.resolve("no-demo-here").resolve("api-token")
+                + " cannot be read (no such file)").doesNotContain("{");
+
+        // Scripts that asked for JSON get the problem document as it came.
+        Result scripted = runFailing(new DemoCommand.Machines(), "--url", url(), "--token-file", stale.toString(), "--json");
+        assertThat(scripted.error().strip()).startsWith("{").contains("\"status\":401");
+    }
+
+    @Test
+    void enteringRecoveryIsASentence() {
+        String entered = run(new DemoCommand.Recovery(), "--url", url(), "--token-file", tokenFile.toString(), "--enter", "studio-01");
+        assertThat(entered.strip()).isEqualTo("studio-01 is in macOS Recovery (power: recovery); type into its Terminal with: "
+                + "macfleet demo recovery studio-01 \"rdma_ctl enable\"");
+    }
+
+    record Result(int exit, String error) {
+    }
+
+    Result runFailing(Object command, String... arguments) {
+        PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            return new Result(new CommandLine(command).execute(arguments), captured.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setErr(original);
+        }
     }
 
     @Test
