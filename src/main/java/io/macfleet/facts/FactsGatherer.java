@@ -88,8 +88,16 @@ public final class FactsGatherer {
      * cabled between machines of the same gathering name their peer machine and port.
      */
     public List<MachineResult<FactsObservation>> gather(SshRun run, List<SshTarget> targets) {
+        return gather(run, targets, List.of());
+    }
+
+    /**
+     * As {@link #gather(SshRun, List)}, and ports cabled to one of {@code others} (the latest stored facts of machines
+     * not gathered now) name that peer too: gathering one Mac alone still says which Mac its cables go to.
+     */
+    public List<MachineResult<FactsObservation>> gather(SshRun run, List<SshTarget> targets, java.util.Collection<MachineFacts> others) {
         List<MachineResult<FactsObservation>> results = run.onFleet(targets, this::gather);
-        return identifyPeers(results);
+        return identifyPeers(results, others);
     }
 
     /**
@@ -277,10 +285,19 @@ public final class FactsGatherer {
         return result;
     }
 
-    /** Names the peer machine and port of every cable whose far end was gathered in the same run. */
-    static List<MachineResult<FactsObservation>> identifyPeers(List<MachineResult<FactsObservation>> results) {
+    /**
+     * Names the peer machine and port of every cable whose far end was gathered in the same run, or is among
+     * {@code others} (older facts of machines not gathered now; what was gathered now wins).
+     */
+    static List<MachineResult<FactsObservation>> identifyPeers(List<MachineResult<FactsObservation>> results, java.util.Collection<MachineFacts> others) {
         Map<String, MachineFacts.ThunderboltPort> portsByDomain = new HashMap<>();
         Map<String, String> machineByDomain = new HashMap<>();
+        for (MachineFacts other : others) {
+            other.thunderboltPorts().stream().filter(port -> port.domainUuid() != null).forEach(port -> {
+                portsByDomain.put(port.domainUuid(), port);
+                machineByDomain.put(port.domainUuid(), other.machine());
+            });
+        }
         for (MachineResult<FactsObservation> result : results) {
             result.valueIfSucceeded().ifPresent(observation -> observation.facts().thunderboltPorts().stream()
                     .filter(port -> port.domainUuid() != null)

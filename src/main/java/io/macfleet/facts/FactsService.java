@@ -164,7 +164,12 @@ public class FactsService {
                 results.add(new MachineResult<>(machine.name(), null, e, Duration.ZERO));
             }
         }
-        List<MachineResult<FactsObservation>> gathered = new FactsGatherer(clock).gather(run, targets);
+        // Cables to Macs not gathered now are named from those Macs' latest stored facts.
+        java.util.Set<String> gatheredNow = new java.util.HashSet<>(machines.stream().map(Machine::name).toList());
+        List<String> others = desiredState.machines(null).stream().map(Machine::name).filter(name -> !gatheredNow.contains(name)).toList();
+        List<MachineFacts> otherFacts = others.isEmpty() ? List.of()
+                : store.latest(others).values().stream().map(FactsObservation::facts).toList();
+        List<MachineResult<FactsObservation>> gathered = new FactsGatherer(clock).gather(run, targets, otherFacts);
         List<FactsObservation> complete = gathered.stream().filter(MachineResult::succeeded).map(MachineResult::value).toList();
         store.save(complete);
         Instant now = clock.instant();

@@ -262,6 +262,18 @@ class FactsGatheringTest {
     }
 
     @Test
+    void aMacGatheredAloneNamesItsPeersFromTheirStoredFacts() {
+        gather("llm-a", List.of(), Duration.ofSeconds(10));
+
+        MachineFacts alone = result(gather(null, List.of("studio-02"), Duration.ofSeconds(10)), "studio-02").value();
+        List<MachineFacts.ThunderboltPort> cabled = alone.thunderboltPorts().stream().filter(port -> port.peerDomainUuid() != null).toList();
+        assertThat(cabled).hasSize(3);
+        assertThat(cabled).extracting(MachineFacts.ThunderboltPort::peerMachine).containsExactlyInAnyOrder("studio-01", "studio-03", "studio-04");
+        assertThat(cabled).allSatisfy(port -> assertThat(port.peerPort()).isNotNull());
+        assertThat(FactsText.text(alone)).contains(" to studio-01 port ").doesNotContain("to a Mac");
+    }
+
+    @Test
     void unknownNamesAreRefusedBeforeAnythingRuns() {
         assertThatThrownBy(() -> facts.select(null, List.of("studio-01", "studio-99", "nope")))
                 .isInstanceOf(FactsService.UnknownNameException.class)
