@@ -30,6 +30,15 @@ public final class CablingCheck {
      * @param targetVersion the cluster's target macOS version, if known
      */
     public static CablingReport check(PlannedTopology plan, List<MachineCablingFacts> facts, Optional<String> targetVersion) {
+        return check(plan, facts, targetVersion, Map.of());
+    }
+
+    /**
+     * @param unanswered machines that did not answer when their facts were gathered just now, with why: gathering
+     *                   their facts again is not the fix, finding out why they do not answer is
+     */
+    public static CablingReport check(PlannedTopology plan, List<MachineCablingFacts> facts, Optional<String> targetVersion,
+                                      Map<String, String> unanswered) {
         Map<String, MachineCablingFacts> byMachine = new LinkedHashMap<>();
         for (MachineCablingFacts machineFacts : facts) {
             if (plan.machines().contains(machineFacts.machine())) {
@@ -38,7 +47,11 @@ public final class CablingCheck {
         }
         List<Finding> findings = new ArrayList<>();
         for (String machine : plan.machines()) {
-            if (!byMachine.containsKey(machine)) {
+            if (!byMachine.containsKey(machine) && unanswered.containsKey(machine)) {
+                findings.add(new Finding(Severity.ERROR, Code.MISSING_FACTS, List.of(machine), List.of(),
+                        machine + " did not answer over SSH (" + unanswered.get(machine) + "), so its cables cannot be checked",
+                        unansweredFix(machine)));
+            } else if (!byMachine.containsKey(machine)) {
                 findings.add(new Finding(Severity.ERROR, Code.MISSING_FACTS, List.of(machine), List.of(),
                         machine + ": no Thunderbolt facts, so its cables cannot be checked",
                         "Gather facts (macfleet facts " + machine + ") or, offline, capture its command output into the capture directory."));
@@ -158,10 +171,20 @@ public final class CablingCheck {
         }
         findings.sort(Comparator.comparing(Finding::severity).thenComparing(finding -> finding.code().ordinal()));
         List<ObservedLink> clusterLinks = observed.links();
+        List<String> silent = withoutFacts.stream().filter(unanswered::containsKey).toList();
         String verdict = withoutFacts.isEmpty() ? verdict(plan, findings, fullMesh, meshed, ring)
+                : !silent.isEmpty() ? "unknown: " + String.join(", ", silent) + (silent.size() == 1 ? " does" : " do")
+                        + " not answer over SSH (is it on and reachable? a hung Mac needs a power cycle)"
                 : withoutFacts.size() == plan.machines().size() ? "unknown: no facts yet (run macfleet facts)"
                 : "unknown: no facts of " + String.join(", ", withoutFacts) + " (run macfleet facts " + String.join(" ", withoutFacts) + ")";
         return new CablingReport(plan.cluster(), plan.machines(), clusterLinks, observed.foreignAttachments(), findings, fullMesh, meshed, ring, verdict);
+    }
+
+    /** What to do about a Mac that did not answer: gathering its facts again would only wait for it again. */
+    static String unansweredFix(String machine) {
+        return "Find out why " + machine + " does not answer: is it powered on and on the network (the console's fleet page shows"
+                + " since when it has not answered)? A Mac that hangs needs a power cycle (hold its power button for 10 s, then press it)."
+                + " Then run the check again.";
     }
 
     private static List<Finding> machineFindings(PlannedTopology plan, Map<String, MachineCablingFacts> byMachine,

@@ -28,8 +28,13 @@ public final class CablingText {
             }
             text.append('\n');
         }
+        // A Mac at the far end of a cable, while some Mac of the cluster has no facts, is most likely that Mac.
+        java.util.List<String> withoutFacts = report.findings().stream().filter(finding -> finding.code() == Finding.Code.MISSING_FACTS)
+                .flatMap(finding -> finding.machines().stream()).distinct().toList();
         for (ObservedTopology.ForeignAttachment attachment : report.foreignAttachments()) {
-            text.append("  ").append(attachment.port()).append(" -> ").append(attachment.device().describe()).append(" (not in the cluster)\n");
+            text.append("  ").append(attachment.port()).append(" -> ").append(attachment.device().describe())
+                    .append(attachment.device().isHost() && !withoutFacts.isEmpty()
+                            ? " (probably " + String.join(" or ", withoutFacts) + ", whose facts are missing)\n" : " (not in the cluster)\n");
         }
         if (!report.foreignAttachments().isEmpty()) {
             text.append('\n');

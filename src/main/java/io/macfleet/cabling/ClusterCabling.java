@@ -23,10 +23,21 @@ import java.util.Optional;
 @ApplicationScoped
 public class ClusterCabling {
 
-    /** A cluster as the check needs it: the plan, the facts of its machines, the target macOS version. */
-    public record Cluster(PlannedTopology plan, List<MachineCablingFacts> facts, Optional<String> targetVersion) {
+    /**
+     * A cluster as the check needs it: the plan, the facts of its machines, the target macOS version, and the machines
+     * that did not answer a refresh just now, with why (their findings then say so instead of "gather facts").
+     */
+    public record Cluster(PlannedTopology plan, List<MachineCablingFacts> facts, Optional<String> targetVersion, Map<String, String> unanswered) {
+        public Cluster {
+            unanswered = Map.copyOf(unanswered);
+        }
+
+        public Cluster(PlannedTopology plan, List<MachineCablingFacts> facts, Optional<String> targetVersion) {
+            this(plan, facts, targetVersion, Map.of());
+        }
+
         public CablingReport check() {
-            return CablingCheck.check(plan, facts, targetVersion);
+            return CablingCheck.check(plan, facts, targetVersion, unanswered);
         }
     }
 
@@ -79,18 +90,21 @@ public class ClusterCabling {
         FactsService.Gathering gathering = facts.gather(machines, settings);
         Map<String, FactsObservation> observations = new LinkedHashMap<>(facts.latest(machines.stream().map(Machine::name).toList()));
         List<String> notes = new ArrayList<>();
+        Map<String, String> unanswered = new LinkedHashMap<>();
         java.time.Instant now = java.time.Instant.now();
         for (var result : gathering.results()) {
             if (result.succeeded()) {
                 continue;
             }
+            unanswered.put(result.machine(), result.describe());
             FactsObservation stale = observations.remove(result.machine());
             notes.add(result.machine() + " did not answer the refresh (" + result.describe() + "); "
                     + (stale == null ? "it has no stored facts"
                     : "its stored facts from " + stale.facts().observedAt() + " (" + age(stale.facts().observedAt(), now) + " old) were not used")
                     + ": its checks are unknown");
         }
-        return new Refreshed(cluster(cluster, machines, observations, Unreadable.FAIL), notes);
+        Cluster checked = cluster(cluster, machines, observations, Unreadable.FAIL);
+        return new Refreshed(new Cluster(checked.plan(), checked.facts(), checked.targetVersion(), unanswered), notes);
     }
 
     private static String age(java.time.Instant then, java.time.Instant now) {
