@@ -155,11 +155,16 @@ public final class CablingCheck {
         }
         findings.addAll(machineFindings(plan, byMachine, observed, targetVersion));
 
-        Map<String, Set<String>> usable = adjacency(plan, observed, byMachine, true);
-        Map<String, Set<String>> any = adjacency(plan, observed, byMachine, false);
+        Map<String, Set<String>> usable = adjacency(plan, observed, link -> link.isThunderbolt5()
+                && byMachine.get(link.first().machine()).portCarriesRdma(link.first().port())
+                && byMachine.get(link.second().machine()).portCarriesRdma(link.second().port()));
+        Map<String, Set<String>> any = adjacency(plan, observed, link -> true);
         List<String> meshed = largestClique(plan.machines(), usable);
         boolean fullMesh = plan.machines().size() >= 2 && meshed.size() == plan.machines().size();
-        Optional<List<String>> ring = ring(plan.machines(), any);
+        // A ring over Thunderbolt 5 links where there is one: the report calls the others too slow, so a suggested ring
+        // through one of them would contradict it.
+        Optional<List<String>> ring = ring(plan.machines(), adjacency(plan, observed, ObservedLink::isThunderbolt5))
+                .or(() -> ring(plan.machines(), any));
         // A machine without facts makes every finding about its cables a guess ("connect a cable" to a Mac that did not
         // answer): such findings are left out, and the verdict says unknown (issue 13).
         Set<String> withoutFacts = new java.util.TreeSet<>(plan.machines());
@@ -367,19 +372,14 @@ public final class CablingCheck {
         return free.isEmpty() ? "a port that carries RDMA (free one first)" : "free port " + free.iterator().next();
     }
 
-    private static Map<String, Set<String>> adjacency(PlannedTopology plan, ObservedTopology observed,
-                                                      Map<String, MachineCablingFacts> byMachine, boolean rdmaUsableOnly) {
+    /** Which planned machines are joined by a confirmed cable that {@code counts}. */
+    private static Map<String, Set<String>> adjacency(PlannedTopology plan, ObservedTopology observed, java.util.function.Predicate<ObservedLink> counts) {
         Map<String, Set<String>> adjacency = new LinkedHashMap<>();
         plan.machines().forEach(machine -> adjacency.put(machine, new HashSet<>()));
         for (ObservedLink link : observed.links()) {
             String a = link.first().machine();
             String b = link.second().machine();
-            if (!link.confirmed() || !adjacency.containsKey(a) || !adjacency.containsKey(b)) {
-                continue;
-            }
-            if (rdmaUsableOnly && !(link.isThunderbolt5()
-                    && byMachine.get(a).portCarriesRdma(link.first().port())
-                    && byMachine.get(b).portCarriesRdma(link.second().port()))) {
+            if (!link.confirmed() || !adjacency.containsKey(a) || !adjacency.containsKey(b) || !counts.test(link)) {
                 continue;
             }
             adjacency.get(a).add(b);

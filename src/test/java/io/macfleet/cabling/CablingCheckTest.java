@@ -224,6 +224,25 @@ class CablingCheckTest {
     }
 
     @Test
+    void theSuggestedRingAvoidsTheLinkTheReportCallsTooSlow() {
+        // A full mesh but for one Thunderbolt 4 cable between studio-01 and studio-02: a ring in machine order would
+        // take that cable, while studio-01 -> 03 -> 02 -> 04 needs none of it.
+        ClusterFixture cluster = ClusterFixture.macStudios(first(4))
+                .cable("studio-01", 2, "studio-02", 2, "40 Gb/s")
+                .cable("studio-01", 3, "studio-03", 3)
+                .cable("studio-01", 4, "studio-04", 4)
+                .cable("studio-02", 3, "studio-03", 2)
+                .cable("studio-02", 4, "studio-04", 2)
+                .cable("studio-03", 4, "studio-04", 3);
+
+        CablingReport report = check(cluster);
+
+        assertThat(report.findings()).extracting(Finding::code).contains(Code.SLOW_LINK);
+        assertThat(report.ringOrder()).contains(List.of("studio-01", "studio-03", "studio-02", "studio-04"));
+        assertThat(report.verdict()).endsWith("ring: studio-01 -> studio-03 -> studio-02 -> studio-04 -> studio-01 (MLX ring or jaccl-ring backend)");
+    }
+
+    @Test
     void ringIsReportedWhenOnlyARingIsCabled() {
         ClusterFixture cluster = ClusterFixture.macStudios(first(4))
                 .cable("studio-01", 2, "studio-02", 2)
