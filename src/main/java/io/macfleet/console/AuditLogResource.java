@@ -34,8 +34,9 @@ public class AuditLogResource {
     @GET
     @Path("audit")
     public Response audit(@QueryParam("text") String text, @QueryParam("actor") String actor, @QueryParam("machine") String machine,
-                          @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("page") String pageNumber) {
-        Pages.AuditForm form = new Pages.AuditForm(trim(text), trim(actor), trim(machine), trim(from), trim(to));
+                          @QueryParam("from") String from, @QueryParam("to") String to, @QueryParam("exclude") String exclude,
+                          @QueryParam("page") String pageNumber) {
+        Pages.AuditForm form = new Pages.AuditForm(trim(text), trim(actor), trim(machine), trim(from), trim(to), trim(exclude));
         Pages.Layout layout = frame.layout("Audit log", "audit");
         int page;
         AuditQuery query;
@@ -45,7 +46,8 @@ public class AuditLogResource {
                 throw new NumberFormatException();
             }
             query = new AuditQuery(emptyToNull(form.machine()), null, emptyToNull(form.actor()), AuditPage.time("from", form.from(), false),
-                    AuditPage.time("to", form.to(), true), emptyToNull(form.text()), (page - 1) * AuditPage.PAGE_SIZE, AuditPage.PAGE_SIZE);
+                    AuditPage.time("to", form.to(), true), emptyToNull(form.text()), (page - 1) * AuditPage.PAGE_SIZE, AuditPage.PAGE_SIZE,
+                    form.excludedActions());
         } catch (NumberFormatException e) {
             return ConsoleSupport.page(400, Templates.audit(new Pages.Audit(layout, form, "The page '" + pageNumber
                     + "' is not a page number (1, 2, ...).", List.of(), 0, 0, 0, null, null)));
@@ -62,6 +64,7 @@ public class AuditLogResource {
         parameters.put("machine", form.machine());
         parameters.put("from", form.from());
         parameters.put("to", form.to());
+        parameters.put("exclude", form.exclude());
         String previous = page > 1 ? AuditPage.url(parameters, page - 1) : null;
         String next = last < total ? AuditPage.url(parameters, page + 1) : null;
         return ConsoleSupport.page(200, Templates.audit(new Pages.Audit(layout, form, null, entries, total, first, last, previous, next)));

@@ -123,9 +123,14 @@ public final class Pages {
     }
 
     /** The audit search form as submitted (empty strings for unused fields, so the inputs show them back). */
-    public record AuditForm(String text, String actor, String machine, String from, String to) {
+    public record AuditForm(String text, String actor, String machine, String from, String to, String exclude) {
         public boolean filtered() {
-            return !(text.isEmpty() && actor.isEmpty() && machine.isEmpty() && from.isEmpty() && to.isEmpty());
+            return !(text.isEmpty() && actor.isEmpty() && machine.isEmpty() && from.isEmpty() && to.isEmpty() && exclude.isEmpty());
+        }
+
+        /** The actions to leave out, as the CLI's --exclude-action takes them: names or prefixes ending in *, comma-separated. */
+        public List<String> excludedActions() {
+            return java.util.Arrays.stream(exclude.split(",")).map(String::strip).filter(action -> !action.isEmpty()).toList();
         }
     }
 

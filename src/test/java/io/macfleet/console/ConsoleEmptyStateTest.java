@@ -61,6 +61,11 @@ class ConsoleEmptyStateTest {
         // Signing in is audited, so a signed-in person never sees an empty log; a search can still find nothing.
         assertThat(page("/console/audit", 200).select("table.audit tbody").text()).contains("login");
         assertThat(page("/console/audit?text=nothing-like-this", 200).select(".empty").text()).contains("No audit entry matches this search");
+        // Actions can be left out as with `macfleet audit --exclude-action`: here the only ones there are.
+        Document withoutLogins = page("/console/audit?exclude=login,account.*", 200);
+        assertThat(withoutLogins.select("table.audit tbody").text()).doesNotContain("login");
+        assertThat(withoutLogins.select("input[name=exclude]").val()).isEqualTo("login,account.*");
+        assertThat(page("/console/audit?exclude=ssh.*exec", 400).select("[role=alert]").text()).contains("a * may only end the name");
         Document runs = page("/console/runs", 200);
         assertThat(runs.select("#no-runs h2").text()).isEqualTo("No provisioning runs yet");
         assertThat(runs.select("#no-runs").text()).contains("macfleet provision CLUSTER").contains("macfleet inventory apply DIR");
