@@ -3,10 +3,10 @@ package io.macfleet.node.grammar;
 import io.macfleet.node.engine.TokenConstraint;
 import io.macfleet.node.tokenizer.Tokenizer;
 
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -19,14 +19,19 @@ public final class GrammarConstraint implements TokenConstraint {
     private static final int CACHED_MASKS = 256;
 
     private final TokenTrie trie;
-    private final Tokenizer tokenizer;
+    private final java.util.function.IntFunction<byte[]> decoder;
     private Set<Automaton.Stack> state;
     private final Map<Set<Automaton.Stack>, BitSet> masks = new HashMap<>();
     private BitSet current;
 
     public GrammarConstraint(Node grammar, Tokenizer tokenizer) {
-        this.tokenizer = tokenizer;
-        this.trie = TokenTrie.of(tokenizer);
+        this(grammar, TokenTrie.of(tokenizer), tokenizer::decode);
+    }
+
+    /** On a trie built elsewhere (the benchmark's synthetic vocabulary); {@code decoder} gives a token's bytes. */
+    GrammarConstraint(Node grammar, TokenTrie trie, java.util.function.IntFunction<byte[]> decoder) {
+        this.decoder = decoder;
+        this.trie = trie;
         this.state = Automaton.start(grammar);
     }
 
@@ -47,27 +52,70 @@ public final class GrammarConstraint implements TokenConstraint {
 
     private BitSet walk(Set<Automaton.Stack> start) {
         BitSet allowed = new BitSet(trie.vocabularySize);
-        ArrayDeque<Object[]> pending = new ArrayDeque<>();
-        pending.push(new Object[]{0, start});
-        while (!pending.isEmpty()) {
-            Object[] item = pending.pop();
-            int node = (int) item[0];
+        int[] nodes = new int[64];
+        Object[] states = new Object[64];
+        int depth = 0;
+        nodes[0] = 0;
+        states[0] = canonical(start);
+        while (depth >= 0) {
+            int node = nodes[depth];
             @SuppressWarnings("unchecked")
-            Set<Automaton.Stack> at = (Set<Automaton.Stack>) item[1];
+            Set<Automaton.Stack> at = (Set<Automaton.Stack>) states[depth];
+            depth--;
             for (int child = trie.firstChild[node]; child >= 0; child = trie.nextSibling[child]) {
-                Set<Automaton.Stack> next = Automaton.advance(at, trie.label[child] & 0xFF);
-                if (next.isEmpty()) {
+                Set<Automaton.Stack> next = next(at, trie.label[child] & 0xFF);
+                if (next == DEAD) {
                     continue;
                 }
                 for (int t = trie.tokensStart[child]; t < trie.tokensStart[child + 1]; t++) {
                     allowed.set(trie.tokens[t]);
                 }
                 if (trie.firstChild[child] >= 0) {
-                    pending.push(new Object[]{child, next});
+                    if (++depth == nodes.length) {
+                        nodes = Arrays.copyOf(nodes, depth * 2);
+                        states = Arrays.copyOf(states, depth * 2);
+                    }
+                    nodes[depth] = child;
+                    states[depth] = next;
                 }
             }
         }
         return allowed;
+    }
+
+    private static final Set<Automaton.Stack> DEAD = Set.of();
+    private static final int CACHED_STATES = 20_000;
+    /**
+     * Automaton states interned, and their transitions by byte: inside a string most bytes lead back to the same
+     * state, so walking the trie there is an array lookup per edge instead of building a state.
+     */
+    private final Map<Set<Automaton.Stack>, Set<Automaton.Stack>> interned = new HashMap<>();
+    private final IdentityHashMap<Set<Automaton.Stack>, Set<Automaton.Stack>[]> transitions = new IdentityHashMap<>();
+
+    private Set<Automaton.Stack> canonical(Set<Automaton.Stack> state) {
+        if (state.isEmpty()) {
+            return DEAD;
+        }
+        if (interned.size() >= CACHED_STATES) {
+            interned.clear();
+            transitions.clear();
+        }
+        return interned.computeIfAbsent(state, key -> key);
+    }
+
+    @SuppressWarnings("unchecked")
+    private Set<Automaton.Stack> next(Set<Automaton.Stack> state, int b) {
+        Set<Automaton.Stack>[] row = transitions.get(state);
+        if (row == null) {
+            row = new Set[256];
+            transitions.put(state, row);
+        }
+        Set<Automaton.Stack> next = row[b];
+        if (next == null) {
+            next = canonical(Automaton.advance(state, b));
+            row[b] = next;
+        }
+        return next;
     }
 
     @Override
@@ -86,7 +134,7 @@ public final class GrammarConstraint implements TokenConstraint {
 
     @Override
     public void accept(int token) {
-        byte[] bytes = tokenizer.decode(token);
+        byte[] bytes = decoder.apply(token);
         Set<Automaton.Stack> next = state;
         for (byte b : bytes) {
             next = Automaton.advance(next, b & 0xFF);

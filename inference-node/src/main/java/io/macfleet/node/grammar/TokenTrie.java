@@ -38,76 +38,78 @@ public final class TokenTrie {
     }
 
     static TokenTrie build(Tokenizer tokenizer) {
-        int size = tokenizer.size();
-        byte[][] bytes = new byte[size][];
-        Integer[] order = new Integer[size];
-        int count = 0;
-        for (int id = 0; id < size; id++) {
+        byte[][] bytes = new byte[tokenizer.size()][];
+        for (int id = 0; id < bytes.length; id++) {
             bytes[id] = tokenizer.decode(id);
-            if (bytes[id].length > 0) {
-                order[count++] = id;
-            }
         }
-        Integer[] sorted = Arrays.copyOf(order, count);
-        Arrays.sort(sorted, (a, b) -> Arrays.compareUnsigned(bytes[a], bytes[b]));
-        return build(size, bytes, sorted);
+        return build(bytes);
     }
 
-    /** Builds from tokens sorted by their bytes: each token shares the path of its common prefix with the previous. */
-    static TokenTrie build(int vocabularySize, byte[][] bytes, Integer[] sorted) {
+    /**
+     * Builds from every token's bytes (empty ones left out). Children are found through one open-addressing table
+     * keyed by (parent, byte), so building is linear in the vocabulary's bytes, with no sorting.
+     */
+    static TokenTrie build(byte[][] bytes) {
         int capacity = 1;
-        for (Integer id : sorted) {
-            capacity += bytes[id].length;
+        for (byte[] token : bytes) {
+            capacity += token.length;
         }
         int[] firstChild = new int[capacity];
         int[] nextSibling = new int[capacity];
-        int[] lastChild = new int[capacity];
         byte[] label = new byte[capacity];
-        int[] endingCount = new int[capacity];
-        int[] tokenNode = new int[sorted.length];
+        int[] tokenNode = new int[bytes.length];
         Arrays.fill(firstChild, -1);
         Arrays.fill(nextSibling, -1);
-        Arrays.fill(lastChild, -1);
+        int slots = Integer.highestOneBit(Math.max(16, capacity * 2)) << 1;
+        long[] keys = new long[slots];
+        int[] values = new int[slots];
+        Arrays.fill(keys, -1);
         int nodes = 1;
-        int[] path = new int[1];
-        byte[] previous = new byte[0];
-        for (int t = 0; t < sorted.length; t++) {
-            byte[] current = bytes[sorted[t]];
-            if (path.length < current.length + 1) {
-                path = Arrays.copyOf(path, Math.max(current.length + 1, path.length * 2));
-            }
-            int common = Arrays.mismatch(previous, current);
-            if (common < 0) {
-                common = current.length;
-            }
-            common = Math.min(common, Math.min(previous.length, current.length));
-            for (int depth = common; depth < current.length; depth++) {
-                int parent = path[depth];
-                int node = nodes++;
-                label[node] = current[depth];
-                if (lastChild[parent] < 0) {
-                    firstChild[parent] = node;
-                } else {
-                    nextSibling[lastChild[parent]] = node;
+        for (int id = 0; id < bytes.length; id++) {
+            int node = 0;
+            for (byte b : bytes[id]) {
+                long key = ((long) node << 8) | (b & 0xFF);
+                int slot = (int) (mix(key) & (slots - 1));
+                while (keys[slot] != -1 && keys[slot] != key) {
+                    slot = (slot + 1) & (slots - 1);
                 }
-                lastChild[parent] = node;
-                path[depth + 1] = node;
+                if (keys[slot] == key) {
+                    node = values[slot];
+                    continue;
+                }
+                int child = nodes++;
+                keys[slot] = key;
+                values[slot] = child;
+                label[child] = b;
+                nextSibling[child] = firstChild[node];
+                firstChild[node] = child;
+                node = child;
             }
-            tokenNode[t] = path[current.length];
-            endingCount[tokenNode[t]]++;
-            previous = current;
+            tokenNode[id] = bytes[id].length == 0 ? -1 : node;
         }
         int[] tokensStart = new int[nodes + 1];
+        for (int node : tokenNode) {
+            if (node >= 0) {
+                tokensStart[node + 1]++;
+            }
+        }
         for (int node = 0; node < nodes; node++) {
-            tokensStart[node + 1] = tokensStart[node] + endingCount[node];
+            tokensStart[node + 1] += tokensStart[node];
         }
         int[] fill = Arrays.copyOf(tokensStart, nodes);
-        int[] tokens = new int[sorted.length];
-        for (int t = 0; t < sorted.length; t++) {
-            tokens[fill[tokenNode[t]]++] = sorted[t];
+        int[] tokens = new int[tokensStart[nodes]];
+        for (int id = 0; id < bytes.length; id++) {
+            if (tokenNode[id] >= 0) {
+                tokens[fill[tokenNode[id]]++] = id;
+            }
         }
-        return new TokenTrie(vocabularySize, Arrays.copyOf(firstChild, nodes), Arrays.copyOf(nextSibling, nodes),
+        return new TokenTrie(bytes.length, Arrays.copyOf(firstChild, nodes), Arrays.copyOf(nextSibling, nodes),
                 Arrays.copyOf(label, nodes), tokensStart, tokens);
+    }
+
+    private static long mix(long key) {
+        key *= 0x9E3779B97F4A7C15L;
+        return key ^ (key >>> 29);
     }
 
     public int nodes() {

@@ -8,6 +8,7 @@ import io.macfleet.node.engine.InferenceEngine;
 import io.macfleet.node.engine.GenerationOptions;
 import io.macfleet.node.engine.Placement;
 import io.macfleet.node.grammar.GrammarConstraint;
+import io.macfleet.node.grammar.TokenTrie;
 import io.macfleet.node.tools.ToolCall;
 import io.macfleet.node.tools.ToolFormat;
 import io.macfleet.node.engine.SamplingParameters;
@@ -61,6 +62,7 @@ public final class NodeServer implements AutoCloseable {
             try {
                 InferenceEngine loaded = InferenceEngine.load(config.model(), config.contextLength(), config.threads(),
                         cluster == null ? Placement.LOCAL : cluster);
+                TokenTrie.of(loaded.tokenizer()); // the vocabulary's trie for constrained decoding, built once
                 metrics.modelMemoryBytes.set((cluster == null ? Files.size(config.model()) : cluster.shardBytes())
                         + loaded.kvCacheBytes());
                 engine = loaded;
