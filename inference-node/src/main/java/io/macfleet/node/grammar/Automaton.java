@@ -12,8 +12,13 @@ import java.util.Set;
  * No whitespace is generated between JSON tokens: compact JSON is valid JSON, and it keeps every output finite.
  */
 final class Automaton {
-    /** Digits allowed in each part of a number: enough for a long or a double, and it bounds the output. */
+    /** Digits allowed in each part of a number: enough for a double, and it bounds the output. */
     static final int MAX_DIGITS = 16;
+    /**
+     * Digits of an integer: JSON Schema's integer has no range, but clients map it to 32-bit types (LangChain4j's
+     * int fields through Jackson refused a 16-digit value), so generated integers stay within 9 digits.
+     */
+    static final int MAX_INTEGER_DIGITS = 9;
 
     private Automaton() {
     }
@@ -228,7 +233,7 @@ final class Automaton {
                     }
                 }
                 case 1, 2 -> {
-                    if (digit && part == 2 && digits < MAX_DIGITS) {
+                    if (digit && part == 2 && digits < (integer ? MAX_INTEGER_DIGITS : MAX_DIGITS)) {
                         out.add(rest.push(new NumberFrame(integer, 2, digits + 1)));
                     } else if (b == '.' && !integer) {
                         out.add(rest.push(new NumberFrame(false, 3, 0)));
