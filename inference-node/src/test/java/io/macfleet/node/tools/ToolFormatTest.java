@@ -1,0 +1,94 @@
+package io.macfleet.node.tools;
+
+import io.macfleet.node.TestModels;
+import io.macfleet.node.engine.GenerationOptions;
+import io.macfleet.node.engine.InferenceEngine;
+import io.macfleet.node.engine.SamplingParameters;
+import io.macfleet.node.gguf.GgmlType;
+import io.macfleet.node.grammar.GrammarConstraint;
+import io.macfleet.node.grammar.SchemaCompiler;
+import io.macfleet.node.grammar.SchemaValidator;
+import io.macfleet.node.json.Json;
+import io.macfleet.node.tokenizer.ChatTemplate;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Each family's tool-call format: detection, parsing real-shaped outputs, and forced calls on the random model. */
+class ToolFormatTest {
+    static final String PARAMETERS = """
+            {"type":"object","additionalProperties":false,"required":["city"],"properties":{"city":{"type":"string"}}}""";
+    static final List<Tool> TOOLS = List.of(new Tool("get_weather", Map.of("type", "function"),
+            SchemaCompiler.compile(Json.parse(PARAMETERS))), new Tool("get_time", Map.of("type", "function"),
+            SchemaCompiler.compile(Json.parse("{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}"))));
+
+    @Test
+    void detectsTheFormatFromTheTemplateText() {
+        // fragments of the published templates: Qwen2.5-Instruct's, Llama-3.1-Instruct's and Mistral-7B-Instruct-v0.3's
+        assertThat(ToolFormat.detect("{%- if tools %}<|im_start|>system ... <tool_call>", ChatTemplate.CHATML))
+                .isEqualTo(ToolFormat.QWEN);
+        assertThat(ToolFormat.detect("<|start_header_id|>ipython<|end_header_id|>", ChatTemplate.LLAMA3))
+                .isEqualTo(ToolFormat.LLAMA31);
+        assertThat(ToolFormat.detect("[INST] ... [TOOL_CALLS] ...", ChatTemplate.MISTRAL)).isEqualTo(ToolFormat.MISTRAL);
+        assertThat(ToolFormat.detect("<|start_header_id|> no tools", ChatTemplate.LLAMA3)).isEqualTo(ToolFormat.NONE);
+        assertThat(ToolFormat.NONE.supportsAuto()).isFalse();
+    }
+
+    @Test
+    void parsesEachFamilysCalls() {
+        // shapes as the families' documentation shows them (spaces after colons, as the models write them)
+        ToolFormat.Parsed qwen = ToolFormat.QWEN.parse("Let me check.\n<tool_call>\n{\"name\": \"get_weather\", "
+                + "\"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"get_time\", "
+                + "\"arguments\": {}}\n</tool_call>", TOOLS);
+        assertThat(qwen.content()).isEqualTo("Let me check.");
+        assertThat(qwen.calls()).extracting(ToolCall::name).containsExactly("get_weather", "get_time");
+        assertThat(qwen.calls().getFirst().arguments()).isEqualTo("{\"city\":\"Paris\"}");
+        ToolFormat.Parsed llama = ToolFormat.LLAMA31.parse("{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}", TOOLS);
+        assertThat(llama.calls()).extracting(ToolCall::arguments).containsExactly("{\"city\":\"Paris\"}");
+        ToolFormat.Parsed mistral = ToolFormat.MISTRAL.parse("[TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\": "
+                + "{\"city\": \"Paris\"}}]", TOOLS);
+        assertThat(mistral.calls()).hasSize(1);
+        assertThat(ToolFormat.QWEN.parse("<tool_call>\n{\"name\": \"launch\", \"arguments\": {}}\n</tool_call>", TOOLS)
+                .calls()).as("an unknown function is text, not a call").isEmpty();
+        assertThat(ToolFormat.QWEN.parse("Sunny.", TOOLS).content()).isEqualTo("Sunny.");
+    }
+
+    @Test
+    void renderedCallsParseBack() {
+        List<ToolCall> calls = List.of(new ToolCall("call_1", "get_weather", "{\"city\":\"Oslo\"}"));
+        for (ToolFormat format : ToolFormat.values()) {
+            assertThat(format.parse(format.renderCalls(calls), TOOLS).calls()).as(format.name())
+                    .extracting(ToolCall::arguments).containsExactly("{\"city\":\"Oslo\"}");
+        }
+    }
+
+    @Test
+    void forcedCallsOfTheRandomModelParseInEveryFormat() throws Exception {
+        try (InferenceEngine engine = InferenceEngine.load(TestModels.tiny(GgmlType.Q8_0), 256, 1)) {
+            for (ToolFormat format : ToolFormat.values()) {
+                int calls = 0;
+                for (long seed = 1; seed <= 4; seed++) {
+                    InferenceEngine.Generation result = engine.generate(engine.encodeCompletion("Call:"),
+                            new SamplingParameters(1, 0, 1, 0, seed, 100, List.of()),
+                            new GenerationOptions(new GrammarConstraint(format.callGrammar(TOOLS, true),
+                                    engine.tokenizer()), -1, 0, 0), text -> { });
+                    if (!result.finishReason().equals("stop")) {
+                        continue;
+                    }
+                    ToolFormat.Parsed parsed = format.parse(result.text(), TOOLS);
+                    assertThat(parsed.calls()).as(format + ": " + result.text()).isNotEmpty();
+                    for (ToolCall call : parsed.calls()) {
+                        if (call.name().equals("get_weather")) {
+                            assertThat(SchemaValidator.problem(Json.parse(call.arguments()), Json.parse(PARAMETERS))).isNull();
+                        }
+                    }
+                    calls++;
+                }
+                assertThat(calls).as(format.name()).isPositive();
+            }
+        }
+    }
+}
