@@ -26,7 +26,7 @@ import java.util.Random;
  * the generated small preset).
  */
 class ConstraintBenchmark {
-    private static final int RUNS = 7;
+    private static final int RUNS = Integer.getInteger("macfleet.benchmark.runs", 7);
 
     static Object twentyProperties() {
         Map<String, Object> properties = new LinkedHashMap<>();
