@@ -9,6 +9,15 @@ const client = new OpenAI({ baseURL: baseURL + '/v1', apiKey: 'not-needed', maxR
 const completions = client.chat.completions;
 const streamHelper = (completions.stream ? completions : client.beta.chat.completions);
 
+// no free strings, so the random test model's forced calls finish within the token limit
+const forecast = {
+  type: 'function',
+  function: {
+    name: 'get_forecast', description: 'Forecast',
+    parameters: { type: 'object', additionalProperties: false, required: ['days', 'unit'],
+      properties: { days: { type: 'integer' }, unit: { enum: ['celsius', 'fahrenheit'] } } },
+  },
+};
 const weather = {
   type: 'function',
   function: {
@@ -46,26 +55,30 @@ for (let seed = 1; seed <= 4; seed++) {
 assert.ok(complete > 0, 'some structured answers complete');
 
 // a forced tool call, whole and streamed through the client's accumulator
-const forced = await completions.create({ model, seed: 2, max_tokens: 120, tools: [weather], tool_choice: 'required',
+const forced = await completions.create({ model, seed: 2, max_tokens: 120, tools: [weather, forecast],
+  tool_choice: { type: 'function', function: { name: 'get_forecast' } },
   messages: [{ role: 'user', content: 'Weather in Paris?' }] });
-if (forced.choices[0].finish_reason === 'tool_calls') {
+assert.equal(forced.choices[0].finish_reason, 'tool_calls');
+{
   const call = forced.choices[0].message.tool_calls[0];
-  assert.equal(call.function.name, 'get_weather');
-  assert.ok(['celsius', 'fahrenheit'].includes(JSON.parse(call.function.arguments).unit));
+  assert.equal(call.function.name, 'get_forecast');
+  const args = JSON.parse(call.function.arguments);
+  assert.ok(['celsius', 'fahrenheit'].includes(args.unit));
+  assert.ok(Number.isInteger(args.days));
   // the call and its result back into the conversation
   const followUp = await completions.create({ model, max_tokens: 8, tools: [weather], tool_choice: 'none', messages: [
     { role: 'user', content: 'Weather in Paris?' }, forced.choices[0].message,
     { role: 'tool', tool_call_id: call.id, content: '18 degrees' }] });
   assert.equal(followUp.object, 'chat.completion');
 }
-const runner = streamHelper.stream({ model, seed: 2, max_tokens: 120, tools: [weather],
-  tool_choice: { type: 'function', function: { name: 'get_weather' } }, stream_options: { include_usage: true },
-  messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+const runner = streamHelper.stream({ model, seed: 2, max_tokens: 120, tools: [forecast], tool_choice: 'required',
+  stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
 const streamed = await runner.finalChatCompletion();
-if (streamed.choices[0].finish_reason === 'tool_calls') {
+assert.equal(streamed.choices[0].finish_reason, 'tool_calls');
+{
   const call = streamed.choices[0].message.tool_calls[0];
-  assert.equal(call.function.name, 'get_weather');
-  JSON.parse(call.function.arguments);
+  assert.equal(call.function.name, 'get_forecast');
+  assert.ok(Number.isInteger(JSON.parse(call.function.arguments).days));
 }
 assert.ok(streamed.usage && streamed.usage.completion_tokens >= 1, 'usage arrives with include_usage');
 

@@ -9,6 +9,8 @@ import io.macfleet.node.engine.GenerationOptions;
 import io.macfleet.node.engine.Placement;
 import io.macfleet.node.grammar.GrammarConstraint;
 import io.macfleet.node.grammar.TokenTrie;
+import io.macfleet.node.engine.TokenConstraint;
+import io.macfleet.node.tools.AutoCallConstraint;
 import io.macfleet.node.tools.ToolCall;
 import io.macfleet.node.tools.ToolFormat;
 import io.macfleet.node.engine.SamplingParameters;
@@ -277,7 +279,7 @@ public final class NodeServer implements AutoCloseable {
                             chat ? Map.of("content", text) : text, null, request.includeUsage()));
                     InferenceEngine.Generation result;
                     try {
-                        result = current.generate(prompt, choices.get(index), constrained(options, request, current), onText);
+                        result = current.generate(prompt, choices.get(index), constrained(options, request, current, format), onText);
                     } catch (Placement.UnavailableException e) {
                         event(out, Map.of("error", Map.of("message", e.getMessage(), "type", "server_error",
                                 "code", "cluster_incomplete")));
@@ -325,7 +327,7 @@ public final class NodeServer implements AutoCloseable {
                 for (int index = 0; index < choices.size(); index++) {
                     InferenceEngine.Generation result;
                     try {
-                        result = current.generate(prompt, choices.get(index), constrained(options, request, current),
+                        result = current.generate(prompt, choices.get(index), constrained(options, request, current, format),
                                 text -> { });
                     } catch (Placement.UnavailableException e) {
                         throw new ApiException(503, "server_error", e.getMessage(), null, "cluster_incomplete");
@@ -378,13 +380,15 @@ public final class NodeServer implements AutoCloseable {
         return format.parse(result.text(), request.tools());
     }
 
+    /** A fresh constraint per choice: the request's grammar, or under tool_choice auto the calls once begun. */
     private static GenerationOptions constrained(GenerationOptions options, CompletionRequest request,
-                                                 InferenceEngine engine) {
-        if (request.grammar() == null) {
-            return options;
-        }
-        return new GenerationOptions(new GrammarConstraint(request.grammar(), engine.tokenizer()),
-                options.topLogprobs(), options.presencePenalty(), options.frequencyPenalty());
+                                                 InferenceEngine engine, ToolFormat format) {
+        TokenConstraint constraint = request.grammar() != null
+                ? new GrammarConstraint(request.grammar(), engine.tokenizer())
+                : request.toolChoice() == CompletionRequest.ToolChoice.AUTO
+                ? new AutoCallConstraint(format, request.tools(), engine.tokenizer()) : null;
+        return constraint == null ? options : new GenerationOptions(constraint, options.topLogprobs(),
+                options.presencePenalty(), options.frequencyPenalty());
     }
 
     private boolean knownModel(Object requested, InferenceEngine current) {

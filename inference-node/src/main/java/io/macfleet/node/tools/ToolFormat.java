@@ -48,13 +48,7 @@ public enum ToolFormat {
      * format, each call's arguments valid against its function's parameters.
      */
     public Node callGrammar(List<Tool> tools, boolean parallel) {
-        List<Node> calls = new ArrayList<>();
-        String argumentsKey = this == LLAMA31 ? "parameters" : "arguments";
-        for (Tool tool : tools) {
-            calls.add(Node.sequence(List.of(Node.literal("{\"name\":" + Json.write(tool.name()) + ",\""
-                    + argumentsKey + "\":"), tool.parameters(), Node.literal("}"))));
-        }
-        Node call = Node.anyOf(calls);
+        Node call = singleCall(tools);
         return switch (this) {
             case QWEN -> {
                 Node framed = Node.sequence(List.of(Node.literal("<tool_call>\n"), call, Node.literal("\n</tool_call>")));
@@ -64,6 +58,17 @@ public enum ToolFormat {
             case MISTRAL, NONE -> Node.sequence(List.of(Node.literal("["),
                     parallel ? Node.repeat(call, Node.literal(",")) : call, Node.literal("]")));
         };
+    }
+
+    /** One call's JSON object, {"name":...,"arguments" (or "parameters"):...}, to one of {@code tools}. */
+    Node singleCall(List<Tool> tools) {
+        List<Node> calls = new ArrayList<>();
+        String argumentsKey = this == LLAMA31 ? "parameters" : "arguments";
+        for (Tool tool : tools) {
+            calls.add(Node.sequence(List.of(Node.literal("{\"name\":" + Json.write(tool.name()) + ",\""
+                    + argumentsKey + "\":"), tool.parameters(), Node.literal("}"))));
+        }
+        return Node.anyOf(calls);
     }
 
     /** The calls in a generated text with the content before them, or empty calls when the text holds none. */

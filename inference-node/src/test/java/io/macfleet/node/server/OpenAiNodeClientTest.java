@@ -31,7 +31,7 @@ class OpenAiNodeClientTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = new NodeServer(new NodeConfig(TestModels.tiny(GgmlType.Q8_0), "127.0.0.1", 0, 512, 1, 0, "tiny", 64));
+        server = new NodeServer(new NodeConfig(TestModels.tiny(GgmlType.Q8_0), "127.0.0.1", 0, 2048, 1, 0, "tiny", 64));
         server.start();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!server.loaded()) {

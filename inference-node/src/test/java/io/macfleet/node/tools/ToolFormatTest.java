@@ -10,7 +10,10 @@ import io.macfleet.node.grammar.SchemaCompiler;
 import io.macfleet.node.grammar.SchemaValidator;
 import io.macfleet.node.json.Json;
 import io.macfleet.node.tokenizer.ChatTemplate;
+import io.macfleet.node.tokenizer.Tokenizer;
 import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
 
 import java.util.List;
 import java.util.Map;
@@ -89,6 +92,47 @@ class ToolFormatTest {
                 }
                 assertThat(calls).as(format.name()).isPositive();
             }
+        }
+    }
+
+    @Test
+    void autoConstrainsACallOnceTheModelStartsIt() throws Exception {
+        try (InferenceEngine engine = InferenceEngine.load(TestModels.tiny(GgmlType.Q8_0), 256, 1)) {
+            Tokenizer tokenizer = engine.tokenizer();
+            AutoCallConstraint constraint = new AutoCallConstraint(ToolFormat.QWEN, TOOLS, tokenizer);
+            float[] logits = new float[tokenizer.size()];
+            for (int token : tokenizer.encode("Let me check.", false)) {
+                assertThat(constraint.mask(logits)).isTrue();
+                constraint.accept(token);
+            }
+            assertThat(logits).as("free text is not masked").containsOnly(0f);
+            assertThat(constraint.canEnd()).isTrue();
+            for (int token : tokenizer.encode("<tool_call>", false)) {
+                constraint.accept(token);
+            }
+            assertThat(constraint.canEnd()).as("inside a call").isFalse();
+            constraint.mask(logits);
+            for (int id = 0; id < logits.length; id++) {
+                if (logits[id] == 0f) {
+                    assertThat(new String(tokenizer.decode(id), StandardCharsets.UTF_8)).startsWith("\n");
+                }
+            }
+            for (int token : tokenizer.encode("\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}\n</tool_call>", false)) {
+                constraint.accept(token);
+            }
+            assertThat(constraint.canEnd()).as("the call is complete").isTrue();
+            float[] after = new float[tokenizer.size()];
+            constraint.mask(after);
+            assertThat(after).containsOnly(0f);
+
+            AutoCallConstraint llama = new AutoCallConstraint(ToolFormat.LLAMA31, TOOLS, tokenizer);
+            for (int token : tokenizer.encode("{\"name\":\"get_", false)) {
+                llama.accept(token);
+            }
+            float[] masked = new float[tokenizer.size()];
+            llama.mask(masked);
+            assertThat(masked[tokenizer.encode("w", false).getFirst()]).isZero();
+            assertThat(masked[tokenizer.encode("x", false).getFirst()]).isEqualTo(Float.NEGATIVE_INFINITY);
         }
     }
 }
