@@ -240,6 +240,10 @@ class AgentApiTest {
         List<Map<String, Object>> withUsage = events("""
                 {"model":"tiny","stream":true,"stream_options":{"include_usage":true},"max_tokens":5,
                  "messages":[{"role":"user","content":"x"}]}""");
+        List<Map<String, Object>> two = events("""
+                {"model":"tiny","stream":true,"n":2,"seed":4,"max_tokens":5,"messages":[{"role":"user","content":"x"}]}""");
+        assertThat(two.stream().filter(chunk -> firstChoice(chunk).get("finish_reason") != null)
+                .map(chunk -> firstChoice(chunk).get("index")).toList()).containsExactly(0L, 1L);
         Map<String, Object> last = withUsage.getLast();
         assertThat((List<Object>) last.get("choices")).isEmpty();
         assertThat(last.get("usage")).isNotNull();
