@@ -11,6 +11,7 @@ import io.macfleet.node.grammar.GrammarConstraint;
 import io.macfleet.node.grammar.TokenTrie;
 import io.macfleet.node.engine.TokenConstraint;
 import io.macfleet.node.tools.AutoCallConstraint;
+import io.macfleet.node.tools.StreamedText;
 import io.macfleet.node.tools.ToolCall;
 import io.macfleet.node.tools.ToolFormat;
 import io.macfleet.node.engine.SamplingParameters;
@@ -260,8 +261,9 @@ public final class NodeServer implements AutoCloseable {
         try {
             Response response = new Response((chat ? "chatcmpl-" : "cmpl-") + UUID.randomUUID(),
                     System.currentTimeMillis() / 1000, model, fingerprint(current), chat);
-            // tool calls are only known once the text is complete: their text is not streamed as content
+            // tool calls are only known once the text is complete: a call's text is never streamed as content
             boolean holdText = request.toolChoice() != CompletionRequest.ToolChoice.NONE;
+            boolean autoTools = request.toolChoice() == CompletionRequest.ToolChoice.AUTO;
             if (request.stream()) {
                 exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
                 exchange.getResponseHeaders().set("Cache-Control", "no-cache");
@@ -275,8 +277,16 @@ public final class NodeServer implements AutoCloseable {
                         event(out, response.chunk(index, Map.of("role", "assistant", "content", ""), null,
                                 request.includeUsage()));
                     }
-                    Consumer<String> onText = holdText ? text -> { } : text -> event(out, response.chunk(choiceIndex,
+                    Consumer<String> send = text -> event(out, response.chunk(choiceIndex,
                             chat ? Map.of("content", text) : text, null, request.includeUsage()));
+                    // under auto, text that cannot begin a call streams as it comes; a forced answer is all call
+                    StreamedText streamed = autoTools ? new StreamedText(format) : null;
+                    Consumer<String> onText = !holdText ? send : streamed == null ? text -> { } : text -> {
+                        String safe = streamed.offer(text);
+                        if (!safe.isEmpty()) {
+                            send.accept(safe);
+                        }
+                    };
                     InferenceEngine.Generation result;
                     try {
                         result = current.generate(prompt, choices.get(index), constrained(options, request, current, format), onText);
@@ -308,9 +318,11 @@ public final class NodeServer implements AutoCloseable {
                                 event(out, response.chunk(index, Map.of("tool_calls", List.of(Map.of("index", c,
                                         "function", Map.of("arguments", call.arguments())))), null, request.includeUsage()));
                             }
-                        } else if (!parsed.content().isEmpty()) {
-                            event(out, response.chunk(index, Map.of("content", parsed.content()), null,
-                                    request.includeUsage()));
+                        } else {
+                            String rest = streamed != null ? streamed.rest() : parsed.content();
+                            if (!rest.isEmpty()) {
+                                send.accept(rest);
+                            }
                         }
                     }
                     event(out, response.chunk(index, chat ? Map.of() : "", finish, request.includeUsage()));

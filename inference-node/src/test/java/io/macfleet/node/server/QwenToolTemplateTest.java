@@ -115,4 +115,33 @@ class QwenToolTemplateTest {
         }
         assertThat(called).isGreaterThan(2);
     }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void autoStreamsTextThatIsNoCall() throws Exception {
+        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        String body = """
+                {"model":"tiny","max_tokens":24,"seed":3,%s"tools":[%s],"messages":[{"role":"user","content":"Hi"}]}""";
+        String whole = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/v1/chat/completions"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body.formatted("", AgentApiTest.FORECAST_TOOL))).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        Map<String, Object> message = (Map<String, Object>) AgentApiTest.firstChoice(AgentApiTest.json(whole)).get("message");
+        String events = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/v1/chat/completions"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body.formatted("\"stream\":true,",
+                        AgentApiTest.FORECAST_TOOL))).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        StringBuilder streamed = new StringBuilder();
+        int pieces = 0;
+        for (String line : events.split("\n")) {
+            if (line.startsWith("data: {")) {
+                Map<String, Object> delta = (Map<String, Object>) AgentApiTest.firstChoice(AgentApiTest.json(line.substring(6))).get("delta");
+                if (delta.get("content") instanceof String text && !text.isEmpty()) {
+                    streamed.append(text);
+                    pieces++;
+                }
+            }
+        }
+        assertThat(message.get("tool_calls")).as("the random model writes no <tool_call>").isNull();
+        assertThat(streamed.toString()).isEqualTo(message.get("content"));
+        assertThat(pieces).as("streamed as it came, not in one piece at the end").isGreaterThan(1);
+    }
 }

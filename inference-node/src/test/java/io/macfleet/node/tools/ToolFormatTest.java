@@ -135,4 +135,26 @@ class ToolFormatTest {
             assertThat(masked[tokenizer.encode("x", false).getFirst()]).isEqualTo(Float.NEGATIVE_INFINITY);
         }
     }
+
+    @Test
+    void autoStreamsTheTextBeforeACall() {
+        StreamedText qwen = new StreamedText(ToolFormat.QWEN);
+        assertThat(qwen.offer("Let me")).isEqualTo("Let me");
+        assertThat(qwen.offer(" check <tool")).as("a possible marker is held back").isEqualTo(" check ");
+        assertThat(qwen.offer("_call>\n{\"name\"")).isEmpty();
+        assertThat(qwen.offer("...")).isEmpty();
+        StreamedText plain = new StreamedText(ToolFormat.QWEN);
+        assertThat(plain.offer("a <tool")).isEqualTo("a ");
+        assertThat(plain.offer("s> b")).isEqualTo("<tools> b");
+        assertThat(plain.rest()).isEmpty();
+        StreamedText llama = new StreamedText(ToolFormat.LLAMA31);
+        assertThat(llama.offer("  ")).isEmpty();
+        assertThat(llama.offer("{\"name\"")).isEmpty();
+        StreamedText llamaText = new StreamedText(ToolFormat.LLAMA31);
+        assertThat(llamaText.offer(" ")).isEmpty();
+        assertThat(llamaText.offer("Sunny")).isEqualTo(" Sunny");
+        StreamedText mistral = new StreamedText(ToolFormat.MISTRAL);
+        assertThat(mistral.offer("[{")).isEmpty();
+        assertThat(mistral.rest()).isEqualTo("[{");
+    }
 }
