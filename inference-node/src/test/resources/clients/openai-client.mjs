@@ -82,6 +82,11 @@ assert.equal(streamed.choices[0].finish_reason, 'tool_calls');
 }
 assert.ok(streamed.usage && streamed.usage.completion_tokens >= 1, 'usage arrives with include_usage');
 
+// streamed log probabilities, accumulated by the client's stream helper
+const streamedLogprobs = await streamHelper.stream({ model, seed: 4, max_tokens: 6, logprobs: true, top_logprobs: 2,
+  stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hi' }] }).finalChatCompletion();
+assert.equal(streamedLogprobs.choices[0].logprobs.content.length, streamedLogprobs.usage.completion_tokens);
+
 // plain streaming: text chunks, no usage unless asked
 let text = '';
 let usageSeen = false;

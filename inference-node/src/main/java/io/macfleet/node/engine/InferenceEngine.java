@@ -248,6 +248,9 @@ public final class InferenceEngine implements AutoCloseable {
             if (constraint != null) {
                 constraint.accept(token);
             }
+            if (options.logprobs()) {
+                options.onLogprob().accept(logprobs.getLast()); // before its text goes out, so a stream can attach it
+            }
             pendingBytes.writeBytes(tokenizer.decode(token));
             byte[] bytes = pendingBytes.toByteArray();
             int complete = completeUtf8Length(bytes);

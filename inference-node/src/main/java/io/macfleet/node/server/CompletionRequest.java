@@ -56,10 +56,6 @@ record CompletionRequest(boolean chat, List<ChatTemplate.Message> messages, Stri
             }
             includeUsage = Boolean.TRUE.equals(options.get("include_usage"));
         }
-        if (stream && topLogprobs >= 0) {
-            throw ApiException.badRequest("log probabilities are not streamed by this server; ask without 'stream'",
-                    "logprobs");
-        }
         Long seed = body.get("seed") == null ? null : integer(body, "seed", 0, Long.MIN_VALUE, Long.MAX_VALUE);
         List<Tool> tools = chat ? tools(body.get("tools")) : List.of();
         ToolChoice choice = ToolChoice.NONE;

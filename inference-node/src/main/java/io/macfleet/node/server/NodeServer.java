@@ -277,8 +277,18 @@ public final class NodeServer implements AutoCloseable {
                         event(out, response.chunk(index, Map.of("role", "assistant", "content", ""), null,
                                 request.includeUsage()));
                     }
+                    // log probabilities go out with the chunk that carries their tokens' text (or the last one)
+                    List<GenerationOptions.TokenLogprob> pending = new ArrayList<>();
+                    java.util.function.Supplier<Object> takeLogprobs = () -> {
+                        if (!options.logprobs()) {
+                            return null;
+                        }
+                        Object shaped = chat ? Logprobs.chat(pending) : Logprobs.completion(pending);
+                        pending.clear();
+                        return shaped;
+                    };
                     Consumer<String> send = text -> event(out, response.chunk(choiceIndex,
-                            chat ? Map.of("content", text) : text, null, request.includeUsage()));
+                            chat ? Map.of("content", text) : text, null, request.includeUsage(), takeLogprobs.get()));
                     // under auto, text that cannot begin a call streams as it comes; a forced answer is all call
                     StreamedText streamed = autoTools ? new StreamedText(format) : null;
                     Consumer<String> onText = !holdText ? send : streamed == null ? text -> { } : text -> {
@@ -289,7 +299,8 @@ public final class NodeServer implements AutoCloseable {
                     };
                     InferenceEngine.Generation result;
                     try {
-                        result = current.generate(prompt, choices.get(index), constrained(options, request, current, format), onText);
+                        result = current.generate(prompt, choices.get(index),
+                                constrained(options, request, current, format).withLogprobListener(pending::add), onText);
                     } catch (Placement.UnavailableException e) {
                         event(out, Map.of("error", Map.of("message", e.getMessage(), "type", "server_error",
                                 "code", "cluster_incomplete")));
@@ -325,7 +336,8 @@ public final class NodeServer implements AutoCloseable {
                             }
                         }
                     }
-                    event(out, response.chunk(index, chat ? Map.of() : "", finish, request.includeUsage()));
+                    event(out, response.chunk(index, chat ? Map.of() : "", finish, request.includeUsage(),
+                            pending.isEmpty() ? null : takeLogprobs.get()));
                 }
                 if (request.includeUsage()) {
                     event(out, response.usageChunk(usage(promptTokens, completionTokens)));
@@ -399,8 +411,7 @@ public final class NodeServer implements AutoCloseable {
                 ? new GrammarConstraint(request.grammar(), engine.tokenizer())
                 : request.toolChoice() == CompletionRequest.ToolChoice.AUTO
                 ? new AutoCallConstraint(format, request.tools(), engine.tokenizer()) : null;
-        return constraint == null ? options : new GenerationOptions(constraint, options.topLogprobs(),
-                options.presencePenalty(), options.frequencyPenalty());
+        return constraint == null ? options : options.withConstraint(constraint);
     }
 
     private boolean knownModel(Object requested, InferenceEngine current) {
@@ -433,10 +444,14 @@ public final class NodeServer implements AutoCloseable {
 
         /** A chunk of one choice; with include_usage every chunk but the last carries "usage": null, as OpenAI's. */
         Map<String, Object> chunk(int index, Object content, String finishReason, boolean includeUsage) {
+            return chunk(index, content, finishReason, includeUsage, null);
+        }
+
+        Map<String, Object> chunk(int index, Object content, String finishReason, boolean includeUsage, Object logprobs) {
             Map<String, Object> choice = new LinkedHashMap<>();
             choice.put("index", index);
             choice.put(chat ? "delta" : "text", content);
-            choice.put("logprobs", null);
+            choice.put("logprobs", logprobs);
             choice.put("finish_reason", finishReason);
             Map<String, Object> chunk = head(chat ? "chat.completion.chunk" : "text_completion");
             chunk.put("choices", List.of(choice));

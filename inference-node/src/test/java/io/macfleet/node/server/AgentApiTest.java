@@ -240,6 +240,14 @@ class AgentApiTest {
         List<Map<String, Object>> withUsage = events("""
                 {"model":"tiny","stream":true,"stream_options":{"include_usage":true},"max_tokens":5,
                  "messages":[{"role":"user","content":"x"}]}""");
+        List<Map<String, Object>> withLogprobs = events("""
+                {"model":"tiny","stream":true,"stream_options":{"include_usage":true},"max_tokens":6,"seed":5,
+                 "logprobs":true,"top_logprobs":2,"messages":[{"role":"user","content":"x"}]}""");
+        long entries = withLogprobs.stream().filter(chunk -> !((List<Object>) chunk.get("choices")).isEmpty())
+                .map(chunk -> firstChoice(chunk).get("logprobs")).filter(java.util.Objects::nonNull)
+                .mapToLong(logprobs -> ((List<Object>) ((Map<String, Object>) logprobs).get("content")).size()).sum();
+        assertThat(entries).as("one entry per generated token").isEqualTo(
+                ((Map<String, Object>) withLogprobs.getLast().get("usage")).get("completion_tokens"));
         List<Map<String, Object>> two = events("""
                 {"model":"tiny","stream":true,"n":2,"seed":4,"max_tokens":5,"messages":[{"role":"user","content":"x"}]}""");
         assertThat(two.stream().filter(chunk -> firstChoice(chunk).get("finish_reason") != null)
