@@ -55,7 +55,7 @@ for (let seed = 1; seed <= 4; seed++) {
 assert.ok(complete > 0, 'some structured answers complete');
 
 // a forced tool call, whole and streamed through the client's accumulator
-const forced = await completions.create({ model, seed: 2, max_tokens: 120, tools: [weather, forecast],
+const forced = await completions.create({ model, seed: 2, max_tokens: 120, tools: [weather, forecast], parallel_tool_calls: false,
   tool_choice: { type: 'function', function: { name: 'get_forecast' } },
   messages: [{ role: 'user', content: 'Weather in Paris?' }] });
 assert.equal(forced.choices[0].finish_reason, 'tool_calls');
@@ -72,6 +72,7 @@ assert.equal(forced.choices[0].finish_reason, 'tool_calls');
   assert.equal(followUp.object, 'chat.completion');
 }
 const runner = streamHelper.stream({ model, seed: 2, max_tokens: 120, tools: [forecast], tool_choice: 'required',
+  parallel_tool_calls: false,
   stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
 const streamed = await runner.finalChatCompletion();
 assert.equal(streamed.choices[0].finish_reason, 'tool_calls');

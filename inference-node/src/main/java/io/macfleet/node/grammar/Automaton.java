@@ -9,7 +9,8 @@ import java.util.Set;
  * A byte-level pushdown automaton over a compiled {@link Node} grammar. A state is a set of stacks (several when
  * anyOf alternatives or optional properties are still open); each stack is an immutable linked list of frames, so
  * advancing shares everything below the top and walking the token trie costs one small allocation per byte.
- * No whitespace is generated between JSON tokens: compact JSON is valid JSON, and it keeps every output finite.
+ * Whitespace: at most one space after a ':' or ',' (byte-level vocabularies have tokens such as {@code ": "} that
+ * models trained on formatted JSON prefer), none elsewhere, so every output stays finite.
  */
 final class Automaton {
     /** Digits allowed in each part of a number: enough for a double, and it bounds the output. */
@@ -151,6 +152,23 @@ final class Automaton {
         }
     }
 
+    /** One optional space (after ':' or ','). */
+    record Space() implements Frame {
+        static final Space INSTANCE = new Space();
+
+        @Override
+        public void step(int b, Stack rest, Set<Stack> out) {
+            if (b == ' ') {
+                out.add(rest);
+            }
+        }
+
+        @Override
+        public boolean canEnd() {
+            return true;
+        }
+    }
+
     record LiteralFrame(Node.Literal literal, int position) implements Frame {
         @Override
         public void step(int b, Stack rest, Set<Stack> out) {
@@ -278,7 +296,7 @@ final class Automaton {
             if (b == ']') {
                 out.add(rest);
             } else if (phase == NEXT && b == ',') {
-                out.add(rest.push(this).push(new Value(items)));
+                out.add(rest.push(this).push(new Value(items)).push(Space.INSTANCE));
             } else if (phase == FIRST) {
                 new Value(items).step(b, rest.push(new ArrayFrame(items, NEXT)), out);
             }
@@ -297,11 +315,11 @@ final class Automaton {
             if (b == '}' && phase != KEY && (object.anyKeys || object.mayClose(index))) {
                 out.add(rest);
             } else if (b == ',' && phase == NEXT && (object.anyKeys || index < object.properties.size())) {
-                out.add(rest.push(new ObjectFrame(object, index, KEY)));
+                out.add(rest.push(new ObjectFrame(object, index, KEY)).push(Space.INSTANCE));
             } else if (b == '"' && phase != NEXT) {
                 if (object.anyKeys) {
                     Stack after = rest.push(new ObjectFrame(object, 0, NEXT)).push(new Value(Node.AnyValue.INSTANCE))
-                            .push(new LiteralFrame(COLON, 0));
+                            .push(Space.INSTANCE).push(new LiteralFrame(COLON, 0));
                     out.add(after.push(StringFrame.OPEN));
                     return;
                 }
@@ -330,7 +348,8 @@ final class Automaton {
                 Node.Property property = object.properties.get(i);
                 if ((property.key[position] & 0xFF) == b) {
                     if (position + 1 == property.key.length) {
-                        out.add(rest.push(new ObjectFrame(object, i + 1, ObjectFrame.NEXT)).push(new Value(property.value)));
+                        out.add(rest.push(new ObjectFrame(object, i + 1, ObjectFrame.NEXT)).push(new Value(property.value))
+                                .push(Space.INSTANCE));
                     } else {
                         next.set(i);
                     }

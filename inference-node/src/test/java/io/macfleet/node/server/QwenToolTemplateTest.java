@@ -96,7 +96,7 @@ class QwenToolTemplateTest {
         int called = 0;
         for (int seed = 1; seed <= 4; seed++) {
             var forced = post.apply("""
-                    {"model":"tiny","max_tokens":120,"seed":%d,"tool_choice":"required","tools":[%s],"messages":[
+                    {"model":"tiny","max_tokens":120,"seed":%d,"tool_choice":"required","tools":[%s],"parallel_tool_calls":false,"messages":[
                      {"role":"user","content":"Forecast?"},
                      {"role":"assistant","content":null,"tool_calls":[{"id":"call_9","type":"function",
                        "function":{"name":"get_forecast","arguments":"{\\"days\\":1,\\"unit\\":\\"celsius\\"}"}}]},
@@ -113,7 +113,7 @@ class QwenToolTemplateTest {
                 called++;
             }
         }
-        assertThat(called).isGreaterThan(2);
+        assertThat(called).as("one call without free strings always finishes").isEqualTo(4);
     }
 
     @Test
