@@ -84,7 +84,8 @@ public final class GrammarConstraint implements TokenConstraint {
     }
 
     private static final Set<Automaton.Stack> DEAD = Set.of();
-    private static final int CACHED_STATES = 20_000;
+    /** Bounds the interned states (each walked-from state holds a 256-entry row, about 1 KB): a few MB per request at most. */
+    private static final int CACHED_STATES = 2048;
     /**
      * Automaton states interned, and their transitions by byte: inside a string most bytes lead back to the same
      * state, so walking the trie there is an array lookup per edge instead of building a state.
