@@ -7,8 +7,10 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 
 /**
  * A {@link Node} grammar applied to a vocabulary: the mask of allowed tokens is the automaton walked over the
@@ -16,13 +18,23 @@ import java.util.Set;
  * comes back token after token.
  */
 public final class GrammarConstraint implements TokenConstraint {
-    private static final int CACHED_MASKS = 256;
+    /** Masks kept per grammar: 128 of a 150k vocabulary are 2.4 MB. */
+    private static final int CACHED_MASKS = 128;
 
     private final TokenTrie trie;
     private final java.util.function.IntFunction<byte[]> decoder;
     private Set<Automaton.Stack> state;
-    private final Map<Set<Automaton.Stack>, BitSet> masks = new HashMap<>();
+    /** Masks by state, shared by every constraint of this grammar on this vocabulary (guarded by itself). */
+    private final Map<Set<Automaton.Stack>, BitSet> masks;
+    /**
+     * Per vocabulary, the masks of the 16 grammars used last (by identity: {@link GrammarCache} hands out the same
+     * node for the same schema). Bounded rather than weak: the states in a mask map refer to their grammar.
+     */
+    private static final Map<TokenTrie, Map<Node, Map<Set<Automaton.Stack>, BitSet>>> SHARED = new WeakHashMap<>();
+    private static final int SHARED_GRAMMARS = 16;
     private BitSet current;
+    /** Trie walks this constraint did (the rest came from the shared masks); for tests. */
+    int walks;
 
     public GrammarConstraint(Node grammar, Tokenizer tokenizer) {
         this(grammar, TokenTrie.of(tokenizer), tokenizer::decode);
@@ -33,18 +45,34 @@ public final class GrammarConstraint implements TokenConstraint {
         this.decoder = decoder;
         this.trie = trie;
         this.state = Automaton.start(grammar);
+        synchronized (SHARED) {
+            this.masks = SHARED.computeIfAbsent(trie, key -> new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Node, Map<Set<Automaton.Stack>, BitSet>> eldest) {
+                    return size() > SHARED_GRAMMARS;
+                }
+            }).computeIfAbsent(grammar,
+                    key -> new LinkedHashMap<>(16, 0.75f, true) {
+                        @Override
+                        protected boolean removeEldestEntry(Map.Entry<Set<Automaton.Stack>, BitSet> eldest) {
+                            return size() > CACHED_MASKS;
+                        }
+                    });
+        }
     }
 
     /** The tokens allowed next (computed once per state). */
     public BitSet allowed() {
         if (current == null) {
-            current = masks.get(state);
+            synchronized (masks) {
+                current = masks.get(state);
+            }
             if (current == null) {
                 current = walk(state);
-                if (masks.size() >= CACHED_MASKS) {
-                    masks.clear();
+                walks++;
+                synchronized (masks) {
+                    masks.put(state, current);
                 }
-                masks.put(state, current);
             }
         }
         return current;

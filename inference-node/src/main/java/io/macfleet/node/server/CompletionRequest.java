@@ -1,5 +1,6 @@
 package io.macfleet.node.server;
 
+import io.macfleet.node.grammar.GrammarCache;
 import io.macfleet.node.grammar.Node;
 import io.macfleet.node.grammar.SchemaCompiler;
 import io.macfleet.node.grammar.SchemaException;
@@ -72,7 +73,7 @@ record CompletionRequest(boolean chat, List<ChatTemplate.Message> messages, Stri
                 choice = ToolChoice.AUTO;
             } else if ("required".equals(toolChoice)) {
                 choice = ToolChoice.FORCED;
-                grammar = format.callGrammar(tools, parallel);
+                grammar = callGrammar(format, tools, parallel);
             } else if ("none".equals(toolChoice)) {
                 tools = List.of();
             } else if (toolChoice instanceof Map<?, ?> named && "function".equals(named.get("type"))
@@ -83,7 +84,7 @@ record CompletionRequest(boolean chat, List<ChatTemplate.Message> messages, Stri
                             "tool_choice");
                 }
                 choice = ToolChoice.FORCED;
-                grammar = format.callGrammar(chosen, parallel);
+                grammar = callGrammar(format, chosen, parallel);
             } else {
                 throw ApiException.badRequest("'tool_choice' must be \"none\", \"auto\", \"required\" or "
                         + "{\"type\":\"function\",\"function\":{\"name\":...}}", "tool_choice");
@@ -100,6 +101,15 @@ record CompletionRequest(boolean chat, List<ChatTemplate.Message> messages, Stri
                 number(body, "top_p", 1.0, 0, 1), number(body, "min_p", 0, 0, 1), seed, stops(body.get("stop")), n,
                 topLogprobs, number(body, "presence_penalty", 0, -2, 2), number(body, "frequency_penalty", 0, -2, 2),
                 stream, includeUsage, grammar, tools, choice);
+    }
+
+    /** The calls' grammar, cached by what defines it: agents send the same tools every turn. */
+    private static Node callGrammar(ToolFormat format, List<Tool> tools, boolean parallel) {
+        StringBuilder key = new StringBuilder("calls " + format + " " + parallel);
+        for (Tool tool : tools) {
+            key.append(' ').append(Json.write(tool.declaration()));
+        }
+        return GrammarCache.get(key.toString(), () -> format.callGrammar(tools, parallel));
     }
 
     private static void refuseUnsupported(Map<String, Object> body, boolean chat) {
@@ -145,7 +155,8 @@ record CompletionRequest(boolean chat, List<ChatTemplate.Message> messages, Stri
                             "response_format.json_schema");
                 }
                 try {
-                    yield SchemaCompiler.compile(jsonSchema.get("schema"));
+                    yield GrammarCache.get("schema " + Json.write(jsonSchema.get("schema")),
+                            () -> SchemaCompiler.compile(jsonSchema.get("schema")));
                 } catch (SchemaException e) {
                     throw ApiException.badRequest("response_format.json_schema: " + e.getMessage(),
                             "response_format.json_schema.schema");
@@ -174,9 +185,10 @@ record CompletionRequest(boolean chat, List<ChatTemplate.Message> messages, Stri
             }
             Object parameters = function.get("parameters");
             Node grammar;
+            Object schema = parameters == null
+                    ? Map.of("type", "object", "properties", Map.of(), "additionalProperties", false) : parameters;
             try {
-                grammar = SchemaCompiler.compile(parameters == null
-                        ? Map.of("type", "object", "properties", Map.of(), "additionalProperties", false) : parameters);
+                grammar = GrammarCache.get("schema " + Json.write(schema), () -> SchemaCompiler.compile(schema));
             } catch (SchemaException e) {
                 throw ApiException.badRequest("tool '" + name + "' has parameters that are not a supported schema: "
                         + e.getMessage(), param + ".function.parameters");

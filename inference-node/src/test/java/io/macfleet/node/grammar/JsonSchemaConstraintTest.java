@@ -101,6 +101,21 @@ class JsonSchemaConstraintTest {
     }
 
     @Test
+    void theSameSchemaReusesItsGrammarAndMasksAcrossRequests() {
+        Node first = GrammarCache.get("test " + SCHEMA, () -> SchemaCompiler.compile(Json.parse(SCHEMA)));
+        Node second = GrammarCache.get("test " + SCHEMA, () -> SchemaCompiler.compile(Json.parse(SCHEMA)));
+        assertThat(second).isSameAs(first);
+        byte[] prefix = "{\"name\":\"".getBytes(StandardCharsets.UTF_8);
+        GrammarConstraint earlier = new GrammarConstraint(first, engine.tokenizer());
+        earlier.acceptBytes(prefix);
+        earlier.allowed();
+        GrammarConstraint later = new GrammarConstraint(second, engine.tokenizer());
+        later.acceptBytes(prefix);
+        assertThat(later.allowed()).isEqualTo(earlier.allowed());
+        assertThat(later.walks).as("the string state's mask came from the earlier request").isZero();
+    }
+
+    @Test
     void jsonObjectModeGivesAnObject() {
         for (long seed = 1; seed <= 6; seed++) {
             InferenceEngine.Generation result = generate(Node.anyObject(), seed, 200);
