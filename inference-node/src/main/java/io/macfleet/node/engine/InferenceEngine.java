@@ -26,7 +26,14 @@ import java.util.function.Consumer;
 public final class InferenceEngine implements AutoCloseable {
     /** Result of one generation; times in nanoseconds. */
     public record Generation(String text, int promptTokens, int completionTokens, String finishReason,
-                             long timeToFirstTokenNanos, long totalNanos, long prefillNanos) {
+                             long timeToFirstTokenNanos, long totalNanos, long prefillNanos,
+                             List<GenerationOptions.TokenLogprob> logprobs) {
+        public Generation(String text, int promptTokens, int completionTokens, String finishReason,
+                          long timeToFirstTokenNanos, long totalNanos, long prefillNanos) {
+            this(text, promptTokens, completionTokens, finishReason, timeToFirstTokenNanos, totalNanos, prefillNanos,
+                    List.of());
+        }
+
         public double decodeTokensPerSecond() {
             long decode = totalNanos - timeToFirstTokenNanos;
             return completionTokens > 1 && decode > 0 ? (completionTokens - 1) * 1e9 / decode : 0;
@@ -42,6 +49,7 @@ public final class InferenceEngine implements AutoCloseable {
     private final WorkerPool pool;
     private final Set<Integer> stopTokens = new HashSet<>();
     private final List<Integer> cached = new ArrayList<>();
+    private final int[] stopTokenArray;
     private final String modelId;
 
     private InferenceEngine(GgufFile file, Placement.Placed placed, Tokenizer tokenizer, ChatTemplate template,
@@ -66,6 +74,7 @@ public final class InferenceEngine implements AutoCloseable {
                 tokenizer.id(text).ifPresent(stopTokens::add);
             }
         }
+        stopTokenArray = stopTokens.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /**
@@ -152,7 +161,27 @@ public final class InferenceEngine implements AutoCloseable {
      * Generates a continuation of {@code prompt}; {@code onText} receives text pieces as they become final (stop
      * sequences held back until ruled out). An exception from {@code onText} aborts the generation.
      */
-    public synchronized Generation generate(List<Integer> prompt, SamplingParameters parameters, Consumer<String> onText) {
+    public Generation generate(List<Integer> prompt, SamplingParameters parameters, Consumer<String> onText) {
+        return generate(prompt, parameters, GenerationOptions.NONE, onText);
+    }
+
+    /** The chat template found in the model's metadata, or null when there is none usable. */
+    public ChatTemplate template() {
+        return template;
+    }
+
+    /** Token ids that end a turn. */
+    public Set<Integer> stopTokens() {
+        return Set.copyOf(stopTokens);
+    }
+
+    /**
+     * As {@link #generate(List, SamplingParameters, Consumer)}, with a token constraint, log probabilities and
+     * penalties. With a constraint the finish reason is "stop" only when the constrained output is complete: a
+     * stop sequence or the token limit reached before that gives "length".
+     */
+    public synchronized Generation generate(List<Integer> prompt, SamplingParameters parameters,
+                                            GenerationOptions options, Consumer<String> onText) {
         if (prompt.isEmpty()) {
             throw new IllegalArgumentException("the prompt is empty");
         }
@@ -181,16 +210,46 @@ public final class InferenceEngine implements AutoCloseable {
         long firstToken = 0;
         String finish = "length";
         int maxStop = parameters.stop().stream().mapToInt(String::length).max().orElse(0);
+        TokenConstraint constraint = options.constraint();
+        List<GenerationOptions.TokenLogprob> logprobs = new ArrayList<>();
+        int[] counts = options.presencePenalty() != 0 || options.frequencyPenalty() != 0 ? new int[logits.length] : null;
         while (generated < parameters.maxTokens()) {
+            if (counts != null) {
+                penalize(logits, counts, options);
+            }
+            if (constraint != null) {
+                if (constraint.mustEnd()) {
+                    finish = "stop";
+                    break;
+                }
+                if (!constrain(constraint, logits)) {
+                    break; // nothing may follow and the output is not complete: a truncated answer
+                }
+            }
             int token = sampler.sample(logits);
+            if (options.logprobs()) {
+                logprobs.add(logprob(logits, token, options.topLogprobs()));
+            }
+            if (counts != null) {
+                counts[token]++;
+            }
             generated++;
             if (firstToken == 0) {
                 firstToken = System.nanoTime();
             }
             if (stopTokens.contains(token)) {
                 generated--; // the end-of-turn token is not part of the completion
+                if (options.logprobs()) {
+                    logprobs.removeLast();
+                }
                 finish = "stop";
                 break;
+            }
+            if (constraint != null) {
+                constraint.accept(token);
+            }
+            if (options.logprobs()) {
+                options.onLogprob().accept(logprobs.getLast()); // before its text goes out, so a stream can attach it
             }
             pendingBytes.writeBytes(tokenizer.decode(token));
             byte[] bytes = pendingBytes.toByteArray();
@@ -201,7 +260,7 @@ public final class InferenceEngine implements AutoCloseable {
             int stopAt = findStop(text, parameters.stop(), Math.max(0, emitted - maxStop));
             if (stopAt >= 0) {
                 text.setLength(stopAt);
-                finish = "stop";
+                finish = constraint == null || constraint.canEnd() ? "stop" : "length";
                 break;
             }
             int safe = text.length() - heldBack(text, parameters.stop());
@@ -223,7 +282,68 @@ public final class InferenceEngine implements AutoCloseable {
         }
         long end = System.nanoTime();
         return new Generation(text.toString(), prompt.size(), generated, finish,
-                firstToken == 0 ? end - start : firstToken - start, end - start, prefillDone - start);
+                firstToken == 0 ? end - start : firstToken - start, end - start, prefillDone - start,
+                List.copyOf(logprobs));
+    }
+
+    /** Masks the logits by the constraint; end-of-turn tokens stay allowed only where the output is complete. */
+    private boolean constrain(TokenConstraint constraint, float[] logits) {
+        boolean canEnd = constraint.canEnd();
+        float[] stops = new float[stopTokenArray.length];
+        for (int i = 0; i < stops.length; i++) {
+            stops[i] = logits[stopTokenArray[i]];
+        }
+        boolean any = constraint.mask(logits);
+        if (canEnd) {
+            for (int i = 0; i < stops.length; i++) {
+                logits[stopTokenArray[i]] = stops[i];
+            }
+        }
+        return any || canEnd;
+    }
+
+    private static void penalize(float[] logits, int[] counts, GenerationOptions options) {
+        for (int id = 0; id < counts.length; id++) {
+            if (counts[id] > 0) {
+                logits[id] -= options.presencePenalty() + options.frequencyPenalty() * counts[id];
+            }
+        }
+    }
+
+    /** Log-softmax of the (masked, penalized) logits before temperature: the model's own distribution. */
+    private GenerationOptions.TokenLogprob logprob(float[] logits, int token, int top) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (float logit : logits) {
+            max = Math.max(max, logit);
+        }
+        double sum = 0;
+        for (float logit : logits) {
+            sum += Math.exp(logit - max);
+        }
+        double logSum = max + Math.log(sum);
+        List<GenerationOptions.TokenLogprob> alternatives = new ArrayList<>();
+        if (top > 0) {
+            int[] best = new int[Math.min(top, logits.length)];
+            int filled = 0;
+            for (int id = 0; id < logits.length; id++) {
+                if (logits[id] == Float.NEGATIVE_INFINITY
+                        || (filled == best.length && logits[id] <= logits[best[best.length - 1]])) {
+                    continue;
+                }
+                int at = filled < best.length ? filled++ : best.length - 1;
+                while (at > 0 && logits[best[at - 1]] < logits[id]) {
+                    best[at] = best[at - 1];
+                    at--;
+                }
+                best[at] = id;
+            }
+            for (int i = 0; i < filled; i++) {
+                alternatives.add(new GenerationOptions.TokenLogprob(best[i], tokenizer.decode(best[i]),
+                        logits[best[i]] - logSum, List.of()));
+            }
+        }
+        return new GenerationOptions.TokenLogprob(token, tokenizer.decode(token), logits[token] - logSum,
+                List.copyOf(alternatives));
     }
 
     private float[] forward(int[] tokens, int from, int count, int position) {

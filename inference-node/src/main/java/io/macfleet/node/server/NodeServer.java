@@ -5,10 +5,17 @@ import com.sun.net.httpserver.HttpServer;
 import io.macfleet.node.cluster.ClusterMetrics;
 import io.macfleet.node.cluster.ClusterNode;
 import io.macfleet.node.engine.InferenceEngine;
+import io.macfleet.node.engine.GenerationOptions;
 import io.macfleet.node.engine.Placement;
+import io.macfleet.node.grammar.GrammarConstraint;
+import io.macfleet.node.grammar.TokenTrie;
+import io.macfleet.node.engine.TokenConstraint;
+import io.macfleet.node.tools.AutoCallConstraint;
+import io.macfleet.node.tools.StreamedText;
+import io.macfleet.node.tools.ToolCall;
+import io.macfleet.node.tools.ToolFormat;
 import io.macfleet.node.engine.SamplingParameters;
 import io.macfleet.node.json.Json;
-import io.macfleet.node.tokenizer.ChatTemplate;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -58,6 +65,7 @@ public final class NodeServer implements AutoCloseable {
             try {
                 InferenceEngine loaded = InferenceEngine.load(config.model(), config.contextLength(), config.threads(),
                         cluster == null ? Placement.LOCAL : cluster);
+                TokenTrie.of(loaded.tokenizer()); // the vocabulary's trie for constrained decoding, built once
                 metrics.modelMemoryBytes.set((cluster == null ? Files.size(config.model()) : cluster.shardBytes())
                         + loaded.kvCacheBytes());
                 engine = loaded;
@@ -135,13 +143,18 @@ public final class NodeServer implements AutoCloseable {
             case "/v1/models" -> {
                 requireMethod(method, "GET");
                 InferenceEngine current = requireEngine();
-                Map<String, Object> model = new LinkedHashMap<>();
-                model.put("id", modelId(current));
-                model.put("object", "model");
-                model.put("created", 0);
-                model.put("owned_by", "macfleet");
-                model.put("context_length", current.contextLength());
-                sendJson(exchange, 200, Map.of("object", "list", "data", List.of(model)));
+                sendJson(exchange, 200, Map.of("object", "list", "data", List.of(model(current))));
+            }
+            case String models when models.startsWith("/v1/models/") -> {
+                requireMethod(method, "GET");
+                InferenceEngine current = requireEngine();
+                String requested = java.net.URLDecoder.decode(models.substring("/v1/models/".length()), StandardCharsets.UTF_8);
+                if (!knownModel(requested, current)) {
+                    throw new ApiException(404, "invalid_request_error", "the model " + Json.write(requested)
+                            + " does not exist on this node; it serves " + Json.write(modelId(current)), "model",
+                            "model_not_found");
+                }
+                sendJson(exchange, 200, model(current));
             }
             case "/v1/chat/completions" -> {
                 requireMethod(method, "POST");
@@ -153,6 +166,16 @@ public final class NodeServer implements AutoCloseable {
             }
             default -> throw new ApiException(404, "invalid_request_error", "unknown path " + path, null, "not_found");
         }
+    }
+
+    private Map<String, Object> model(InferenceEngine current) {
+        Map<String, Object> model = new LinkedHashMap<>();
+        model.put("id", modelId(current));
+        model.put("object", "model");
+        model.put("created", 0);
+        model.put("owned_by", "macfleet");
+        model.put("context_length", current.contextLength());
+        return model;
     }
 
     private static void requireMethod(String method, String expected) {
@@ -182,16 +205,23 @@ public final class NodeServer implements AutoCloseable {
     private void complete(HttpExchange exchange, boolean chat) throws IOException {
         Map<String, Object> body = readBody(exchange);
         InferenceEngine current = requireEngine();
+        String model = modelId(current);
+        if (body.get("model") != null && !knownModel(body.get("model"), current)) {
+            throw new ApiException(404, "invalid_request_error", "the model " + Json.write(body.get("model"))
+                    + " does not exist on this node; it serves " + Json.write(model), "model", "model_not_found");
+        }
+        ToolFormat format = chat ? ToolFormat.detect(current.file().string("tokenizer.chat_template", null),
+                current.template()) : ToolFormat.NONE;
+        CompletionRequest request = CompletionRequest.parse(body, chat, format);
         List<Integer> prompt;
         if (chat) {
-            List<ChatTemplate.Message> messages = messages(body.get("messages"));
             try {
-                prompt = current.encodeChat(messages);
+                prompt = current.encodeChat(request.messages());
             } catch (RuntimeException e) {
                 throw ApiException.badRequest("this model cannot take chat requests: " + e.getMessage(), "messages");
             }
         } else {
-            prompt = current.encodeCompletion(promptText(body.get("prompt")));
+            prompt = current.encodeCompletion(request.prompt());
         }
         if (prompt.size() >= current.contextLength()) {
             throw new ApiException(400, "invalid_request_error", "the prompt has " + prompt.size()
@@ -199,25 +229,22 @@ public final class NodeServer implements AutoCloseable {
                     "context_length_exceeded");
         }
         int room = current.contextLength() - prompt.size();
-        int defaultMax = chat ? config.defaultMaxTokens() : 16;
-        int maxTokens = Math.min(room, (int) number(body, chat && body.containsKey("max_completion_tokens")
-                ? "max_completion_tokens" : "max_tokens", defaultMax, 1, Integer.MAX_VALUE));
-        if (body.containsKey("n") && number(body, "n", 1, 1, 1) != 1) {
-            throw ApiException.badRequest("only n = 1 is supported", "n");
-        }
-        SamplingParameters parameters;
+        int maxTokens = Math.min(room, request.maxTokens() != null ? request.maxTokens()
+                : chat ? config.defaultMaxTokens() : 16);
+        List<SamplingParameters> choices = new ArrayList<>();
+        GenerationOptions options;
         try {
-            parameters = new SamplingParameters((float) number(body, "temperature", 1.0, 0, 2),
-                    (int) number(body, "top_k", 0, 0, Integer.MAX_VALUE), (float) number(body, "top_p", 1.0, 0, 1),
-                    (float) number(body, "min_p", 0, 0, 1),
-                    body.get("seed") == null ? null : (long) number(body, "seed", 0, Long.MIN_VALUE, Long.MAX_VALUE),
-                    maxTokens, stops(body.get("stop")));
+            for (int i = 0; i < request.n(); i++) {
+                // n choices from one seed: each its own seed, so the answer as a whole is reproducible
+                Long seed = request.seed() == null ? null : request.seed() + i;
+                choices.add(new SamplingParameters((float) request.temperature(), request.topK(), (float) request.topP(),
+                        (float) request.minP(), seed, maxTokens, request.stop()));
+            }
+            options = new GenerationOptions(null, request.topLogprobs(), (float) request.presencePenalty(),
+                    (float) request.frequencyPenalty());
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest(e.getMessage(), null);
         }
-        boolean stream = Boolean.TRUE.equals(bool(body, "stream"));
-        boolean includeUsage = body.get("stream_options") instanceof Map<?, ?> options
-                && Boolean.TRUE.equals(options.get("include_usage"));
         metrics.requests.increment();
         boolean entered;
         try {
@@ -232,69 +259,213 @@ public final class NodeServer implements AutoCloseable {
                     + config.maxQueuedRequests() + "); retry later", null, "rate_limit_exceeded");
         }
         try {
-            String id = (chat ? "chatcmpl-" : "cmpl-") + UUID.randomUUID();
-            long created = System.currentTimeMillis() / 1000;
-            String model = modelId(current);
-            InferenceEngine.Generation result;
-            if (stream) {
+            Response response = new Response((chat ? "chatcmpl-" : "cmpl-") + UUID.randomUUID(),
+                    System.currentTimeMillis() / 1000, model, fingerprint(current), chat);
+            // tool calls are only known once the text is complete: a call's text is never streamed as content
+            boolean holdText = request.toolChoice() != CompletionRequest.ToolChoice.NONE;
+            boolean autoTools = request.toolChoice() == CompletionRequest.ToolChoice.AUTO;
+            if (request.stream()) {
                 exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
                 exchange.getResponseHeaders().set("Cache-Control", "no-cache");
                 exchange.sendResponseHeaders(200, 0);
                 OutputStream out = exchange.getResponseBody();
-                if (chat) {
-                    event(out, chunk(id, created, model, true, Map.of("role", "assistant", "content", ""), null, null));
+                int promptTokens = 0;
+                int completionTokens = 0;
+                for (int index = 0; index < choices.size(); index++) {
+                    int choiceIndex = index;
+                    if (chat) {
+                        event(out, response.chunk(index, Map.of("role", "assistant", "content", ""), null,
+                                request.includeUsage()));
+                    }
+                    // log probabilities go out with the chunk that carries their tokens' text (or the last one)
+                    List<GenerationOptions.TokenLogprob> pending = new ArrayList<>();
+                    java.util.function.Supplier<Object> takeLogprobs = () -> {
+                        if (!options.logprobs()) {
+                            return null;
+                        }
+                        Object shaped = chat ? Logprobs.chat(pending) : Logprobs.completion(pending);
+                        pending.clear();
+                        return shaped;
+                    };
+                    Consumer<String> send = text -> event(out, response.chunk(choiceIndex,
+                            chat ? Map.of("content", text) : text, null, request.includeUsage(), takeLogprobs.get()));
+                    // under auto, text that cannot begin a call streams as it comes; a forced answer is all call
+                    StreamedText streamed = autoTools ? new StreamedText(format) : null;
+                    Consumer<String> onText = !holdText ? send : streamed == null ? text -> { } : text -> {
+                        String safe = streamed.offer(text);
+                        if (!safe.isEmpty()) {
+                            send.accept(safe);
+                        }
+                    };
+                    InferenceEngine.Generation result;
+                    try {
+                        result = current.generate(prompt, choices.get(index),
+                                constrained(options, request, current, format).withLogprobListener(pending::add), onText);
+                    } catch (Placement.UnavailableException e) {
+                        event(out, Map.of("error", Map.of("message", e.getMessage(), "type", "server_error",
+                                "code", "cluster_incomplete")));
+                        return;
+                    }
+                    record(result);
+                    promptTokens = result.promptTokens();
+                    completionTokens += result.completionTokens();
+                    String finish = result.finishReason();
+                    if (holdText) {
+                        ToolFormat.Parsed parsed = parsed(format, request, result);
+                        if (!parsed.calls().isEmpty()) {
+                            finish = "tool_calls";
+                            for (int c = 0; c < parsed.calls().size(); c++) {
+                                ToolCall call = parsed.calls().get(c);
+                                Map<String, Object> function = new LinkedHashMap<>();
+                                function.put("name", call.name());
+                                function.put("arguments", "");
+                                Map<String, Object> opening = new LinkedHashMap<>();
+                                opening.put("index", c);
+                                opening.put("id", call.id());
+                                opening.put("type", "function");
+                                opening.put("function", function);
+                                event(out, response.chunk(index, Map.of("tool_calls", List.of(opening)), null,
+                                        request.includeUsage()));
+                                event(out, response.chunk(index, Map.of("tool_calls", List.of(Map.of("index", c,
+                                        "function", Map.of("arguments", call.arguments())))), null, request.includeUsage()));
+                            }
+                        } else {
+                            String rest = streamed != null ? streamed.rest() : parsed.content();
+                            if (!rest.isEmpty()) {
+                                send.accept(rest);
+                            }
+                        }
+                    }
+                    event(out, response.chunk(index, chat ? Map.of() : "", finish, request.includeUsage(),
+                            pending.isEmpty() ? null : takeLogprobs.get()));
                 }
-                Consumer<String> onText = text -> event(out, chunk(id, created, model, chat,
-                        chat ? Map.of("content", text) : text, null, null));
-                try {
-                    result = current.generate(prompt, parameters, onText);
-                } catch (Placement.UnavailableException e) {
-                    event(out, Map.of("error", Map.of("message", e.getMessage(), "type", "server_error",
-                            "code", "cluster_incomplete")));
-                    return;
-                }
-                record(result);
-                event(out, chunk(id, created, model, chat, chat ? Map.of() : "", result.finishReason(), usage(result)));
-                if (includeUsage) {
-                    Map<String, Object> usageChunk = new LinkedHashMap<>();
-                    usageChunk.put("id", id);
-                    usageChunk.put("object", chat ? "chat.completion.chunk" : "text_completion");
-                    usageChunk.put("created", created);
-                    usageChunk.put("model", model);
-                    usageChunk.put("choices", List.of());
-                    usageChunk.put("usage", usage(result));
-                    event(out, usageChunk);
+                if (request.includeUsage()) {
+                    event(out, response.usageChunk(usage(promptTokens, completionTokens)));
                 }
                 out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
                 out.flush();
             } else {
-                try {
-                    result = current.generate(prompt, parameters, text -> {
-                    });
-                } catch (Placement.UnavailableException e) {
-                    throw new ApiException(503, "server_error", e.getMessage(), null, "cluster_incomplete");
+                List<Object> answers = new ArrayList<>();
+                int promptTokens = 0;
+                int completionTokens = 0;
+                for (int index = 0; index < choices.size(); index++) {
+                    InferenceEngine.Generation result;
+                    try {
+                        result = current.generate(prompt, choices.get(index), constrained(options, request, current, format),
+                                text -> { });
+                    } catch (Placement.UnavailableException e) {
+                        throw new ApiException(503, "server_error", e.getMessage(), null, "cluster_incomplete");
+                    }
+                    record(result);
+                    promptTokens = result.promptTokens();
+                    completionTokens += result.completionTokens();
+                    Map<String, Object> choice = new LinkedHashMap<>();
+                    choice.put("index", index);
+                    String finish = result.finishReason();
+                    if (chat) {
+                        Map<String, Object> message = new LinkedHashMap<>();
+                        message.put("role", "assistant");
+                        message.put("content", result.text());
+                        if (holdText) {
+                            ToolFormat.Parsed parsed = parsed(format, request, result);
+                            if (!parsed.calls().isEmpty()) {
+                                finish = "tool_calls";
+                                message.put("content", parsed.content().isEmpty() ? null : parsed.content());
+                                message.put("tool_calls", parsed.calls().stream().map(call -> Map.of("id", call.id(),
+                                        "type", "function", "function", Map.of("name", call.name(),
+                                                "arguments", call.arguments()))).toList());
+                            }
+                        }
+                        message.put("refusal", null);
+                        choice.put("message", message);
+                        choice.put("logprobs", options.logprobs() ? Logprobs.chat(result.logprobs()) : null);
+                    } else {
+                        choice.put("text", result.text());
+                        choice.put("logprobs", options.logprobs() ? Logprobs.completion(result.logprobs()) : null);
+                    }
+                    choice.put("finish_reason", finish);
+                    answers.add(choice);
                 }
-                record(result);
-                Map<String, Object> choice = new LinkedHashMap<>();
-                choice.put("index", 0);
-                if (chat) {
-                    choice.put("message", Map.of("role", "assistant", "content", result.text()));
-                } else {
-                    choice.put("text", result.text());
-                    choice.put("logprobs", null);
-                }
-                choice.put("finish_reason", result.finishReason());
-                Map<String, Object> response = new LinkedHashMap<>();
-                response.put("id", id);
-                response.put("object", chat ? "chat.completion" : "text_completion");
-                response.put("created", created);
-                response.put("model", model);
-                response.put("choices", List.of(choice));
-                response.put("usage", usage(result));
-                sendJson(exchange, 200, response);
+                Map<String, Object> answer = response.head(chat ? "chat.completion" : "text_completion");
+                answer.put("choices", answers);
+                answer.put("usage", usage(promptTokens, completionTokens));
+                sendJson(exchange, 200, answer);
             }
         } finally {
             queue.leave();
+        }
+    }
+
+    /** Calls in a forced or auto answer; a forced answer cut by the token limit is left as text. */
+    private static ToolFormat.Parsed parsed(ToolFormat format, CompletionRequest request, InferenceEngine.Generation result) {
+        if (request.toolChoice() == CompletionRequest.ToolChoice.FORCED && !result.finishReason().equals("stop")) {
+            return new ToolFormat.Parsed(result.text(), List.of());
+        }
+        return format.parse(result.text(), request.tools());
+    }
+
+    /** A fresh constraint per choice: the request's grammar, or under tool_choice auto the calls once begun. */
+    private static GenerationOptions constrained(GenerationOptions options, CompletionRequest request,
+                                                 InferenceEngine engine, ToolFormat format) {
+        TokenConstraint constraint = request.grammar() != null
+                ? new GrammarConstraint(request.grammar(), engine.tokenizer())
+                : request.toolChoice() == CompletionRequest.ToolChoice.AUTO
+                ? new AutoCallConstraint(format, request.tools(), engine.tokenizer()) : null;
+        return constraint == null ? options : options.withConstraint(constraint);
+    }
+
+    private boolean knownModel(Object requested, InferenceEngine current) {
+        return requested.equals(modelId(current)) || requested.equals(current.modelId());
+    }
+
+    /** Identifies the configuration that produced an answer: the model file, its size and the context. */
+    private String fingerprint(InferenceEngine current) {
+        long size;
+        try {
+            size = Files.size(config.model());
+        } catch (IOException e) {
+            size = 0;
+        }
+        return String.format("fp_%010x", (current.modelId() + "/" + size + "/" + current.contextLength()).hashCode()
+                & 0xffffffffffL);
+    }
+
+    /** The fields every answer and chunk of one request share. */
+    private record Response(String id, long created, String model, String fingerprint, boolean chat) {
+        Map<String, Object> head(String object) {
+            Map<String, Object> head = new LinkedHashMap<>();
+            head.put("id", id);
+            head.put("object", object);
+            head.put("created", created);
+            head.put("model", model);
+            head.put("system_fingerprint", fingerprint);
+            return head;
+        }
+
+        /** A chunk of one choice; with include_usage every chunk but the last carries "usage": null, as OpenAI's. */
+        Map<String, Object> chunk(int index, Object content, String finishReason, boolean includeUsage) {
+            return chunk(index, content, finishReason, includeUsage, null);
+        }
+
+        Map<String, Object> chunk(int index, Object content, String finishReason, boolean includeUsage, Object logprobs) {
+            Map<String, Object> choice = new LinkedHashMap<>();
+            choice.put("index", index);
+            choice.put(chat ? "delta" : "text", content);
+            choice.put("logprobs", logprobs);
+            choice.put("finish_reason", finishReason);
+            Map<String, Object> chunk = head(chat ? "chat.completion.chunk" : "text_completion");
+            chunk.put("choices", List.of(choice));
+            if (includeUsage) {
+                chunk.put("usage", null);
+            }
+            return chunk;
+        }
+
+        Map<String, Object> usageChunk(Map<String, Object> usage) {
+            Map<String, Object> chunk = head(chat ? "chat.completion.chunk" : "text_completion");
+            chunk.put("choices", List.of());
+            chunk.put("usage", usage);
+            return chunk;
         }
     }
 
@@ -306,33 +477,12 @@ public final class NodeServer implements AutoCloseable {
         metrics.lastTokensPerSecondMilli.set((long) (result.decodeTokensPerSecond() * 1000));
     }
 
-    private static Map<String, Object> usage(InferenceEngine.Generation result) {
+    private static Map<String, Object> usage(int promptTokens, int completionTokens) {
         Map<String, Object> usage = new LinkedHashMap<>();
-        usage.put("prompt_tokens", result.promptTokens());
-        usage.put("completion_tokens", result.completionTokens());
-        usage.put("total_tokens", result.promptTokens() + result.completionTokens());
+        usage.put("prompt_tokens", promptTokens);
+        usage.put("completion_tokens", completionTokens);
+        usage.put("total_tokens", promptTokens + completionTokens);
         return usage;
-    }
-
-    private static Map<String, Object> chunk(String id, long created, String model, boolean chat, Object content,
-                                             String finishReason, Map<String, Object> usage) {
-        Map<String, Object> choice = new LinkedHashMap<>();
-        choice.put("index", 0);
-        choice.put(chat ? "delta" : "text", content);
-        if (!chat) {
-            choice.put("logprobs", null);
-        }
-        choice.put("finish_reason", finishReason);
-        Map<String, Object> chunk = new LinkedHashMap<>();
-        chunk.put("id", id);
-        chunk.put("object", chat ? "chat.completion.chunk" : "text_completion");
-        chunk.put("created", created);
-        chunk.put("model", model);
-        chunk.put("choices", List.of(choice));
-        if (usage != null) {
-            chunk.put("usage", usage);
-        }
-        return chunk;
     }
 
     private static void event(OutputStream out, Map<String, Object> data) {
@@ -360,96 +510,6 @@ public final class NodeServer implements AutoCloseable {
             throw ApiException.badRequest("the body must be a JSON object", null);
         }
         return (Map<String, Object>) parsed;
-    }
-
-    private static List<ChatTemplate.Message> messages(Object value) {
-        if (!(value instanceof List<?> list) || list.isEmpty()) {
-            throw ApiException.badRequest("'messages' must be a non-empty array", "messages");
-        }
-        List<ChatTemplate.Message> messages = new ArrayList<>();
-        for (int i = 0; i < list.size(); i++) {
-            String param = "messages[" + i + "]";
-            if (!(list.get(i) instanceof Map<?, ?> message)) {
-                throw ApiException.badRequest(param + " must be an object", param);
-            }
-            Object role = message.get("role");
-            if (!(role instanceof String r) || !List.of("system", "developer", "user", "assistant").contains(r)) {
-                throw ApiException.badRequest(param + ".role must be one of system, developer, user, assistant; got "
-                        + role, param + ".role");
-            }
-            messages.add(new ChatTemplate.Message(r.equals("developer") ? "system" : r,
-                    content(message.get("content"), param + ".content")));
-        }
-        return messages;
-    }
-
-    private static String content(Object value, String param) {
-        if (value instanceof String s) {
-            return s;
-        }
-        if (value instanceof List<?> parts) {
-            StringBuilder text = new StringBuilder();
-            for (Object part : parts) {
-                if (!(part instanceof Map<?, ?> map) || !"text".equals(map.get("type")) || !(map.get("text") instanceof String s)) {
-                    throw ApiException.badRequest(param + " parts must be {\"type\":\"text\",\"text\":...}", param);
-                }
-                text.append(s);
-            }
-            return text.toString();
-        }
-        throw ApiException.badRequest(param + " must be a string or an array of text parts", param);
-    }
-
-    private static String promptText(Object value) {
-        if (value instanceof String s) {
-            return s;
-        }
-        if (value instanceof List<?> list && list.size() == 1 && list.getFirst() instanceof String s) {
-            return s;
-        }
-        throw ApiException.badRequest("'prompt' must be a string (or an array of one string)", "prompt");
-    }
-
-    private static List<String> stops(Object value) {
-        if (value == null) {
-            return List.of();
-        }
-        if (value instanceof String s) {
-            return s.isEmpty() ? List.of() : List.of(s);
-        }
-        if (value instanceof List<?> list && list.size() <= 16) {
-            List<String> stops = new ArrayList<>();
-            for (Object element : list) {
-                if (!(element instanceof String s)) {
-                    throw ApiException.badRequest("'stop' must be a string or an array of strings", "stop");
-                }
-                if (!s.isEmpty()) {
-                    stops.add(s);
-                }
-            }
-            return stops;
-        }
-        throw ApiException.badRequest("'stop' must be a string or an array of at most 16 strings", "stop");
-    }
-
-    private static double number(Map<String, Object> body, String key, double fallback, double min, double max) {
-        Object value = body.get(key);
-        if (value == null) {
-            return fallback;
-        }
-        if (!(value instanceof Number n) || n.doubleValue() < min || n.doubleValue() > max) {
-            throw ApiException.badRequest("'" + key + "' must be a number from " + min + " to " + max + ", got "
-                    + Json.write(value), key);
-        }
-        return n.doubleValue();
-    }
-
-    private static Boolean bool(Map<String, Object> body, String key) {
-        Object value = body.get(key);
-        if (value != null && !(value instanceof Boolean)) {
-            throw ApiException.badRequest("'" + key + "' must be a boolean", key);
-        }
-        return (Boolean) value;
     }
 
     private static void sendError(HttpExchange exchange, ApiException e) {
