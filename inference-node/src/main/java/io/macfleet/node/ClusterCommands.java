@@ -3,6 +3,7 @@ package io.macfleet.node;
 import io.macfleet.node.bench.Benchmark;
 import io.macfleet.node.cluster.ClusterBenchmark;
 import io.macfleet.node.cluster.ClusterFile;
+import io.macfleet.node.cluster.ClusterKey;
 import io.macfleet.node.cluster.ClusterNode;
 import io.macfleet.node.cluster.DecodeBenchmark;
 import io.macfleet.node.cluster.LaunchLocal;
@@ -49,7 +50,8 @@ final class ClusterCommands {
                 System.exit(0);
             });
         }
-        ClusterNode node = new ClusterNode(cluster, rank);
+        ClusterKey key = options.containsKey("cluster-key") ? ClusterKey.read(Path.of(options.get("cluster-key"))) : ClusterKey.none();
+        ClusterNode node = new ClusterNode(cluster, rank, key);
         if (rank == 0) {
             NodeServer server = new NodeServer(config, node);
             server.start();
