@@ -93,6 +93,38 @@ final class HostileMeshClient {
         }
     }
 
+    /**
+     * A peer that holds the key (an insider, or a relay) completes the handshake as {@code claimedRank} and keeps
+     * the connection: the caller then sends what it likes. Returns the open socket.
+     */
+    static Socket join(String from, String host, int port, int claimedRank, int toRank, ClusterKey key, String identity)
+            throws IOException {
+        Socket socket = open(from, host, port);
+        DataOutputStream output = new DataOutputStream(socket.getOutputStream());
+        DataInputStream input = new DataInputStream(socket.getInputStream());
+        byte[] nonce = ClusterKey.nonce();
+        output.writeInt(MeshHandshake.MAGIC);
+        output.writeInt(claimedRank);
+        output.writeInt(toRank);
+        output.write(nonce);
+        output.flush();
+        input.readInt();
+        byte[] theirNonce = input.readNBytes(32);
+        input.readNBytes(32);
+        byte[] text = identity.getBytes(StandardCharsets.UTF_8);
+        output.write(key.mac(ClusterKey.text("connect"), ClusterKey.number(claimedRank), ClusterKey.number(toRank),
+                theirNonce, nonce, text));
+        output.writeInt(text.length);
+        output.write(text);
+        output.flush();
+        if (!input.readBoolean()) {
+            throw new IOException("not accepted");
+        }
+        input.readNBytes(input.readInt());
+        input.readNBytes(32);
+        return socket;
+    }
+
     /** Bytes until the other side closes or is silent for the socket's timeout. */
     private static byte[] readAll(InputStream input) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
