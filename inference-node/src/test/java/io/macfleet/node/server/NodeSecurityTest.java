@@ -144,6 +144,9 @@ class NodeSecurityTest {
         String load = NodeSecurity.loadFailure(Path.of("/models/bad.gguf"), new ArithmeticException("long overflow"));
         assertThat(load).contains("/models/bad.gguf").contains("not a valid GGUF model").doesNotContain("long overflow")
                 .doesNotContain("ArithmeticException");
+        // a worded format error stays as it is
+        assertThat(NodeSecurity.loadFailure(Path.of("/models/bad.gguf"), new io.macfleet.node.gguf.GgufFormatException("/models/bad.gguf: truncated")))
+                .isEqualTo("/models/bad.gguf: truncated");
     }
 
     @Test
