@@ -149,6 +149,42 @@ class NodeSecurityTest {
                 .isEqualTo("/models/bad.gguf: truncated");
     }
 
+    /** The probe's bad GGUF: a tensor whose dimensions multiply past 2^63 (2^40 x 2^40 elements). */
+    @Test
+    void aModelWhoseSizesOverflowFailsWithASentenceNamingTheFile() throws Exception {
+        byte[] bytes = Files.readAllBytes(TestModels.tiny(GgmlType.Q8_0));
+        byte[] name = "token_embd.weight".getBytes(StandardCharsets.US_ASCII);
+        int at = -1;
+        for (int i = 8; i + name.length < bytes.length && at < 0; i++) {
+            if (Arrays.equals(bytes, i, i + name.length, name, 0, name.length)
+                    && java.nio.ByteBuffer.wrap(bytes, i - 8, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong() == name.length) {
+                at = i + name.length;
+            }
+        }
+        assertThat(at).as("the tensor table entry of token_embd.weight").isPositive();
+        java.nio.ByteBuffer entry = java.nio.ByteBuffer.wrap(bytes, at, 4 + 16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertThat(entry.getInt(at)).isEqualTo(2);
+        entry.putLong(at + 4, 1L << 40).putLong(at + 12, 1L << 40);
+        Path bad = directory.resolve("overflowing.gguf");
+        Files.write(bad, bytes);
+        NodeServer broken = new NodeServer(new NodeConfig(bad, "127.0.0.1", 0, 64, 1, 4, "bad", 8));
+        try {
+            broken.start();
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (broken.loadError() == null && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(broken.loadError()).contains("overflowing.gguf").contains("not a valid GGUF model")
+                    .doesNotContain("ArithmeticException").doesNotContain("long overflow");
+            HttpResponse<String> health = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + broken.address().getPort() + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(health.statusCode()).isEqualTo(503);
+            assertThat(health.body()).contains("overflowing.gguf").doesNotContain("overflow\"");
+        } finally {
+            broken.close();
+        }
+    }
+
     @Test
     void keysAreReferencesAndPrivate() throws Exception {
         assertThatThrownBy(() -> NodeSecurity.of(KEY, null)).hasMessageContaining("env:NAME or file:PATH").hasMessageNotContaining(KEY);
