@@ -107,7 +107,7 @@ public record NodeSecurity(byte[] apiKeyDigest, String modelSha256) {
     }
 
     /** Sets the JDK server's request and idle timeouts unless the JVM was started with others (-D...). */
-    static void configureHttpServer() {
+    public static void configureHttpServer() {
         setIfAbsent("sun.net.httpserver.maxReqTime", REQUEST_SECONDS);
         setIfAbsent("sun.net.httpserver.idleInterval", IDLE_SECONDS);
         setIfAbsent("sun.net.httpserver.maxReqHeaders", "100");
