@@ -133,6 +133,10 @@ final class MeshHandshake {
         try {
             InetAddress remote = ((InetSocketAddress) channel.getRemoteAddress()).getAddress();
             from = remote.getHostAddress();
+            if (!fromHigherRank(remote)) {
+                // before reading a byte: an outsider cannot even hold the forming thread for the read timeout
+                return ignore(channel, from, "not an address of a rank this rank accepts");
+            }
             channel.configureBlocking(true);
             configure(channel);
             DataInputStream input = new DataInputStream(channel.socket().getInputStream());
@@ -179,6 +183,15 @@ final class MeshHandshake {
         } catch (IOException | RuntimeException e) {
             return ignore(channel, from, "the handshake failed (" + e.getClass().getSimpleName() + ")");
         }
+    }
+
+    private boolean fromHigherRank(InetAddress remote) {
+        for (int peer = rank + 1; peer < cluster.size(); peer++) {
+            if (addresses.allowed(peer, remote)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Accepted ignore(SocketChannel channel, String from, String why) throws IOException {

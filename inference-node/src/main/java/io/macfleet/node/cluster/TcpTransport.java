@@ -104,7 +104,6 @@ public final class TcpTransport implements Transport {
                              int maximumMessageBytes) throws IOException {
         int size = cluster.size();
         SocketChannel[] channels = new SocketChannel[size];
-        byte[][] heartbeatKeys = new byte[size][];
         try {
             for (int peer = 0; peer < rank; peer++) {
                 while (channels[peer] == null) {
@@ -118,7 +117,7 @@ public final class TcpTransport implements Transport {
                         sleep(200);
                     } else {
                         channels[peer] = connection.channel();
-                        heartbeatKeys[peer] = connection.heartbeatKey();
+                        startHeartbeats(heartbeat, connection);
                     }
                 }
             }
@@ -149,15 +148,8 @@ public final class TcpTransport implements Transport {
                                 channels[connection.peer()].close(); // the peer restarted while this rank was forming
                             }
                             channels[connection.peer()] = connection.channel();
-                            heartbeatKeys[connection.peer()] = connection.heartbeatKey();
+                            startHeartbeats(heartbeat, connection);
                         }
-                    }
-                }
-            }
-            if (heartbeat != null) {
-                for (int peer = 0; peer < size; peer++) {
-                    if (peer != rank) {
-                        heartbeat.session(peer, heartbeatKeys[peer]);
                     }
                 }
             }
@@ -165,6 +157,16 @@ public final class TcpTransport implements Transport {
         } catch (IOException | RuntimeException e) {
             closeAll(channels);
             throw e;
+        }
+    }
+
+    /**
+     * Heartbeats to and from a peer start as soon as its connection is made, not when the whole mesh is: the peer may
+     * finish forming first and start counting this rank's silence.
+     */
+    private static void startHeartbeats(Heartbeat heartbeat, MeshHandshake.Connection connection) {
+        if (heartbeat != null) {
+            heartbeat.session(connection.peer(), connection.heartbeatKey());
         }
     }
 
