@@ -109,6 +109,10 @@ public final class ClusterNode implements Placement, AutoCloseable {
                     addresses.networkAddresses()) + "): give every rank the cluster's key with --cluster-key FILE "
                     + "(without one, anybody who reaches the mesh port could join the cluster)");
         }
+        if (!key.secret() && cluster.size() > 1) {
+            System.err.println("inference-node: rank " + rank + ": the mesh runs without a cluster key (every address is a "
+                    + "loopback one): for one host and tests only");
+        }
         Heartbeat beating = null;
         try {
             for (java.net.InetAddress own : addresses.of(rank)) {
