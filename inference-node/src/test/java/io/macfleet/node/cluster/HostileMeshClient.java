@@ -43,6 +43,8 @@ final class HostileMeshClient {
             output.flush();
             byte[] received = readAll(socket.getInputStream());
             return new Outcome(received, received.length > 0 && received[0] == 1, null);
+        } catch (java.net.SocketException e) {
+            return new Outcome(new byte[0], false, null); // closed on us while we were still writing: said nothing
         }
     }
 
@@ -52,6 +54,8 @@ final class HostileMeshClient {
             socket.getOutputStream().write(bytes);
             socket.getOutputStream().flush();
             return new Outcome(readAll(socket.getInputStream()), false, null);
+        } catch (java.net.SocketException e) {
+            return new Outcome(new byte[0], false, null); // closed on us while we were still writing: said nothing
         }
     }
 
@@ -61,6 +65,7 @@ final class HostileMeshClient {
      */
     static Outcome keyed(String from, String host, int port, int claimedRank, int toRank, ClusterKey key, String identity)
             throws IOException {
+        ByteArrayOutputStream seen = new ByteArrayOutputStream();
         try (Socket socket = open(from, host, port)) {
             DataOutputStream output = new DataOutputStream(socket.getOutputStream());
             DataInputStream input = new DataInputStream(socket.getInputStream());
@@ -70,7 +75,6 @@ final class HostileMeshClient {
             output.writeInt(toRank);
             output.write(nonce);
             output.flush();
-            ByteArrayOutputStream seen = new ByteArrayOutputStream();
             byte[] first = new byte[4 + 32 + 32];
             int got = readUpTo(input, first);
             seen.write(first, 0, got);
@@ -90,6 +94,8 @@ final class HostileMeshClient {
             boolean accepted = rest.length > 5 && rest[0] == 1;
             String answer = rest.length > 5 ? new String(rest, 5, Math.max(0, rest.length - 5 - 32), StandardCharsets.UTF_8) : null;
             return new Outcome(seen.toByteArray(), accepted, answer);
+        } catch (java.net.SocketException e) {
+            return new Outcome(seen.toByteArray(), false, null); // closed on us while we were still writing
         }
     }
 
