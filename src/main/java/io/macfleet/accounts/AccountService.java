@@ -248,7 +248,7 @@ public class AccountService {
 
     /**
      * After {@code failures} failed attempts within the window for this user name from this address, or from this
-     * address for any names, attempts wait {@code delay} after the last failure, doubling with every further
+     * address for any names (then only for names that failed from this address themselves), attempts wait {@code delay} after the last failure, doubling with every further
      * failure, at most the window. The name alone never throttles: the right password from another address
      * still gets in. Against guessing spread over many addresses, the global brake ({@link LoginBrakeSettings})
      * slows down every address that has failed recently once failures pile up everywhere.
@@ -257,6 +257,12 @@ public class AccountService {
         List<List<Instant>> failures = store.failuresSince(user, address, now.minus(throttleWindow));
         Duration longest = Duration.ZERO;
         for (List<Instant> series : failures) {
+            if (series == failures.get(1) && failures.get(0).isEmpty()) {
+                // The address's failures for any names hold only names that failed from there too: behind a proxy
+                // that hides client addresses everybody has the proxy's address, and an attacker's failures must not
+                // lock out an admin typing the right password. A sprayer still gets one guess per name, then waits.
+                continue;
+            }
             if (series.size() >= throttleFailures) {
                 int extra = Math.min(series.size() - throttleFailures, 20);
                 Duration delay = throttleDelay.multipliedBy(1L << extra);

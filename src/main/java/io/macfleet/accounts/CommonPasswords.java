@@ -15,13 +15,21 @@ import java.util.Set;
  * NIST SP 800-63B (section 3.1.1.2) asks that new passwords be compared with a list of commonly used, expected or
  * compromised values, and refused with the reason. The list is zxcvbn's 30,000 most common passwords (from Mark
  * Burnett's set of 10 million leaked passwords), read from the zxcvbn4j jar (com.nulab-inc:zxcvbn, MIT licence),
- * and a few checks for passwords that are long but trivial: one character or a short unit repeated, or a run
- * such as 123456789012 or abcdefghijkl.
+ * and a few checks for passwords that are long but trivial: one character or a short unit repeated, a run such as
+ * 123456789012 or abcdefghijkl, or anything zxcvbn's estimator (same jar) guesses in fewer than 10^8 tries, such as the
+ * keyboard walk qwertyuiopas.
  */
 final class CommonPasswords {
 
     static final String LIST = "com/nulabinc/zxcvbn/matchers/dictionaries/passwords.txt";
     private static final Set<String> COMMON = load();
+    private static final com.nulabinc.zxcvbn.Zxcvbn ZXCVBN = new com.nulabinc.zxcvbn.Zxcvbn();
+    /**
+     * zxcvbn's guess estimate (its dictionaries, keyboard layouts, sequences, dates, l33t) below which a password is
+     * refused: 10^8 is the bound of zxcvbn's score 2 ("protection from unthrottled online attacks"), which keyboard
+     * walks such as qwertyuiopas (10^4.2) fall far below while passphrases of four words are above 10^12.
+     */
+    private static final double MINIMUM_GUESSES_LOG10 = 8;
 
     private CommonPasswords() {
     }
@@ -50,6 +58,12 @@ final class CommonPasswords {
         }
         if (isRun(lower)) {
             return Optional.of("it is a run of consecutive characters (like 123456789012 or abcdefghijkl); choose another");
+        }
+        double guessesLog10 = ZXCVBN.measure(password).getGuessesLog10();
+        if (guessesLog10 < MINIMUM_GUESSES_LOG10) {
+            return Optional.of(String.format(Locale.ROOT, "a guesser would find it within %d million tries (zxcvbn estimates about 10^%.0f): "
+                    + "it is mostly a keyboard walk (like qwertyuiop), a common word or name, a date or a sequence; choose another",
+                    (long) Math.pow(10, MINIMUM_GUESSES_LOG10 - 6), guessesLog10));
         }
         return Optional.empty();
     }

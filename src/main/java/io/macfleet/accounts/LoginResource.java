@@ -48,6 +48,26 @@ public class LoginResource {
     @Inject
     RoutingContext routing;
 
+    private static final java.util.concurrent.atomic.AtomicBoolean PROXY_WARNED = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * A login with X-Forwarded-For or Forwarded while Quarkus does not read them came through a reverse proxy that
+     * macfleet does not trust: every client then has the proxy's address, which throttling counts. Said once, in
+     * the service log, with the settings that fix it (docs/security.md, "Running behind TLS").
+     */
+    private void warnWhenBehindAnUntrustedProxy() {
+        var headers = routing.request().headers();
+        if ((headers.contains("X-Forwarded-For") || headers.contains("Forwarded"))
+                && !org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                        .getOptionalValue("quarkus.http.proxy.proxy-address-forwarding", Boolean.class).orElse(false)
+                && PROXY_WARNED.compareAndSet(false, true)) {
+            org.jboss.logging.Logger.getLogger(LoginResource.class).warn("logins come through a reverse proxy (X-Forwarded-For or "
+                    + "Forwarded headers) but quarkus.http.proxy.proxy-address-forwarding is off: every client has the proxy's "
+                    + "address, so login throttling cannot tell clients apart. Set quarkus.http.proxy.proxy-address-forwarding=true, "
+                    + "allow-x-forwarded=true and trusted-proxies (docs/security.md, Running behind TLS)");
+        }
+    }
+
     @GET
     @Path("login")
     @PermitAll
@@ -69,6 +89,7 @@ public class LoginResource {
             return page(401, target, null, null);
         }
         String address = routing.request().remoteAddress() == null ? "unknown" : routing.request().remoteAddress().hostAddress();
+        warnWhenBehindAnUntrustedProxy();
         LoginOutcome outcome = accounts.login(username, password, address, Instant.now());
         return switch (outcome) {
             case LoginOutcome.SignedIn signedIn -> {

@@ -243,6 +243,17 @@ public class OsUpdateCampaigns {
     public long create(Request request, String actor) {
         Resolved resolved = resolve(request);
         List<String> clusterNames = List.copyOf(resolved.machines().keySet());
+        // A rerun of a campaign that failed takes it up again (as os-update resume does) rather than starting a new
+        // one that fails the same way and leaves a trail of failed campaigns.
+        Optional<CampaignView> failed = campaigns(200).stream()
+                .filter(view -> view.clusters().stream().map(CampaignView.ClusterView::cluster).toList().equals(clusterNames))
+                .findFirst()
+                .filter(view -> view.status().equals(CampaignStatus.FAILED.wire()) && view.targetVersion().equals(resolved.target().osVersion())
+                        && view.targetBuild().equals(resolved.target().buildVersion()) && view.method().equals(resolved.method().name()));
+        if (failed.isPresent()) {
+            prepareResume(failed.get().id(), actor);
+            return failed.get().id();
+        }
         for (CampaignView unfinished : campaigns(200).stream().filter(view -> !view.finished()).toList()) {
             List<String> theirs = unfinished.clusters().stream().map(CampaignView.ClusterView::cluster).toList();
             boolean same = theirs.equals(clusterNames) && unfinished.targetVersion().equals(resolved.target().osVersion())
@@ -831,6 +842,14 @@ public class OsUpdateCampaigns {
             List<Machine> members = desiredState.machines(name);
             if (members.isEmpty()) {
                 throw new InvalidCampaignException("cluster '" + name + "' has no machines in the applied inventory");
+            }
+            String wanted = desiredState.cluster(name).get().macosVersion();
+            if (wanted != null && Versions.compare(wanted, target.osVersion()) != 0) {
+                // Updating to another version than the inventory's would end in a verify (and drift) that expects the
+                // inventory's: the cluster drained, the node stopped. The inventory, in its files, says what to run.
+                throw new InvalidCampaignException("cluster '" + name + "' should run macOS " + wanted + " by the applied inventory, not "
+                        + target.osVersion() + ": set its macosVersion to \"" + target.osVersion()
+                        + "\" in the inventory and apply it (macfleet inventory apply DIR), then run the campaign");
             }
             machines.put(name, members);
         }

@@ -110,9 +110,13 @@ public class SupervisionResource {
     @RolesAllowed(Roles.OPERATOR)
     @Produces(MediaType.TEXT_PLAIN)
     @Operation(summary = "The last lines of a rank's node log")
-    public String log(@PathParam("cluster") String cluster, @PathParam("rank") int rank, @QueryParam("lines") @DefaultValue("200") int lines) {
+    public String log(@PathParam("cluster") String cluster, @PathParam("rank") int rank, @QueryParam("lines") @DefaultValue("200") String lines) {
+        // A String, not an int: JAX-RS answers 404 to a query parameter it cannot convert, and ?lines=abc is a bad request.
+        if (!lines.matches("\\d{1,9}")) {
+            throw ProblemException.badRequest("lines must be a whole number of lines (1 to 2000), got '" + lines + "'");
+        }
         try {
-            return supervision.log(cluster, rank, lines, currentUser.actor());
+            return supervision.log(cluster, rank, Integer.parseInt(lines), currentUser.actor());
         } catch (java.util.NoSuchElementException e) {
             // An unknown cluster or rank is a resource that does not exist, as an unknown machine is.
             throw new ProblemException(404, "Not Found", e.getMessage());

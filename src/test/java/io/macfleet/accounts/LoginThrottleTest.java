@@ -63,6 +63,26 @@ class LoginThrottleTest {
         assertThat(accounts.throttled("victim-admin", ATTACKER, start.plusSeconds(9))).isPresent();
     }
 
+    /**
+     * Issue 29's probe: behind a reverse proxy without forwarding settings every login has the proxy's address; five
+     * wrong passwords from anyone answered 429 to a correct admin. Now the attacker's names are held, the admin is not.
+     */
+    @Test
+    void behindAProxyAnAttackersFailuresDoNotLockOutTheAdmin() {
+        user("proxy-admin");
+        String proxy = "127.0.0.1";
+        Instant start = Instant.now();
+        for (int attempt = 0; attempt < 5; attempt++) {
+            assertThat(accounts.login("attacked-" + (attempt % 2), "wrong password " + attempt, proxy, start.plusSeconds(attempt)))
+                    .isInstanceOf(LoginOutcome.Refused.class);
+        }
+        assertThat(accounts.login("attacked-0", "another guess", proxy, start.plusSeconds(6))).isInstanceOf(LoginOutcome.Throttled.class);
+        assertThat(accounts.login("proxy-admin", TestAccounts.PASSWORD, proxy, start.plusSeconds(7))).isInstanceOf(LoginOutcome.SignedIn.class);
+        // a sprayer gets one guess per new name, then that name waits too
+        assertThat(accounts.login("sprayed", "guess", proxy, start.plusSeconds(8))).isInstanceOf(LoginOutcome.Refused.class);
+        assertThat(accounts.login("sprayed", "guess 2", proxy, start.plusSeconds(9))).isInstanceOf(LoginOutcome.Throttled.class);
+    }
+
     @Test
     void guessingSpreadOverManyAddressesHitsTheGlobalBrakeButACleanAddressGetsIn() {
         user("spread-victim");

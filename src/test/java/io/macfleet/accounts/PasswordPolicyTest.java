@@ -30,6 +30,10 @@ class PasswordPolicyTest {
         refused("123456789012", "run of consecutive characters");
         refused("abcdefghijklm", "run of consecutive characters");
         refused("zyxwvutsrqpon", "run of consecutive characters");
+        // keyboard walks (issue 29's probe set qwertyuiopas), zxcvbn estimates under 10^8 guesses
+        refused("qwertyuiopas", "keyboard walk");
+        refused("asdfghjkl;'zx", "keyboard walk");
+        refused("zxcvbnm,./qwe", "keyboard walk");
     }
 
     @Test

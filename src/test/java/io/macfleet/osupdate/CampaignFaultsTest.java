@@ -1,11 +1,13 @@
 package io.macfleet.osupdate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.macfleet.simulator.mdm.SimulatedMdmDevice;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -46,11 +48,23 @@ class CampaignFaultsTest {
             fixture.mac("studio-03").faults().diskFull = true;
             OsUpdateCampaigns campaigns = fixture.campaigns();
 
+            // Issue 29: a target other than the inventory's (26.2) is refused at plan and at apply, before anything is sent.
+            OsUpdateCampaigns.Request elsewhere = OsUpdateCampaigns.Request.of(List.of(CampaignFixture.CLUSTER), "26.3", Optional.empty());
+            assertThatThrownBy(() -> campaigns.plan(elsewhere)).isInstanceOf(OsUpdateCampaigns.InvalidCampaignException.class)
+                    .hasMessageContaining("should run macOS 26.2 by the applied inventory, not 26.3");
+            assertThatThrownBy(() -> campaigns.apply(elsewhere, "alice")).isInstanceOf(OsUpdateCampaigns.InvalidCampaignException.class);
+            assertThat(campaigns.campaigns(10)).isEmpty();
+
             OsUpdateCampaigns.Plan plan = campaigns.plan(CampaignFixture.to262(true));
             assertThat(plan.passed()).isFalse();
 
             CampaignView failed = campaigns.apply(CampaignFixture.to262(true), "alice");
             assertThat(failed.status()).isEqualTo("failed");
+            // A rerun takes the failed campaign up again instead of starting a new one that fails the same way.
+            CampaignView rerun = campaigns.apply(CampaignFixture.to262(true), "alice");
+            assertThat(rerun.id()).isEqualTo(failed.id());
+            assertThat(rerun.status()).isEqualTo("failed");
+            assertThat(campaigns.campaigns(10)).hasSize(1);
             CampaignView.ClusterView cluster = failed.clusters().getFirst();
             assertThat(cluster.failedStep()).contains("preflight");
             assertThat(cluster.failure().orElseThrow()).contains("studio-02, studio-03").contains("nothing was changed");

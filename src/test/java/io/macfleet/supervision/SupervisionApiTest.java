@@ -23,6 +23,9 @@ class SupervisionApiTest {
                 .body(containsString("no cluster named 'llm-x' in the applied inventory"));
         TestAccounts.operator().when().get("/api/v1/supervision/llm-x/ranks/0/log").then().statusCode(404)
                 .body(containsString("no cluster named 'llm-x' in the applied inventory"));
+        // a number of lines that is not a number is a bad request (JAX-RS alone answered 404 to it)
+        TestAccounts.operator().when().get("/api/v1/supervision/llm-x/ranks/0/log?lines=abc").then().statusCode(400)
+                .body(containsString("lines must be a whole number of lines"));
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.macfleet.node;
 import io.macfleet.node.bench.Benchmark;
 import io.macfleet.node.cluster.ClusterBenchmark;
 import io.macfleet.node.cluster.ClusterFile;
+import io.macfleet.node.cluster.ClusterKey;
 import io.macfleet.node.cluster.ClusterNode;
 import io.macfleet.node.cluster.DecodeBenchmark;
 import io.macfleet.node.cluster.LaunchLocal;
@@ -36,6 +37,7 @@ final class ClusterCommands {
             options.put("port", Integer.toString(me.httpPort()));
         }
         NodeConfig config = Main.serveConfig(options);
+        io.macfleet.node.server.NodeSecurity security = Main.security(options);
         if (Boolean.parseBoolean(options.getOrDefault("exit-with-stdin", "false"))) {
             // launch-local: the parent holds our standard input; when it ends (even by kill -9), so do we
             Thread.ofPlatform().daemon().name("parent-watch").start(() -> {
@@ -49,9 +51,10 @@ final class ClusterCommands {
                 System.exit(0);
             });
         }
-        ClusterNode node = new ClusterNode(cluster, rank);
+        ClusterKey key = options.containsKey("cluster-key") ? ClusterKey.read(Path.of(options.get("cluster-key"))) : ClusterKey.none();
+        ClusterNode node = new ClusterNode(cluster, rank, key);
         if (rank == 0) {
-            NodeServer server = new NodeServer(config, node);
+            NodeServer server = new NodeServer(config, node, security);
             server.start();
             err.println("inference-node: rank 0 of " + cluster.size() + " serving the API on http://"
                     + server.address().getHostString() + ":" + server.address().getPort());
@@ -65,6 +68,7 @@ final class ClusterCommands {
         server.start();
         err.println("inference-node: rank " + rank + " of " + cluster.size() + " (health and metrics on http://"
                 + server.address().getHostString() + ":" + server.address().getPort() + ")");
+        security.checkModel(config.model());
         GgufFile file = GgufFile.open(config.model());
         LlamaConfig model = LlamaConfig.from(file);
         int context = config.contextLength() > 0 ? config.contextLength() : Math.min(model.contextLength(), 4096);

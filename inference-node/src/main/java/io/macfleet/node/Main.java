@@ -29,7 +29,9 @@ public final class Main {
     private static final String USAGE_TEXT = """
             usage: inference-node <command> [options]
               serve      --model FILE [--port N] [--host ADDR] [--config FILE] [--context N] [--threads N] [--max-queued N]
-                         [--cluster FILE --rank N] (one rank of a cluster; rank 0 serves the API)
+                         [--api-key env:NAME|file:PATH] [--model-sha256 HEX]
+                         [--cluster FILE --rank N [--cluster-key FILE]] (one rank of a cluster; rank 0 serves the API;
+                         the key file, mode 600, is required when the cluster file names non-loopback addresses)
               launch-local --model FILE --ranks N --parallelism tensor|pipeline [--port P] [--threads-per-rank T]
                          [--context N] (N ranks as processes on loopback; Ctrl-C stops them all)
               cluster-bench [--ranks 2,4] [--sizes-kb 8,32,64] [--iterations N] (all-reduce over loopback TCP)
@@ -100,7 +102,8 @@ public final class Main {
 
     /** The options each command takes (as in the usage text). */
     private static final Map<String, Set<String>> OPTIONS = Map.of(
-            "serve", Set.of("model", "port", "host", "config", "context", "threads", "max-queued", "cluster", "rank", "exit-with-stdin"),
+            "serve", Set.of("model", "port", "host", "config", "context", "threads", "max-queued", "cluster", "rank", "exit-with-stdin",
+                    "cluster-key", "api-key", "model-sha256"),
             "launch-local", Set.of("model", "ranks", "parallelism", "port", "threads-per-rank", "context"),
             "cluster-bench", Set.of("ranks", "sizes-kb", "iterations", "model", "tokens", "repeats", "bandwidth-mb"),
             "generate", Set.of("model", "prompt", "chat", "max-tokens", "temperature", "top-k", "top-p", "min-p", "seed", "context", "threads"),
@@ -152,6 +155,11 @@ public final class Main {
         }
     }
 
+    /** --api-key env:NAME|file:PATH and --model-sha256 HEX. */
+    static io.macfleet.node.server.NodeSecurity security(Map<String, String> options) throws IOException {
+        return io.macfleet.node.server.NodeSecurity.of(options.get("api-key"), options.get("model-sha256"));
+    }
+
     static NodeConfig serveConfig(Map<String, String> options) throws IOException {
         NodeConfig config = options.containsKey("config") ? NodeConfig.read(Path.of(options.get("config"))) : NodeConfig.defaults();
         if (options.containsKey("model")) {
@@ -169,7 +177,10 @@ public final class Main {
     }
 
     private static int serve(Map<String, String> options, PrintStream err) throws IOException {
-        NodeServer server = new NodeServer(serveConfig(options));
+        if (options.containsKey("cluster-key")) {
+            throw new IllegalArgumentException("--cluster-key is for a rank of a cluster (with --cluster FILE --rank N)");
+        }
+        NodeServer server = new NodeServer(serveConfig(options), null, security(options));
         server.start();
         err.println("inference-node: serving on http://" + server.address().getHostString() + ":"
                 + server.address().getPort() + " (health is 503 until the model is loaded)");

@@ -33,11 +33,13 @@ public final class ClusterBenchmark {
         List<CompletableFuture<Transport>> futures = new ArrayList<>();
         for (int rank = 0; rank < size; rank++) {
             int r = rank;
-            ServerSocketChannel listener = ServerSocketChannel.open().bind(new InetSocketAddress(ports[r]));
+            ServerSocketChannel listener = ServerSocketChannel.open().bind(new InetSocketAddress(cluster.rank(r).address(), ports[r]));
             Heartbeat heartbeat = new Heartbeat(cluster, r);
+            MeshHandshake mesh = new MeshHandshake(cluster, ClusterAddresses.resolve(cluster), ClusterKey.none(), r, handshake);
             futures.add(CompletableFuture.supplyAsync(() -> {
                 try {
-                    TcpTransport transport = TcpTransport.form(cluster, r, listener, handshake, heartbeat, IN_JVM_WAITS, () -> false, s -> { });
+                    TcpTransport transport = TcpTransport.form(cluster, r, List.of(listener), mesh, heartbeat, IN_JVM_WAITS,
+                            () -> false, s -> { }, Integer.MAX_VALUE - 64);
                     return new ClosingTransport(transport, listener, heartbeat);
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);

@@ -41,8 +41,8 @@ public record ClusterFile(String name, String transport, Parallelism parallelism
                        List<Peer> peers) {
     }
 
-    /** A direct link to a peer: the peer's address on that link. */
-    public record Peer(int rank, String peerAddress) {
+    /** A direct link to a peer: the peer's address on that link, and this rank's own (null when the file gives none). */
+    public record Peer(int rank, String peerAddress, String localAddress) {
     }
 
     public static ClusterFile read(Path path) throws IOException {
@@ -94,7 +94,8 @@ public record ClusterFile(String name, String transport, Parallelism parallelism
                 for (int p = 0; p < peerList.size(); p++) {
                     if (peerList.get(p) instanceof Map<?, ?> peer) {
                         peers.add(new Peer((int) integer(peer, "rank", at + ".peers[" + p + "]", -1),
-                                string(peer, "peerAddress", at + ".peers[" + p + "]", null)));
+                                string(peer, "peerAddress", at + ".peers[" + p + "]", null),
+                                peer.get("localAddress") == null ? null : string(peer, "localAddress", at + ".peers[" + p + "]", null)));
                     }
                 }
             }
@@ -130,6 +131,40 @@ public record ClusterFile(String name, String transport, Parallelism parallelism
             }
         }
         return rank(to).address();
+    }
+
+    /**
+     * Every address the file says {@code rank} is reached at: its management address, its own end of each link, and
+     * the address each peer uses for it. The rank's mesh (TCP) and heartbeats (UDP) listen on these and nowhere else,
+     * and a peer's connections and heartbeats are accepted only from the peer's addresses.
+     */
+    public java.util.Set<String> addressesOf(int rank) {
+        java.util.Set<String> addresses = new java.util.LinkedHashSet<>();
+        addresses.add(rank(rank).address());
+        for (Peer peer : rank(rank).peers()) {
+            if (peer.localAddress() != null) {
+                addresses.add(peer.localAddress());
+            }
+        }
+        for (int other = 0; other < size(); other++) {
+            if (other != rank) {
+                addresses.add(addressOf(other, rank));
+            }
+        }
+        return addresses;
+    }
+
+    /**
+     * The address rank {@code from} sends from to reach rank {@code to}: its own end of their link when the file
+     * names it, else its management address (so the peer sees an address it expects).
+     */
+    public String sourceAddress(int from, int to) {
+        for (Peer peer : rank(from).peers()) {
+            if (peer.rank() == to && peer.peerAddress() != null && peer.localAddress() != null) {
+                return peer.localAddress();
+            }
+        }
+        return rank(from).address();
     }
 
     /** A loopback cluster of {@code size} ranks on the given ports (launch-local). */

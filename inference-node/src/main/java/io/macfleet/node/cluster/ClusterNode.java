@@ -19,7 +19,9 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -47,8 +49,13 @@ public final class ClusterNode implements Placement, AutoCloseable {
 
     private final ClusterFile cluster;
     private final int rank;
-    private final ServerSocketChannel listener;
+    private final ClusterKey key;
+    private final ClusterAddresses addresses;
+    /** One mesh listener per address of this rank in the cluster file (never the wildcard address). */
+    private final List<ServerSocketChannel> listeners = new ArrayList<>();
     private final Heartbeat heartbeat;
+    /** The largest message the plan sends (set when the model is placed); a larger frame header fails the peer. */
+    private int maximumMessageBytes;
     private final ReentrantLock lock = new ReentrantLock();
     private final CompletableFuture<Void> refused = new CompletableFuture<>();
     private volatile TcpTransport transport;
@@ -81,18 +88,62 @@ public final class ClusterNode implements Placement, AutoCloseable {
     /** Wall nanoseconds per {@link LlamaModel.Phase} of this rank's forward passes; null unless profiling. */
     private long[] phaseNanos;
 
+    /** A rank without a cluster key: only for a cluster whose addresses are all loopback ones (one host). */
     public ClusterNode(ClusterFile cluster, int rank) throws IOException {
+        this(cluster, rank, ClusterKey.none());
+    }
+
+    /**
+     * A rank that proves {@code key} to its peers and accepts only peers that prove it. The mesh (TCP) and heartbeats
+     * (UDP) listen on this rank's addresses from the cluster file only. Without a real key the cluster file must
+     * name loopback addresses only: a mesh between machines without a key is anybody's.
+     */
+    public ClusterNode(ClusterFile cluster, int rank, ClusterKey key) throws IOException {
         this.cluster = cluster;
         this.rank = rank;
+        this.key = key;
         ClusterFile.Rank me = cluster.rank(rank);
-        listener = ServerSocketChannel.open();
-        try {
-            listener.bind(new InetSocketAddress(me.clusterPort()));
-            heartbeat = new Heartbeat(cluster, rank);
-        } catch (IOException e) {
-            listener.close();
-            throw new IOException("rank " + rank + " cannot listen on cluster port " + me.clusterPort() + ": " + e.getMessage(), e);
+        addresses = ClusterAddresses.resolve(cluster);
+        if (!key.secret() && !addresses.loopbackOnly()) {
+            throw new IllegalArgumentException("the cluster file names addresses of a network (" + String.join(", ",
+                    addresses.networkAddresses()) + "): give every rank the cluster's key with --cluster-key FILE "
+                    + "(without one, anybody who reaches the mesh port could join the cluster)");
         }
+        Heartbeat beating = null;
+        try {
+            for (java.net.InetAddress own : addresses.of(rank)) {
+                ServerSocketChannel listener = ServerSocketChannel.open();
+                listeners.add(listener);
+                try {
+                    listener.bind(new InetSocketAddress(own, me.clusterPort()));
+                } catch (IOException e) {
+                    throw new IOException("rank " + rank + " cannot listen on cluster port " + own.getHostAddress() + ":"
+                            + me.clusterPort() + ": " + e.getMessage(), e);
+                }
+            }
+            beating = new Heartbeat(cluster, addresses, rank);
+        } catch (IOException e) {
+            closeListeners();
+            throw e.getMessage().startsWith("rank ") ? e
+                    : new IOException("rank " + rank + " cannot listen on cluster port " + me.clusterPort() + ": " + e.getMessage(), e);
+        }
+        heartbeat = beating;
+    }
+
+    private void closeListeners() {
+        for (ServerSocketChannel listener : listeners) {
+            try {
+                listener.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        }
+    }
+
+    /** The largest message of this plan: a batch of hidden states, a rank's logits, or a command of a whole context. */
+    static int maximumMessageBytes(LlamaConfig config, int contextLength) {
+        long elements = Math.max((long) LlamaModel.MAX_BATCH * config.dimension(), config.vocabulary()) + contextLength + 8;
+        return (int) Math.min(Integer.MAX_VALUE - 64, elements * Float.BYTES);
     }
 
     public int rank() {
@@ -266,6 +317,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
             shardBytes += weights.output().byteSize(); // tensor: this rank's vocabulary rows; pipeline: rank 0 alone
         }
         command = new int[contextLength + 8];
+        maximumMessageBytes = maximumMessageBytes(config, contextLength);
         hidden = new float[LlamaModel.MAX_BATCH * config.dimension()];
         Handshake mine = Handshake.of(nodeVersion(), modelIdentity(file), plan.parallelism().label(), cluster.size(),
                 contextLength, plan.describe());
@@ -332,8 +384,9 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 continue;
             }
             try {
-                TcpTransport formed = TcpTransport.form(cluster, rank, listener, mine, heartbeat, waits, () -> closed,
-                        status -> problem = status);
+                TcpTransport formed = TcpTransport.form(cluster, rank, listeners,
+                        new MeshHandshake(cluster, addresses, key, rank, mine), heartbeat, waits, () -> closed,
+                        status -> problem = status, maximumMessageBytes);
                 if (formed != null) {
                     collectives = new Collectives(formed, STEP_TIMEOUT_NANOS);
                     if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
@@ -518,10 +571,6 @@ public final class ClusterNode implements Placement, AutoCloseable {
             current.close();
         }
         heartbeat.close();
-        try {
-            listener.close();
-        } catch (IOException ignored) {
-            // closing
-        }
+        closeListeners();
     }
 }

@@ -1,19 +1,15 @@
 package io.macfleet.node.cluster;
 
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -22,9 +18,9 @@ import java.util.function.Consumer;
  * direct send and one direct receive buffer per peer (grown when a larger message comes, otherwise reused: no
  * allocation per message). A message is a frame: tag (int), payload length in bytes (int), payload (native order).
  * <p>
- * Forming: rank r connects to every lower rank and accepts every higher one, sending its handshake (node version,
- * model identity, parallelism, plan, context); the accepting side compares and answers with its own handshake
- * or a refusal naming the first difference.
+ * Forming: rank r connects to every lower rank and accepts every higher one through {@link MeshHandshake} (both
+ * prove the cluster key, then exchange their identities: node version, model identity, parallelism, plan, context);
+ * the accepting side compares and answers with its own identity or a refusal naming the first difference.
  */
 public final class TcpTransport implements Transport {
     private static final int HEADER = 8;
@@ -51,6 +47,8 @@ public final class TcpTransport implements Transport {
     private final Heartbeat heartbeat;
     /** How long a receive spins on a non-blocking read before parking in select ({@link WaitPolicy}). */
     private final long spinNanos;
+    /** The largest message the shard plan sends; a header announcing more is a fault, not an allocation. */
+    private final int maximumMessageBytes;
     /** Until when waits park after the short spin, because a spin was preempted ({@link #PREEMPTED_NANOS}). */
     private long parkUntil;
     private volatile long spinsPreempted;
@@ -58,8 +56,10 @@ public final class TcpTransport implements Transport {
     private volatile long waitNanos;
     private volatile boolean closed;
 
-    private TcpTransport(int rank, SocketChannel[] channels, Heartbeat heartbeat, WaitPolicy waits) throws IOException {
+    private TcpTransport(int rank, SocketChannel[] channels, Heartbeat heartbeat, WaitPolicy waits, int maximumMessageBytes)
+            throws IOException {
         this.rank = rank;
+        this.maximumMessageBytes = maximumMessageBytes;
         this.spinNanos = waits.spinNanos();
         this.size = channels.length;
         this.channels = channels;
@@ -94,32 +94,38 @@ public final class TcpTransport implements Transport {
 
     /**
      * Forms the mesh for {@code rank}: connects to lower ranks (retrying until they listen) and accepts higher
-     * ones on {@code listener}. Returns null when {@code stopped} turns true first. Refusals this rank gives to a
-     * mismatched peer are reported to {@code status} and the peer is waited for again; a refusal this rank gets
-     * throws {@link HandshakeRefusedException}.
+     * ones on {@code listeners} (one per address of this rank), each through {@link MeshHandshake}. Returns null when
+     * {@code stopped} turns true first. Refusals this rank gives to a mismatched (authenticated) peer are reported
+     * to {@code status} and the peer is waited for again; a refusal this rank gets throws
+     * {@link HandshakeRefusedException}. A message of more than {@code maximumMessageBytes} from a peer fails it.
      */
-    static TcpTransport form(ClusterFile cluster, int rank, ServerSocketChannel listener, Handshake mine,
-                             Heartbeat heartbeat, WaitPolicy waits, BooleanSupplier stopped, Consumer<String> status) throws IOException {
+    static TcpTransport form(ClusterFile cluster, int rank, List<ServerSocketChannel> listeners, MeshHandshake handshake,
+                             Heartbeat heartbeat, WaitPolicy waits, BooleanSupplier stopped, Consumer<String> status,
+                             int maximumMessageBytes) throws IOException {
         int size = cluster.size();
         SocketChannel[] channels = new SocketChannel[size];
         try {
             for (int peer = 0; peer < rank; peer++) {
-                InetSocketAddress address = new InetSocketAddress(cluster.addressOf(rank, peer), cluster.rank(peer).clusterPort());
                 while (channels[peer] == null) {
                     if (stopped.getAsBoolean()) {
                         closeAll(channels);
                         return null;
                     }
-                    status.accept("connecting to rank " + peer + " at " + address.getHostString() + ":" + address.getPort());
-                    channels[peer] = connect(address, rank, peer, mine);
-                    if (channels[peer] == null) {
+                    status.accept("connecting to rank " + peer + " at " + cluster.addressOf(rank, peer) + ":" + cluster.rank(peer).clusterPort());
+                    MeshHandshake.Connection connection = handshake.connect(peer, status);
+                    if (connection == null) {
                         sleep(200);
+                    } else {
+                        channels[peer] = connection.channel();
+                        startHeartbeats(heartbeat, connection);
                     }
                 }
             }
             try (Selector accepting = Selector.open()) {
-                listener.configureBlocking(false);
-                listener.register(accepting, SelectionKey.OP_ACCEPT);
+                for (ServerSocketChannel listener : listeners) {
+                    listener.configureBlocking(false);
+                    listener.register(accepting, SelectionKey.OP_ACCEPT);
+                }
                 String refusal = null;
                 while (missingAbove(channels, rank) != null) {
                     if (stopped.getAsBoolean()) {
@@ -129,17 +135,38 @@ public final class TcpTransport implements Transport {
                     status.accept("waiting for rank" + missingAbove(channels, rank) + (refusal == null ? "" : "; " + refusal));
                     accepting.select(200);
                     accepting.selectedKeys().clear();
-                    SocketChannel channel = listener.accept();
-                    if (channel != null) {
-                        String refused = accept(channel, rank, size, mine, channels);
-                        refusal = refused != null ? refused : refusal;
+                    for (ServerSocketChannel listener : listeners) {
+                        SocketChannel channel = listener.accept();
+                        if (channel == null) {
+                            continue;
+                        }
+                        MeshHandshake.Accepted accepted = handshake.accept(channel);
+                        refusal = accepted.refusal() != null ? accepted.refusal() : refusal;
+                        MeshHandshake.Connection connection = accepted.connection();
+                        if (connection != null) {
+                            if (channels[connection.peer()] != null) {
+                                channels[connection.peer()].close(); // the peer restarted while this rank was forming
+                            }
+                            channels[connection.peer()] = connection.channel();
+                            startHeartbeats(heartbeat, connection);
+                        }
                     }
                 }
             }
-            return new TcpTransport(rank, channels, heartbeat, waits);
+            return new TcpTransport(rank, channels, heartbeat, waits, maximumMessageBytes);
         } catch (IOException | RuntimeException e) {
             closeAll(channels);
             throw e;
+        }
+    }
+
+    /**
+     * Heartbeats to and from a peer start as soon as its connection is made, not when the whole mesh is: the peer may
+     * finish forming first and start counting this rank's silence.
+     */
+    private static void startHeartbeats(Heartbeat heartbeat, MeshHandshake.Connection connection) {
+        if (heartbeat != null) {
+            heartbeat.session(connection.peer(), connection.heartbeatKey());
         }
     }
 
@@ -151,77 +178,6 @@ public final class TcpTransport implements Transport {
             }
         }
         return missing.isEmpty() ? null : (missing.indexOf(",") >= 0 ? "s" : "") + missing;
-    }
-
-    private static SocketChannel connect(InetSocketAddress address, int rank, int peer, Handshake mine) throws IOException {
-        SocketChannel channel = null;
-        try {
-            channel = SocketChannel.open();
-            channel.socket().connect(address, 2000);
-            configure(channel);
-            channel.socket().setSoTimeout(10_000);
-            DataOutputStream output = new DataOutputStream(channel.socket().getOutputStream());
-            output.writeInt(rank);
-            output.writeUTF(mine.text());
-            output.flush();
-            DataInputStream input = new DataInputStream(channel.socket().getInputStream());
-            boolean accepted = input.readBoolean();
-            String answer = input.readUTF();
-            if (!accepted) {
-                throw new HandshakeRefusedException("rank " + peer + " refused this rank (" + rank + "): " + answer);
-            }
-            String difference = mine.difference(Handshake.parse(answer), rank, peer);
-            if (difference != null) {
-                throw new HandshakeRefusedException(difference);
-            }
-            return channel;
-        } catch (IOException e) {
-            if (channel != null) {
-                channel.close();
-            }
-            return null; // not listening yet, or went away during the handshake: try again
-        }
-    }
-
-    /** Accepts a connecting rank; returns the refusal given, if any. */
-    private static String accept(SocketChannel channel, int rank, int size, Handshake mine, SocketChannel[] channels)
-            throws IOException {
-        try {
-            channel.configureBlocking(true);
-            configure(channel);
-            channel.socket().setSoTimeout(10_000);
-            DataInputStream input = new DataInputStream(channel.socket().getInputStream());
-            int peer = input.readInt();
-            Handshake theirs = Handshake.parse(input.readUTF());
-            DataOutputStream output = new DataOutputStream(channel.socket().getOutputStream());
-            String difference = peer <= rank || peer >= size ? "rank " + peer + " is not a rank this rank (" + rank
-                    + ") accepts (cluster of " + size + ")" : mine.difference(theirs, rank, peer);
-            if (difference != null) {
-                output.writeBoolean(false);
-                output.writeUTF(difference);
-                output.flush();
-                channel.close();
-                System.err.println("inference-node: refused rank " + peer + ": " + difference);
-                return "refused rank " + peer + ": " + difference;
-            }
-            output.writeBoolean(true);
-            output.writeUTF(mine.text());
-            output.flush();
-            if (channels[peer] != null) {
-                channels[peer].close(); // the peer restarted while this rank was forming
-            }
-            channels[peer] = channel;
-            return null;
-        } catch (IOException | RuntimeException e) {
-            channel.close();
-            return null;
-        }
-    }
-
-    private static void configure(SocketChannel channel) throws IOException {
-        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        channel.setOption(StandardSocketOptions.SO_SNDBUF, 4 << 20);
-        channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
     }
 
     private static void closeAll(SocketChannel[] channels) {
@@ -364,6 +320,10 @@ public final class TcpTransport implements Transport {
             if (buffer.position() >= HEADER) {
                 int gotTag = buffer.getInt(0);
                 int bytes = buffer.getInt(4);
+                if (bytes < 0 || bytes > maximumMessageBytes) {
+                    throw failed(peer, "rank " + peer + " sent a message of " + Integer.toUnsignedString(bytes)
+                            + " bytes; the largest this cluster's plan sends is " + maximumMessageBytes);
+                }
                 if (gotTag != tag) {
                     throw failed(peer, "rank " + peer + " sent message tag " + gotTag + " where this rank expected "
                             + tag + " (protocol mismatch)");

@@ -37,15 +37,22 @@ public final class NodeServer implements AutoCloseable {
     private volatile String loadError;
     /** Set when this node is rank 0 of a cluster: the engine runs on it and health includes its completeness. */
     private final ClusterNode cluster;
+    private final NodeSecurity security;
 
     public NodeServer(NodeConfig config) throws IOException {
         this(config, null);
     }
 
     public NodeServer(NodeConfig config, ClusterNode cluster) throws IOException {
+        this(config, cluster, NodeSecurity.open());
+    }
+
+    public NodeServer(NodeConfig config, ClusterNode cluster, NodeSecurity security) throws IOException {
         this.config = config;
         this.cluster = cluster;
+        this.security = security;
         this.queue = new FairQueue(config.maxQueuedRequests());
+        NodeSecurity.configureHttpServer();
         http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 64);
         http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         http.createContext("/", this::handle);
@@ -56,6 +63,7 @@ public final class NodeServer implements AutoCloseable {
         http.start();
         Thread.ofPlatform().name("model-loader").daemon().start(() -> {
             try {
+                security.checkModel(config.model());
                 InferenceEngine loaded = InferenceEngine.load(config.model(), config.contextLength(), config.threads(),
                         cluster == null ? Placement.LOCAL : cluster);
                 metrics.modelMemoryBytes.set((cluster == null ? Files.size(config.model()) : cluster.shardBytes())
@@ -63,9 +71,12 @@ public final class NodeServer implements AutoCloseable {
                 engine = loaded;
                 System.err.println("inference-node: model " + loaded.modelId() + " loaded, context "
                         + loaded.contextLength() + " tokens, listening on " + address());
+            } catch (NodeSecurity.ModelMismatchException e) {
+                System.err.println("inference-node: " + e.getMessage() + "; not starting");
+                System.exit(2);
             } catch (Exception | OutOfMemoryError e) {
-                loadError = e.getMessage();
-                System.err.println("inference-node: cannot load the model: " + e.getMessage());
+                loadError = NodeSecurity.loadFailure(config.model(), e);
+                System.err.println("inference-node: cannot load the model: " + loadError);
             }
         });
     }
@@ -94,13 +105,16 @@ public final class NodeServer implements AutoCloseable {
     private void handle(HttpExchange exchange) {
         try (exchange) {
             try {
+                if (exchange.getRequestURI().getPath().startsWith("/v1/")) {
+                    security.authorize(exchange);
+                }
                 route(exchange);
             } catch (ApiException e) {
                 sendError(exchange, e);
             } catch (UncheckedIOException e) {
                 // the client went away mid-stream: nothing left to tell it
             } catch (RuntimeException e) {
-                sendError(exchange, new ApiException(500, "server_error", "internal error: " + e.getMessage(), null, null));
+                sendError(exchange, NodeSecurity.unexpected(e));
             }
         } catch (IOException ignored) {
             // the client closed the connection
@@ -182,6 +196,7 @@ public final class NodeServer implements AutoCloseable {
     private void complete(HttpExchange exchange, boolean chat) throws IOException {
         Map<String, Object> body = readBody(exchange);
         InferenceEngine current = requireEngine();
+        NodeSecurity.checkPromptBytes(body, current.contextLength());
         List<Integer> prompt;
         if (chat) {
             List<ChatTemplate.Message> messages = messages(body.get("messages"));
@@ -346,10 +361,7 @@ public final class NodeServer implements AutoCloseable {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> readBody(HttpExchange exchange) throws IOException {
-        byte[] bytes = exchange.getRequestBody().readNBytes(16 * 1024 * 1024 + 1);
-        if (bytes.length > 16 * 1024 * 1024) {
-            throw new ApiException(413, "invalid_request_error", "request body larger than 16 MB", null, null);
-        }
+        byte[] bytes = NodeSecurity.readBody(exchange);
         Object parsed;
         try {
             parsed = Json.parse(new String(bytes, StandardCharsets.UTF_8));

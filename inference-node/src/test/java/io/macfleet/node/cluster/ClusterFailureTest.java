@@ -35,6 +35,15 @@ class ClusterFailureTest {
         ModelGenerator.write(SLOW, GgmlType.F32, 11, model);
     }
 
+    /** The slow model for other test classes (written on first use, deleted at exit). */
+    static synchronized Path slowModel() throws IOException {
+        if (model == null || !Files.exists(model)) {
+            writeModel();
+            model.toFile().deleteOnExit();
+        }
+        return model;
+    }
+
     @AfterAll
     static void deleteModel() throws IOException {
         Files.deleteIfExists(model);

@@ -24,6 +24,8 @@ final class RankProcesses implements AutoCloseable {
     final ClusterFile cluster;
     final int context;
     final Process[] processes;
+    /** Options every rank gets after the usual ones (for example --cluster-key FILE). */
+    private final List<String> rankArguments;
 
     RankProcesses(Path model, int ranks, ClusterFile.Parallelism parallelism, int context) throws IOException {
         this(model, ranks, parallelism, context, List.of());
@@ -31,10 +33,17 @@ final class RankProcesses implements AutoCloseable {
 
     /** Ranks started with extra JVM options (for example a wait policy). */
     RankProcesses(Path model, int ranks, ClusterFile.Parallelism parallelism, int context, List<String> jvmOptions) throws IOException {
+        this(model, null, ranks, parallelism, context, jvmOptions, List.of());
+    }
+
+    /** Ranks of a given cluster file (null: a loopback one), each started with {@code rankArguments} added. */
+    RankProcesses(Path model, Path givenClusterFile, int ranks, ClusterFile.Parallelism parallelism, int context,
+                  List<String> jvmOptions, List<String> rankArguments) throws IOException {
         this.model = model;
         this.context = context;
+        this.rankArguments = rankArguments;
         directory = Files.createTempDirectory("rank-processes");
-        clusterFile = LaunchLocal.writeClusterFile(ranks, parallelism, 0, directory);
+        clusterFile = givenClusterFile != null ? givenClusterFile : LaunchLocal.writeClusterFile(ranks, parallelism, 0, directory);
         cluster = ClusterFile.read(clusterFile);
         processes = new Process[ranks];
         for (int rank = 0; rank < ranks; rank++) {
@@ -54,6 +63,7 @@ final class RankProcesses implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of());
         command.addAll(LaunchLocal.rankCommand(classPath(), rankModel, clusterFile, rank, 1, context,
                 concat(List.of("-Xmx512m"), jvmOptions)));
+        command.addAll(rankArguments);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log(rank).toFile()));
         Process process = builder.start();
