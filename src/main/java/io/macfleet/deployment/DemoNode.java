@@ -44,8 +44,10 @@ public final class DemoNode {
             NodeDeployer.Outcome outcome = nodes.deploy(cluster, release, settings, new NodeCommand.ProgressPrinter(out, plan));
             out.println(outcome.summary());
             out.println();
-            out.println("Inference endpoint (OpenAI-compatible): " + outcome.endpoint());
-            out.println("  curl -s " + outcome.endpoint() + "/chat/completions -H 'Content-Type: application/json' \\");
+            Path apiKey = nodes.keys(cluster).apiKeyFile();
+            out.println("Inference endpoint (OpenAI-compatible): " + outcome.endpoint() + " (API key in " + apiKey + ", mode 600)");
+            out.println("  curl -s " + outcome.endpoint() + "/chat/completions -H \"Authorization: Bearer $(cat " + apiKey + ")\" \\");
+            out.println("    -H 'Content-Type: application/json' \\");
             out.println("    -d '{\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],\"max_tokens\":16}'");
             out.println();
             out.flush();

@@ -105,6 +105,7 @@ public class NodeCommand {
             NodeDeployer.Outcome outcome = nodes.deploy(cluster, release, plan.javaPackage(), settings, new ProgressPrinter(out, plan));
             out.println(outcome.summary());
             out.println("Endpoint: " + outcome.endpoint());
+            out.println("API key:  " + nodes.keys(cluster).apiKeyFile() + " (send it as Authorization: Bearer ...)");
             out.flush();
             return ExitCodes.OK;
         }

@@ -35,14 +35,19 @@ public final class NodeDeployer {
 
     /** What to deploy where. */
     public record Plan(String cluster, String parallelism, List<RankTarget> ranks, NodeRelease release, String clusterFile,
-                       List<String> javaOptions, int threads, Optional<JavaPackage> javaPackage) {
+                       List<String> javaOptions, int threads, Optional<JavaPackage> javaPackage, Optional<NodeKeys> keys) {
         public Plan(String cluster, String parallelism, List<RankTarget> ranks, NodeRelease release, String clusterFile,
                     List<String> javaOptions, int threads) {
-            this(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, Optional.empty());
+            this(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, Optional.empty(), Optional.empty());
         }
 
         public Plan withJavaPackage(Optional<JavaPackage> javaPackage) {
-            return new Plan(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, javaPackage);
+            return new Plan(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, javaPackage, keys);
+        }
+
+        /** With the cluster's mesh and API keys: every rank proves the mesh key, the endpoint asks for the API key. */
+        public Plan withKeys(NodeKeys nodeKeys) {
+            return new Plan(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, javaPackage, Optional.of(nodeKeys));
         }
 
         public Plan {
@@ -71,10 +76,15 @@ public final class NodeDeployer {
             arguments.add("/usr/bin/java");
             arguments.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"));
             arguments.addAll(javaOptions);
+            // The API listens on the Mac's management address only, never on every interface.
             arguments.addAll(List.of("-jar", release.jarPath(), "serve", "--model", release.modelPath(), "--cluster", clusterFilePath(),
-                    "--rank", Integer.toString(rank.rank()), "--host",
-                    // Simulated Macs share this host: each listens on its own loopback address only.
-                    rank.managementAddress().startsWith("127.") ? rank.managementAddress() : "0.0.0.0"));
+                    "--rank", Integer.toString(rank.rank()), "--host", rank.managementAddress(),
+                    // The node refuses to load a model file other than the one deployed.
+                    "--model-sha256", release.modelSha256()));
+            if (keys.isPresent()) {
+                // Paths, never the keys: an argument list is readable by every user of the Mac (ps).
+                arguments.addAll(List.of("--cluster-key", NodeKeys.MESH_KEY_ON_MAC, "--api-key", "file:" + NodeKeys.API_KEY_ON_MAC));
+            }
             if (threads > 0) {
                 arguments.addAll(List.of("--threads", Integer.toString(threads)));
             }
@@ -239,6 +249,12 @@ public final class NodeDeployer {
         listener.step(name, "writing the configuration");
         byte[] clusterFile = plan.clusterFile().getBytes(StandardCharsets.UTF_8);
         machine.upload(plan.clusterFilePath(), clusterFile, 0644);
+        if (plan.keys().isPresent()) {
+            require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "700", NodeLayout.KEY_DIRECTORY)),
+                    "cannot create " + NodeLayout.KEY_DIRECTORY);
+            machine.upload(NodeKeys.MESH_KEY_ON_MAC, plan.keys().get().meshKey(), 0600);
+            machine.upload(NodeKeys.API_KEY_ON_MAC, plan.keys().get().apiKey(), 0600);
+        }
         String plist = LaunchDaemonPlist.render(plan.daemon(rank));
         String stagedPlist = NodeLayout.NODE_DIRECTORY + "/" + NodeLayout.LABEL + ".plist";
         machine.upload(stagedPlist, plist.getBytes(StandardCharsets.UTF_8), 0644);

@@ -9,6 +9,8 @@ public final class NodeLayout {
     public static final String HOME = "/usr/local/macfleet";
     public static final String NODE_DIRECTORY = HOME + "/node";
     public static final String MODEL_DIRECTORY = HOME + "/models";
+    /** The cluster's keys on a Mac (see {@link NodeKeys}): mode 700, its files 600. */
+    public static final String KEY_DIRECTORY = HOME + "/keys";
     public static final String LOG_DIRECTORY = "/var/log/macfleet";
     public static final String PLIST = "/Library/LaunchDaemons/" + LABEL + ".plist";
     /** The environment variables of the daemon that say what it runs (read back by status). */

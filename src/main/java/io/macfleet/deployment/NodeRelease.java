@@ -35,7 +35,7 @@ public record NodeRelease(Path nodeJar, String nodeSha256, String nodeVersion, O
     /** The jar and a model file on this host, both hashed here. */
     public static NodeRelease of(Path nodeJar, Path model) throws IOException {
         requireFile(nodeJar, "node jar");
-        requireFile(model, "model");
+        requireModel(model);
         return new NodeRelease(nodeJar, sha256(nodeJar), nodeVersion(nodeJar), Optional.of(model), Optional.empty(),
                 model.getFileName().toString(), sha256(model), Files.size(model));
     }
@@ -69,6 +69,24 @@ public record NodeRelease(Path nodeJar, String nodeSha256, String nodeVersion, O
 
     public String modelPath() {
         return NodeLayout.model(modelSha256, modelFileName);
+    }
+
+    /**
+     * A model is a GGUF file: its first four bytes are "GGUF". Anything else (a password file, a directory, a file
+     * that is not there) is refused with one and the same sentence, so an answer does not tell which of them a path
+     * names on the service's host; a file sent to every Mac is never one that only happens to be readable here.
+     */
+    static void requireModel(Path model) {
+        byte[] magic = new byte[4];
+        boolean gguf;
+        try (InputStream in = Files.isRegularFile(model) ? Files.newInputStream(model) : InputStream.nullInputStream()) {
+            gguf = in.readNBytes(magic, 0, 4) == 4 && new String(magic, java.nio.charset.StandardCharsets.US_ASCII).equals("GGUF");
+        } catch (IOException | SecurityException e) {
+            gguf = false;
+        }
+        if (!gguf) {
+            throw new IllegalArgumentException("model " + model + " is not a GGUF model file this host can read");
+        }
     }
 
     private static void requireFile(Path file, String what) {

@@ -103,8 +103,13 @@ public class NodeResource {
     @APIResponse(responseCode = "400", description = "unknown cluster, unreadable model (problem JSON)")
     public Response deploy(@PathParam("name") String name, DeployRequest body) {
         DeployRequest request = body == null ? new DeployRequest(null, null, null) : body;
-        if (request.model() != null && !request.model().startsWith("http") && !request.model().startsWith("/")) {
-            throw ProblemException.badRequest("'model' must be an absolute path on the server's host or an http(s) URL");
+        if (request.model() != null && (request.model().startsWith("http:") || request.model().startsWith("https:"))) {
+            // A request must not make every Mac fetch an address of its choosing; an operator at the CLI may.
+            throw ProblemException.badRequest("'model' must be a model file on the server's host: the API does not deploy from URLs"
+                    + " (from the command line: macfleet node deploy CLUSTER --model URL --model-sha256 HEX --model-size BYTES)");
+        }
+        if (request.model() != null && !request.model().startsWith("/")) {
+            throw ProblemException.badRequest("'model' must be an absolute path on the server's host");
         }
         NodeRelease release = refused(() -> nodes.release(name, new NodeService.Request(Optional.ofNullable(request.model()),
                 Optional.ofNullable(request.modelSha256()), Optional.ofNullable(request.modelSize()), Optional.empty())));

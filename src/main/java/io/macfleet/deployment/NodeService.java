@@ -65,18 +65,27 @@ public class NodeService {
     private final AuditLog audit;
     private final NodeDeploymentStore deployments;
     private final Clock clock;
+    private final Path keysDirectory;
     private volatile Duration healthTimeout = Duration.ofSeconds(300);
     /** Clusters this process deploys in the background now: a second click does not start a second deployment. */
     private final java.util.Set<String> deploying = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     @Inject
     public NodeService(DesiredStateStore desiredState, ClusterCabling cabling, FactsService facts, JdbcHostKeyStore hostKeys, JdbcAuditLog audit,
-                       DataSource dataSource) {
-        this(desiredState, cabling, facts, hostKeys, audit, new NodeDeploymentStore(dataSource), Clock.systemUTC());
+                       DataSource dataSource, io.macfleet.config.MacfleetConfig config) {
+        this(desiredState, cabling, facts, hostKeys, audit, new NodeDeploymentStore(dataSource), Clock.systemUTC(),
+                Path.of(config.home()).resolve("node-keys"));
+    }
+
+    /** Keys in a directory of this process's own (tests): made afresh for each service. */
+    public NodeService(DesiredStateStore desiredState, ClusterCabling cabling, FactsService facts, HostKeyStore hostKeys, AuditLog audit,
+                       NodeDeploymentStore deployments, Clock clock) {
+        this(desiredState, cabling, facts, hostKeys, audit, deployments, clock, temporaryKeyDirectory());
     }
 
     public NodeService(DesiredStateStore desiredState, ClusterCabling cabling, FactsService facts, HostKeyStore hostKeys, AuditLog audit,
-                       NodeDeploymentStore deployments, Clock clock) {
+                       NodeDeploymentStore deployments, Clock clock, Path keysDirectory) {
+        this.keysDirectory = keysDirectory;
         this.desiredState = desiredState;
         this.cabling = cabling;
         this.facts = facts;
@@ -88,6 +97,19 @@ public class NodeService {
 
     public NodeDeploymentStore deployments() {
         return deployments;
+    }
+
+    /** The cluster's mesh and API keys (made at its first deploy), kept under the macfleet home. */
+    public NodeKeys keys(String clusterName) {
+        return NodeKeys.of(keysDirectory, clusterName);
+    }
+
+    private static Path temporaryKeyDirectory() {
+        try {
+            return java.nio.file.Files.createTempDirectory("macfleet-node-keys");
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** The ranks of a cluster: coordinator first, then by name, as the cabling plan orders them. */
@@ -130,7 +152,8 @@ public class NodeService {
         // Simulated Macs share this host's cores and memory: small heaps and one thread per rank.
         List<String> javaOptions = oneHost ? List.of("-Xmx256m", "-XX:+UseSerialGC") : List.of();
         return new NodeDeployer.Plan(clusterName, parallelism, ranks, release,
-                NodeClusterConfig.render(clusterName, parallelism, ranks, links), javaOptions, oneHost ? 1 : 0);
+                NodeClusterConfig.render(clusterName, parallelism, ranks, links), javaOptions, oneHost ? 1 : 0)
+                .withKeys(keys(clusterName));
     }
 
     /**

@@ -399,14 +399,17 @@ public final class Launchd {
             return List.of("/bin/sh", "-c", "echo 'simulated crash' >&2; exit 1");
         }
         List<String> arguments = new ArrayList<>(job.programArguments());
-        // Arguments naming files of the simulated file system (a jar, a model, a configuration) point into it.
+        // Arguments naming files of the simulated file system (a jar, a model, a configuration, a secret given as a
+        // file: reference) point into it.
         for (int index = 1; index < arguments.size(); index++) {
             String argument = arguments.get(index);
-            if (argument.startsWith("/") && !argument.equals("/")) {
+            String prefix = argument.startsWith("file:/") ? "file:" : "";
+            String path = argument.substring(prefix.length());
+            if (path.startsWith("/") && !path.equals("/")) {
                 try {
-                    Path mapped = mac.resolve(argument);
+                    Path mapped = mac.resolve(path);
                     if (Files.exists(mapped)) {
-                        arguments.set(index, mapped.toString());
+                        arguments.set(index, prefix + mapped);
                     }
                 } catch (IllegalArgumentException outside) {
                     // Not a path of this machine: passed as it is.

@@ -92,12 +92,22 @@ class NodeApiTest {
     }
 
     @Test
-    void deployRequestsAreForOperatorsAndNeedAModelTheServerCanRead() {
+    void deployRequestsAreForOperatorsAndNeedAModelTheServerCanRead() throws Exception {
         viewer().contentType("application/json").body("{}").when().post("/api/v1/clusters/llm-n/node/deploy").then().statusCode(403);
         operator().contentType("application/json").body("{\"model\":\"models/tiny.gguf\"}").when().post("/api/v1/clusters/llm-n/node/deploy")
                 .then().statusCode(400).body("detail", containsString("'model' must be an absolute path"));
-        operator().contentType("application/json").body("{\"model\":\"/nonexistent/tiny.gguf\"}").when().post("/api/v1/clusters/llm-n/node/deploy")
-                .then().statusCode(400).body("detail", containsString("model /nonexistent/tiny.gguf is not a readable file"));
+        // A missing file, a directory and a file that is not a model (the probe sent a password file to every Mac)
+        // are refused alike: the answer tells nothing of what the path is on the server's host.
+        java.nio.file.Path secret = java.nio.file.Files.createTempFile("volume-owner-password", "");
+        java.nio.file.Files.writeString(secret, "hunter2-hunter2\n");
+        for (String path : List.of("/nonexistent/tiny.gguf", secret.getParent().toString(), secret.toString())) {
+            operator().contentType("application/json").body("{\"model\":\"" + path + "\"}").when().post("/api/v1/clusters/llm-n/node/deploy")
+                    .then().statusCode(400).body("detail", org.hamcrest.Matchers.equalTo("model " + path + " is not a GGUF model file this host can read"));
+        }
+        // A request never makes the Macs fetch an address of its choosing.
+        operator().contentType("application/json").body("{\"model\":\"http://10.9.9.9/evil.gguf\",\"modelSha256\":\"" + "a".repeat(64)
+                        + "\",\"modelSize\":10}").when().post("/api/v1/clusters/llm-n/node/deploy")
+                .then().statusCode(400).body("detail", containsString("the API does not deploy from URLs"));
         operator().contentType("application/json").body("{}").when().post("/api/v1/clusters/llm-n/node/deploy")
                 .then().statusCode(400).body("detail", containsString("no --model given and cluster llm-n names no inference.model"));
     }

@@ -92,7 +92,7 @@ class NodeDeployKillResumeIT {
                         "select phase from node_deployment", row -> row.getString(1)));
                 assertThat(phases).containsExactly("serving");
             }
-            assertThat(NodeDeploymentTest.chat("http://127.0.0.121:" + port + "/v1").statusCode()).isEqualTo(200);
+            assertThat(NodeDeploymentTest.chat("http://127.0.0.121:" + port + "/v1", home.resolve("node-keys").resolve("llm-a").resolve("api.key")).statusCode()).isEqualTo(200);
             PackagedApplication.Result stopped = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("stop.log"), "node", "stop", "llm-a", "--accept-new-host-keys");
             assertThat(stopped.exitCode()).as(stopped.output()).isZero();
         }

@@ -80,7 +80,13 @@ class NodeDeploymentTest {
 
     static NodeDeployer.Plan plan(NodeRelease release, int threads) {
         String clusterFile = NodeClusterConfig.render("llm-a", "tensor", ranks, List.of());
-        return new NodeDeployer.Plan("llm-a", "tensor", ranks, release, clusterFile, List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), threads);
+        return new NodeDeployer.Plan("llm-a", "tensor", ranks, release, clusterFile, List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), threads)
+                .withKeys(keys());
+    }
+
+    /** The cluster's keys on the control host, as the service keeps them. */
+    static NodeKeys keys() {
+        return NodeKeys.of(directory.resolve("node-keys"), "llm-a");
     }
 
     static NodeDeployer deployer() {
@@ -105,9 +111,23 @@ class NodeDeploymentTest {
         assertThat(progress).containsEntry("studio-03 model", release.modelSize());
         assertThat(first.endpoint()).isEqualTo("http://" + ranks.getFirst().managementAddress() + ":" + port + "/v1");
 
-        HttpResponse<String> chat = chat(first.endpoint());
+        HttpResponse<String> chat = chat(first.endpoint(), keys().apiKeyFile());
         assertThat(chat.statusCode()).as(chat.body()).isEqualTo(200);
         assertThat(chat.body()).contains("\"chat.completion\"", "\"finish_reason\"");
+        // The endpoint asks for the cluster's key; the keys are on every Mac for the daemon alone, named by path only.
+        assertThat(chat(first.endpoint(), null).statusCode()).isEqualTo(401);
+        String apiKey = Files.readString(keys().apiKeyFile()).strip();
+        String meshKey = Files.readString(keys().meshKeyFile()).strip();
+        for (RankTarget rank : ranks) {
+            var mac = fleet.machine(rank.machine());
+            assertThat(Files.getPosixFilePermissions(mac.resolve(NodeKeys.MESH_KEY_ON_MAC)))
+                    .containsExactlyInAnyOrder(java.nio.file.attribute.PosixFilePermission.OWNER_READ, java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+            assertThat(Files.readString(mac.resolve(NodeKeys.API_KEY_ON_MAC)).strip()).isEqualTo(apiKey);
+            String plist = Files.readString(mac.resolve(NodeLayout.PLIST));
+            assertThat(plist).doesNotContain(apiKey).doesNotContain(meshKey).doesNotContain("0.0.0.0")
+                    .contains("<string>--host</string>\n\t\t<string>" + rank.managementAddress() + "</string>")
+                    .contains("<string>--model-sha256</string>\n\t\t<string>" + release.modelSha256() + "</string>");
+        }
 
         List<NodeRankStatus> before = statuses();
         assertThat(before).allSatisfy(status -> {
@@ -159,7 +179,7 @@ class NodeDeploymentTest {
             resumed = deployer().deploy(run, changed, NodeDeployer.Listener.NONE, NodeDeployer.Journal.NONE);
         }
         assertThat(resumed.switched()).isTrue();
-        assertThat(chat(resumed.endpoint()).statusCode()).isEqualTo(200);
+        assertThat(chat(resumed.endpoint(), keys().apiKeyFile()).statusCode()).isEqualTo(200);
         assertThat(statuses()).allSatisfy(status -> assertThat(status.running()).as(status.toString()).isTrue());
         String plist = Files.readString(fleet.machine("studio-03").resolve(NodeLayout.PLIST));
         assertThat(plist).contains("<string>--threads</string>\n\t\t<string>2</string>");
@@ -245,9 +265,14 @@ class NodeDeploymentTest {
         }
     }
 
-    static HttpResponse<String> chat(String endpoint) throws Exception {
+    /** A chat completion with the bearer key in {@code apiKeyFile}, or none when it is null. */
+    static HttpResponse<String> chat(String endpoint, Path apiKeyFile) throws Exception {
         try (HttpClient client = HttpClient.newHttpClient()) {
-            return client.send(HttpRequest.newBuilder(URI.create(endpoint + "/chat/completions"))
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(endpoint + "/chat/completions"));
+            if (apiKeyFile != null) {
+                request.header("Authorization", "Bearer " + Files.readString(apiKeyFile).strip());
+            }
+            return client.send(request
                     .header("Content-Type", "application/json").timeout(Duration.ofSeconds(120))
                     .POST(HttpRequest.BodyPublishers.ofString("{\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],\"max_tokens\":4,\"temperature\":0}"))
                     .build(), HttpResponse.BodyHandlers.ofString());
