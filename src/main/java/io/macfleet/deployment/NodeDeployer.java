@@ -193,7 +193,7 @@ public final class NodeDeployer {
         journal.phase("switching", "all machines staged; restarting every rank together");
         switchAll(run, plan, listener);
         journal.phase("starting", "waiting for the cluster to form");
-        awaitHealthy(plan);
+        awaitHealthy(run, plan.ranks());
         journal.phase("serving", "serving at " + plan.endpoint());
         return new Outcome(true, staged, plan.endpoint(), "switched " + plan.ranks().size() + " ranks to node " + plan.release().nodeVersion()
                 + " (" + NodeLayout.shortHash(plan.release().nodeSha256()) + ") with model " + plan.release().modelFileName()
@@ -421,10 +421,31 @@ public final class NodeDeployer {
         }
     }
 
-    /** Waits until rank 0's /health says ok (every rank joined), or fails naming what it last said. */
-    public void awaitHealthy(Plan plan) {
-        URI health = URI.create("http://" + plan.coordinator().managementAddress() + ":" + plan.coordinator().httpPort() + "/health");
+    /** Whether rank 0's /health says ok now (every rank joined the cluster), asked once with a short timeout. */
+    static boolean clusterServes(RankTarget coordinator) {
+        URI health = URI.create("http://" + coordinator.managementAddress() + ":" + coordinator.httpPort() + "/health");
+        try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+            HttpResponse<String> response = client.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(3)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 && response.body().contains("\"ok\"");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * Waits until rank 0's /health says ok (every rank joined). Every few seconds it also reads each rank from its
+     * Mac, so a rank that launchd starts again and again ends the wait at once, with the last lines of its log (why
+     * it exits), instead of after the whole timeout; a timeout names each rank that does not run and its log too.
+     */
+    public void awaitHealthy(SshRun run, List<RankTarget> ranks) {
+        RankTarget coordinator = ranks.stream().filter(rank -> rank.rank() == 0).findFirst().orElseThrow();
+        URI health = URI.create("http://" + coordinator.managementAddress() + ":" + coordinator.httpPort() + "/health");
         long deadline = System.nanoTime() + healthTimeout.toNanos();
+        long nextLook = System.nanoTime() + RANK_LOOK_INTERVAL.toNanos();
         String last = "no answer";
         try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
             while (System.nanoTime() < deadline) {
@@ -438,13 +459,47 @@ public final class NodeDeployer {
                 } catch (IOException e) {
                     last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
                 }
+                if (System.nanoTime() >= nextLook) {
+                    nextLook = System.nanoTime() + RANK_LOOK_INTERVAL.toNanos();
+                    List<String> looping = ranksNotRunning(run, ranks, true);
+                    if (!looping.isEmpty()) {
+                        throw new DeployFailedException("the ranks were started but the cluster does not form: " + String.join("; ", looping),
+                                true, null);
+                    }
+                }
                 Thread.sleep(500);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        throw new DeployFailedException("the ranks were restarted but the cluster did not become healthy within " + healthTimeout.toSeconds()
-                + " s: " + health + " last said " + last + " (macfleet node logs MACHINE shows a rank's log)", true, null);
+        List<String> notRunning = ranksNotRunning(run, ranks, false);
+        throw new DeployFailedException("the ranks were started but the cluster did not become healthy within " + healthTimeout.toSeconds()
+                + " s: " + health + " last said " + last + (notRunning.isEmpty() ? "" : "; " + String.join("; ", notRunning))
+                + " (macfleet node logs MACHINE shows a rank's whole log)", true, null);
+    }
+
+    /** How often the wait for the cluster reads the ranks from their Macs. */
+    private static final Duration RANK_LOOK_INTERVAL = Duration.ofSeconds(3);
+
+    /**
+     * Each rank that loops (or, unless {@code loopingOnly}, does not run) as "rank N on MACHINE is STATE (...): LOG", the
+     * log being the last lines of its error log. A Mac that cannot be read now is left out: the wait goes on.
+     */
+    private static List<String> ranksNotRunning(SshRun run, List<RankTarget> ranks, boolean loopingOnly) {
+        Map<String, RankTarget> byMachine = ranks.stream().collect(Collectors.toMap(RankTarget::machine, Function.identity()));
+        List<MachineResult<String>> results = run.onFleet(ranks.stream().map(RankTarget::ssh).toList(), machine -> {
+            RankTarget rank = byMachine.get(machine.target().machine());
+            NodeRankStatus status = status(machine, rank.rank());
+            if (status.error().isPresent() || (loopingOnly ? !status.crashLooping() : status.running())) {
+                return null;
+            }
+            CommandResult tail = machine.execute(Command.reading("tail", "-n", "3", NodeLayout.errorLog()));
+            String log = tail.succeeded() && !tail.stdout().isBlank() ? tail.stdout().strip().replaceAll("\\s*\\n\\s*", " | ") : "its log is empty";
+            return "rank " + rank.rank() + " on " + rank.machine() + " is " + status.state()
+                    + status.runs().stream().mapToObj(runs -> " (" + runs + " runs, last exit " + NodeCommand.lastExit(status.launchd().lastExit()) + ")").findFirst().orElse("")
+                    + ", its log says: " + log;
+        });
+        return results.stream().filter(MachineResult::succeeded).map(MachineResult::value).filter(java.util.Objects::nonNull).toList();
     }
 
     private static void failOn(List<MachineResult<Object>> results, String what) {

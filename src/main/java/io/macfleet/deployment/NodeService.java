@@ -268,7 +268,8 @@ public class NodeService {
                         LaunchdService.notLoaded(), Optional.empty(), Optional.empty(), Optional.empty(),
                         Optional.of(NodeDeployer.message(result.error()))));
             }
-            return statuses;
+            RankTarget coordinator = ranks.stream().filter(rank -> rank.rank() == 0).findFirst().orElseThrow();
+            return NodeDeployer.clusterServes(coordinator) ? statuses.stream().map(NodeRankStatus::servingCluster).toList() : statuses;
         }
     }
 
@@ -302,6 +303,16 @@ public class NodeService {
                 lines.add(result.machine() + ": " + (result.succeeded() ? action.name().toLowerCase(java.util.Locale.ROOT) + " done"
                         : NodeDeployer.message(result.error())));
                 failed |= !result.succeeded();
+            }
+            if (!failed && action != Action.STOP) {
+                // Done when the cluster answers, not when launchd took the order: a rank that cannot start says why.
+                try {
+                    new NodeDeployer(healthTimeout).awaitHealthy(run, ranks);
+                    lines.add("serving at http://" + ranks.getFirst().managementAddress() + ":" + ranks.getFirst().httpPort() + "/v1");
+                } catch (NodeDeployer.DeployFailedException notServing) {
+                    lines.add("not serving: " + notServing.getMessage());
+                    failed = true;
+                }
             }
             record(settings.actor(), clusterName, "node." + action.name().toLowerCase(java.util.Locale.ROOT), String.join("; ", lines),
                     failed ? AuditEvent.Outcome.FAILURE : AuditEvent.Outcome.SUCCESS);

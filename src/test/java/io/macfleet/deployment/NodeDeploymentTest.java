@@ -257,6 +257,30 @@ class NodeDeploymentTest {
         assertThat(fleet.machine("studio-01").resolve(verified.remotePath())).doesNotExist();
     }
 
+    @Test
+    @Order(6)
+    void aRankThatKeepsExitingEndsTheWaitAtOnceWithWhyFromItsLog() throws Exception {
+        NodeRelease next = NodeRelease.of(NodeJars.nodeJar(), NodeJars.tinyModel(directory, 10));
+        fleet.machine("studio-03").faults().crashLoopingDaemons.add(NodeLayout.LABEL);
+        try (SshRun run = transport.openRun()) {
+            long started = System.nanoTime();
+            // The wait would last 240 s; a rank that launchd starts again and again ends it as soon as it is seen.
+            assertThatThrownBy(() -> deployer().deploy(run, plan(next, 2), NodeDeployer.Listener.NONE, NodeDeployer.Journal.NONE))
+                    .isInstanceOf(NodeDeployer.DeployFailedException.class)
+                    .hasMessageContaining("the cluster does not form: rank 2 on studio-03 is crash-looping (")
+                    .hasMessageContaining("last exit 1")
+                    // The last lines of the rank's log, newest last: why it exits.
+                    .hasMessageContaining(", its log says: ")
+                    .hasMessageEndingWith("| simulated crash");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(120));
+            NodeRankStatus looping = statuses().get(2);
+            assertThat(looping.state()).isEqualTo("crash-looping");
+            assertThat(looping.running()).isFalse();
+        } finally {
+            fleet.machine("studio-03").faults().crashLoopingDaemons.clear();
+        }
+    }
+
     static List<NodeRankStatus> statuses() {
         try (SshRun run = transport.openRun()) {
             return run.onFleet(ranks.stream().map(RankTarget::ssh).toList(),
