@@ -7,5 +7,16 @@ package io.macfleet.mdm;
  * device twice.
  */
 public enum Change {
-    CHANGED, UNCHANGED
+    CHANGED, UNCHANGED,
+    /**
+     * Stored and the sync command queued, but the server could not push (NanoHUB answers 500 with a push error, e.g.
+     * an expired or missing push certificate). The device gets the change at its next check-in; writing it again is
+     * {@link #UNCHANGED}, so nothing is queued twice.
+     */
+    CHANGED_PUSH_FAILED;
+
+    /** Whether the server now holds something it did not hold before. */
+    public boolean changed() {
+        return this != UNCHANGED;
+    }
 }

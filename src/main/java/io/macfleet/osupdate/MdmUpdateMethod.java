@@ -69,6 +69,11 @@ public class MdmUpdateMethod implements UpdateMethod {
         return "mdm";
     }
 
+    /** A change the server stored and queued but could not push: the Mac gets it at its next check-in; never sent again. */
+    private static String pushNote(Change change) {
+        return change == Change.CHANGED_PUSH_FAILED ? " (queued, push failed: the MDM server could not send the push; see its log)" : "";
+    }
+
     @Override
     public PreflightResult preflight(Machine machine, OsUpdateTarget target) {
         List<PreflightFinding> findings = new ArrayList<>();
@@ -149,13 +154,13 @@ public class MdmUpdateMethod implements UpdateMethod {
             var declarations = DeclarativeOsUpdates.declarations(cluster, target);
             String set = DeclarativeOsUpdates.setName(cluster);
             for (int index = 0; index < declarations.size(); index++) {
-                actions.add(new StartResult.Action("declaration", declarations.get(index).identifier(), changes.get(index) == Change.CHANGED));
+                actions.add(new StartResult.Action("declaration", declarations.get(index).identifier() + pushNote(changes.get(index)), changes.get(index).changed()));
             }
             for (int index = 0; index < declarations.size(); index++) {
-                actions.add(new StartResult.Action("set-declaration", set + " <- " + declarations.get(index).identifier(),
-                        changes.get(declarations.size() + index) == Change.CHANGED));
+                Change change = changes.get(declarations.size() + index);
+                actions.add(new StartResult.Action("set-declaration", set + " <- " + declarations.get(index).identifier() + pushNote(change), change.changed()));
             }
-            actions.add(new StartResult.Action("enrollment-set", machine.mdmEnrollmentId() + " <- " + set, changes.getLast() == Change.CHANGED));
+            actions.add(new StartResult.Action("enrollment-set", machine.mdmEnrollmentId() + " <- " + set + pushNote(changes.getLast()), changes.getLast().changed()));
             return StartResult.started(machine.name(), actions);
         } catch (MdmServerException e) {
             return StartResult.failed(machine.name(), actions, e.getMessage());
