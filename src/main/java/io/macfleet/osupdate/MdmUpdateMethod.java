@@ -178,6 +178,12 @@ public class MdmUpdateMethod implements UpdateMethod {
         }
         Optional<String> version = status.osVersion();
         Optional<String> build = status.buildVersion();
+        if (version.isEmpty() && status.installState().isEmpty()) {
+            // Every Mac reports its OS version in its first status report: nothing at all means the server no longer
+            // (or never) knows this enrollment, e.g. its storage was reset. The phase deadline ends the wait.
+            return UpdateProgress.unknown("the MDM server has no status report from enrollment " + machine.mdmEnrollmentId()
+                    + ": the Mac is not enrolled (any more) or never checked in; see `macfleet mdm status " + machine.name() + "`");
+        }
         if (version.equals(Optional.of(target.osVersion()))) {
             if (target.buildVersion().isEmpty() || target.buildVersion().equals(build)) {
                 return new UpdateProgress(UpdateProgress.Phase.DONE, version, build, Optional.empty(), "on " + target.osVersion() + build.map(b -> " (" + b + ")").orElse(""));

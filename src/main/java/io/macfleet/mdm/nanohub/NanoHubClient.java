@@ -48,15 +48,20 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Status items: KMFDDM extracts values only under {@code .StatusItems.management.} and
  * {@code .StatusItems.device.} ({@code ddm/status.go}, {@code RegisterStatusHandlers}); {@code softwareupdate.*}
- * items stay in the raw status reports, which are incremental. {@link #softwareUpdateStatus} therefore walks the
- * newest reports back until it has each item, and reads the OS version from the extracted values.
+ * items stay in the raw status reports, which are incremental. {@link #softwareUpdateStatus} therefore pages back
+ * through the reports, newest first, until it has each item or the reports end, and reads the OS version from the extracted values.
  *
  * <p>Every request is bounded by one deadline covering connect, headers and body, so a hung server costs that much
  * once.
  */
 public final class NanoHubClient implements DeclarativeManagement, AutoCloseable {
-    /** How many raw status reports {@link #softwareUpdateStatus} reads back at most (newest first). */
-    static final int STATUS_REPORTS_SCANNED = 16;
+    /**
+     * How many raw status reports {@link #softwareUpdateStatus} pages back at most (newest first) until it has every
+     * item. Reports are incremental, so a quiet Mac's install-state can sit far back: a fixed window of 16 read it as
+     * "not reported" once other items had changed 16 times. This bound only stops a runaway on a server that never
+     * says "no more".
+     */
+    static final int STATUS_REPORTS_SCANNED = 10_000;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String USER = "nanohub";
 
@@ -484,8 +489,13 @@ public final class NanoHubClient implements DeclarativeManagement, AutoCloseable
         }
     }
 
+    /**
+     * "No report at this index" as each storage says it: KMFDDM's handler answers 404 only when a storage returns
+     * nothing; the file (kv) storage answers 500 "key not found" (no report yet) or "index out of range: too high", and
+     * the MySQL storage 500 "sql: no rows in result set" (both observed against the real NanoHUB, RealNanoHubFailuresTest).
+     */
     private static boolean reportOutOfRange(String body) {
-        return body.contains("out of range") || body.contains("not found");
+        return body.contains("out of range") || body.contains("not found") || body.contains("no rows in result set");
     }
 
     private static String segment(String value) {

@@ -77,6 +77,9 @@ public final class CheckInDevices implements MdmDevices, AutoCloseable {
                 device.tick();
                 lastErrors.remove(enrollmentId);
             } catch (RuntimeException e) {
+                if (ticks.isShutdown()) {
+                    return;
+                }
                 if (!String.valueOf(e.getMessage()).equals(lastErrors.put(enrollmentId, String.valueOf(e.getMessage())))) {
                     System.err.println("simulated MDM client " + enrollmentId + ": " + e.getMessage());
                 }
@@ -112,6 +115,18 @@ public final class CheckInDevices implements MdmDevices, AutoCloseable {
     public List<String> deliveries(String enrollmentId) {
         CheckInChannel channel = channels.get(enrollmentId);
         return channel == null ? List.of() : channel.fetches();
+    }
+
+    /**
+     * Sends one more status report from a device, as a Mac does whenever any subscribed item changes (tests: many
+     * reports that do not carry the software-update items).
+     */
+    public void report(String enrollmentId, com.fasterxml.jackson.databind.node.ObjectNode report) {
+        CheckInChannel channel = channels.get(enrollmentId);
+        if (channel == null) {
+            throw new IllegalArgumentException("no simulated device enrolled as " + enrollmentId);
+        }
+        channel.report(report);
     }
 
     /** The newest failure of a device's check-in, if its last one failed (for test messages). */

@@ -108,6 +108,11 @@ public final class NanoHubProcess implements AutoCloseable {
         return url.resolve("/checkin");
     }
 
+    /** The server's process id (tests stop and continue it to make a server that does not answer). */
+    public long pid() {
+        return process.pid();
+    }
+
     public boolean alive() {
         return process.isAlive();
     }

@@ -49,6 +49,11 @@ public final class RealNanoHub implements AutoCloseable {
         return found.get();
     }
 
+    /** NanoHUB's source tree beside the binary ({@code ../src}), whose vendored MySQL schemas the MySQL tests load. */
+    public static Path source() {
+        return binary().getParent().getParent().resolve("src");
+    }
+
     /** NanoHUB with {@code storage} ({@code file}, or {@code mysql} with {@code dsn}) and devices ticking at {@code timings}. */
     public static RealNanoHub start(Path directory, String storage, String dsn, UpdateTimings timings) throws IOException {
         Path binary = binary();
