@@ -4,21 +4,20 @@ import io.macfleet.facts.FactsService;
 import io.macfleet.facts.MachineFacts;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.Machine;
-import io.macfleet.inventory.MdmServer;
 import io.macfleet.mdm.Change;
 import io.macfleet.mdm.DeclarativeManagement;
 import io.macfleet.mdm.DeclarativeOsUpdates;
 import io.macfleet.mdm.EnrollmentState;
+import io.macfleet.mdm.MdmAdapters;
+import io.macfleet.mdm.MdmConnection;
 import io.macfleet.mdm.MdmServerException;
 import io.macfleet.mdm.OsUpdateTarget;
 import io.macfleet.mdm.SoftwareUpdateStatus;
 import io.macfleet.mdm.SoftwareUpdateStatus.InstallState;
-import io.macfleet.mdm.nanohub.NanoHubClient;
 import io.macfleet.ssh.MachineResult;
 import io.macfleet.ssh.SshSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,31 +36,29 @@ public class MdmUpdateMethod implements UpdateMethod {
     /** Our margin for a minor update's download and preparation, not a number Apple publishes. */
     static final long MINIMUM_FREE_DISK_BYTES = 20L << 30;
 
-    private final Supplier<Optional<DeclarativeManagement>> server;
+    private final Supplier<Optional<MdmConnection>> server;
     private final FactsService facts;
     private final SshSettings ssh;
 
     @Inject
     public MdmUpdateMethod(DesiredStateStore desiredState, FactsService facts) {
-        this(() -> desiredState.mdm().map(MdmUpdateMethod::client), facts, SshSettings.defaults("os-update"));
+        this(() -> desiredState.mdm().map(mdm -> MdmAdapters.connect(mdm, Duration.ofSeconds(20))), facts, SshSettings.defaults("os-update"));
     }
 
     /** Wired by hand (tests and tools). */
     public MdmUpdateMethod(DeclarativeManagement server, FactsService facts, SshSettings ssh) {
+        this(MdmConnection.declarative(server), facts, ssh);
+    }
+
+    /** Wired by hand with any kind of MDM connection. */
+    public MdmUpdateMethod(MdmConnection server, FactsService facts, SshSettings ssh) {
         this(() -> Optional.of(server), facts, ssh);
     }
 
-    private MdmUpdateMethod(Supplier<Optional<DeclarativeManagement>> server, FactsService facts, SshSettings ssh) {
+    private MdmUpdateMethod(Supplier<Optional<MdmConnection>> server, FactsService facts, SshSettings ssh) {
         this.server = server;
         this.facts = facts;
         this.ssh = ssh;
-    }
-
-    private static DeclarativeManagement client(MdmServer mdm) {
-        if (mdm.apiToken() == null) {
-            throw new IllegalArgumentException("the inventory's mdm: section has no apiToken (a secret reference such as env:MACFLEET_NANOHUB_API_KEY)");
-        }
-        return new NanoHubClient(URI.create(mdm.url()), mdm.apiToken(), Duration.ofSeconds(20));
     }
 
     @Override
@@ -78,7 +75,7 @@ public class MdmUpdateMethod implements UpdateMethod {
     public PreflightResult preflight(Machine machine, OsUpdateTarget target) {
         List<PreflightFinding> findings = new ArrayList<>();
         String name = machine.name();
-        Optional<DeclarativeManagement> mdm;
+        Optional<MdmConnection> mdm;
         try {
             mdm = server.get();
         } catch (RuntimeException e) {
@@ -145,12 +142,18 @@ public class MdmUpdateMethod implements UpdateMethod {
 
     @Override
     public StartResult start(Machine machine, OsUpdateTarget target) {
-        DeclarativeManagement mdm = server.get().orElseThrow(() -> new IllegalStateException("the applied inventory has no mdm: section"));
+        MdmConnection mdm = server.get().orElseThrow(() -> new IllegalStateException("the applied inventory has no mdm: section"));
         String cluster = machine.cluster() == null ? machine.name() : machine.cluster();
         List<StartResult.Action> actions = new ArrayList<>();
         try {
+            List<Change> changes = mdm.enforce(cluster, target, List.of(machine.mdmEnrollmentId()));
+            if (mdm.declarative().isEmpty()) {
+                // A server that takes a target, not declarations (Fleet, Jamf): one action.
+                actions.add(new StartResult.Action("enforcement", cluster + " <- " + target.osVersion() + target.buildVersion().map(b -> " (" + b + ")").orElse("")
+                        + pushNote(changes.isEmpty() ? Change.UNCHANGED : changes.getLast()), changes.stream().anyMatch(Change::changed)));
+                return StartResult.started(machine.name(), actions);
+            }
             // The same calls in the same order as DeclarativeOsUpdates.enforce: 4 declarations, 4 set members, 1 assignment.
-            List<Change> changes = new DeclarativeOsUpdates(mdm).enforce(cluster, target, List.of(machine.mdmEnrollmentId()));
             var declarations = DeclarativeOsUpdates.declarations(cluster, target);
             String set = DeclarativeOsUpdates.setName(cluster);
             for (int index = 0; index < declarations.size(); index++) {
@@ -171,8 +174,8 @@ public class MdmUpdateMethod implements UpdateMethod {
     public UpdateProgress progress(Machine machine, OsUpdateTarget target) {
         SoftwareUpdateStatus status;
         try {
-            DeclarativeManagement mdm = server.get().orElseThrow(() -> new IllegalStateException("the applied inventory has no mdm: section"));
-            status = mdm.softwareUpdateStatus(machine.mdmEnrollmentId());
+            MdmConnection mdm = server.get().orElseThrow(() -> new IllegalStateException("the applied inventory has no mdm: section"));
+            status = mdm.status(List.of(machine.mdmEnrollmentId())).getFirst();
         } catch (MdmServerException | IllegalStateException e) {
             return UpdateProgress.unknown(e.getMessage());
         }
