@@ -114,9 +114,18 @@ public class MdmUpdateMethod implements UpdateMethod {
             MachineFacts observed = gathered.value();
             version = Optional.ofNullable(observed.macosVersion());
             build = Optional.ofNullable(observed.macosBuild());
+            if (observed.read(io.macfleet.facts.FactsGatherer.BOOTSTRAP_TOKEN_FACT) && !observed.bootstrapTokenSupportedOnServer()) {
+                // "Bootstrap Token supported on server: NO": the Mac has no MDM server that takes a token, so it is not
+                // enrolled. That is the blocker to name; a bootstrap-token finding would send the operator to a playbook
+                // that cannot apply.
+                findings.add(new PreflightFinding(name, PreflightFinding.Check.ENROLLED,
+                        "the Mac is not enrolled in MDM (profiles status -type bootstraptoken: \"Bootstrap Token supported on server: NO\")",
+                        "enroll " + name + " in the MDM server (Automated Device Enrollment, supervised); `macfleet mdm status " + name
+                                + "` shows both sides; then plan again"));
+            }
             boolean escrowed = serverToken == EnrollmentState.BootstrapToken.ESCROWED
                     || (serverToken == EnrollmentState.BootstrapToken.NOT_EXPOSED_BY_SERVER && observed.bootstrapTokenEscrowed());
-            if (!escrowed) {
+            if (!escrowed && (observed.bootstrapTokenSupportedOnServer() || !observed.read(io.macfleet.facts.FactsGatherer.BOOTSTRAP_TOKEN_FACT))) {
                 boolean unknown = serverToken == EnrollmentState.BootstrapToken.NOT_EXPOSED_BY_SERVER
                         && !observed.read(io.macfleet.facts.FactsGatherer.BOOTSTRAP_TOKEN_FACT);
                 findings.add(new PreflightFinding(name, PreflightFinding.Check.BOOTSTRAP_TOKEN, unknown
