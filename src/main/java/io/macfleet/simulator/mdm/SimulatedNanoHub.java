@@ -379,7 +379,8 @@ public final class SimulatedNanoHub implements MdmDevices, AutoCloseable {
                 }
                 int count = store.reportCount(id);
                 if (count == 0) {
-                    return Answer.error(404, "status report not found");
+                    // As the real NanoHUB with file storage answers (observed, RealNanoHubFailuresTest): a 500, not a 404.
+                    return Answer.error(500, "getting rs." + id + ".0.raw: key not found: rs." + id + ".0.raw");
                 }
                 Optional<DdmStore.StoredReport> report = store.report(id, index);
                 if (report.isEmpty()) {
