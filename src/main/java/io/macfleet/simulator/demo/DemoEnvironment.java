@@ -269,6 +269,10 @@ public final class DemoEnvironment implements AutoCloseable {
                 + cables + " Thunderbolt 5 cables plugged as at start";
     }
 
+    private String mdmServerName() {
+        return options.nanoHub() == null ? "the simulated MDM server" : "the real NanoHUB (" + options.nanoHub() + ")";
+    }
+
     private int clusterCount() {
         return (fleet.machines().size() + CLUSTER_SIZE - 1) / CLUSTER_SIZE;
     }
@@ -332,7 +336,7 @@ public final class DemoEnvironment implements AutoCloseable {
         out.append("  macfleet demo recovery studio-02 reboot\n");
         if (mainJobFollows) {
             out.append("\nNext, macfleet's main job on ").append(CLUSTER).append(": provision it (the demo plays the person at each Mac's Recovery")
-                    .append(" Terminal), update macOS to ").append(TARGET_MACOS).append(" through the simulated MDM server, deploy the inference node.\n");
+                    .append(" Terminal), update macOS to ").append(TARGET_MACOS).append(" through ").append(mdmServerName()).append(", deploy the inference node.\n");
             out.append("To do those steps yourself, as on real Macs: `macfleet demo reset` (every Mac as delivered again), then\n");
             out.append("  MACFLEET_HOME=").append(options.directory().toAbsolutePath()).append(" macfleet provision ").append(CLUSTER)
                     .append("   and   macfleet os-update apply ").append(CLUSTER).append(" --to ").append(TARGET_MACOS).append(" --build ")
@@ -345,7 +349,7 @@ public final class DemoEnvironment implements AutoCloseable {
         out.append("or from the web console: Clusters > ").append(CLUSTER).append(" > Provision ").append(CLUSTER)
                 .append("; the run's page shows each Mac's Recovery walkthrough with \"Done, verify now\"\n");
         out.append("\nThen take the cluster from macOS ").append(DEMO_MACOS).append(" to ").append(TARGET_MACOS)
-                .append(" in lockstep through the simulated MDM server (drain, update all four, verify, undrain):\n");
+                .append(" in lockstep through ").append(mdmServerName()).append(" (drain, update all four, verify, undrain):\n");
         out.append("  MACFLEET_HOME=").append(options.directory().toAbsolutePath()).append(" macfleet os-update apply ").append(CLUSTER)
                 .append(" --to ").append(TARGET_MACOS).append(" --build ").append(MacosRelease.of(TARGET_MACOS).build()).append(" --yes\n");
         out.append("\nStop with Ctrl-C.\n");
