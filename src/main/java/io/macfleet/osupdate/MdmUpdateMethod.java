@@ -68,7 +68,7 @@ public class MdmUpdateMethod implements UpdateMethod {
 
     /** A change the server stored and queued but could not push: the Mac gets it at its next check-in; never sent again. */
     private static String pushNote(Change change) {
-        return change == Change.CHANGED_PUSH_FAILED ? " (queued, push failed: the MDM server could not send the push; see its log)" : "";
+        return change.pushNote().map(note -> " (" + note + ")").orElse("");
     }
 
     @Override

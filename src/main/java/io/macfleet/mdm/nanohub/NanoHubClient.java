@@ -401,7 +401,7 @@ public final class NanoHubClient implements DeclarativeManagement, AutoCloseable
             case 500 -> {
                 String error = errorText(reply.body());
                 if (error.contains("push error")) {
-                    yield Change.CHANGED_PUSH_FAILED;
+                    yield Change.pushFailed(error.replaceFirst("^: ", ""));
                 }
                 throw statusProblem(reply);
             }

@@ -156,7 +156,8 @@ class RealNanoHubFailuresTest {
         // KMFDDM: the assignment is stored and its DeclarativeManagement command queued, then the push fails (500).
         OsUpdateTarget target = new OsUpdateTarget("26.2", Optional.of("25C56"), LocalDateTime.now().plusHours(1));
         List<Change> first = new DeclarativeOsUpdates(client).enforce("llm-a", target, List.of(id));
-        assertThat(first.getLast()).isEqualTo(Change.CHANGED_PUSH_FAILED);
+        assertThat(first.getLast().kind()).isEqualTo(Change.Kind.CHANGED_PUSH_FAILED);
+        assertThat(first.getLast().pushNote()).hasValueSatisfying(note -> assertThat(note).startsWith("queued, push failed: ").contains("push"));
         await("the Mac syncs the four declarations", () -> hub.devices.deliveries(id).size() == 4);
         long syncCommands = syncCommands(id);
 
