@@ -69,6 +69,11 @@ class RealNanoHubFailuresTest {
         if (mariaDb != null) {
             mariaDb.close();
         }
+        if (directory != null) {
+            try (var files = Files.walk(directory)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
     }
 
     @AfterEach
