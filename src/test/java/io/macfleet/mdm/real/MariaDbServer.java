@@ -67,18 +67,22 @@ public final class MariaDbServer implements AutoCloseable {
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("server.out").toFile())).start();
         MariaDbServer server = new MariaDbServer(process, directory, port);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < end) {
-            if (!process.isAlive()) {
-                throw new IOException("mariadbd exited with " + process.exitValue() + ": " + server.errorLog());
+        try {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < end) {
+                if (!process.isAlive()) {
+                    throw new IOException("mariadbd exited with " + process.exitValue() + ": " + server.errorLog());
+                }
+                if (server.sql(null, "SELECT 1").exit == 0) {
+                    return server;
+                }
+                Thread.sleep(200);
             }
-            if (server.sql(null, "SELECT 1").exit == 0) {
-                return server;
-            }
-            Thread.sleep(200);
+            throw new IOException("mariadbd did not answer within 60 s: " + server.errorLog());
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            server.close();
+            throw e;
         }
-        server.close();
-        throw new IOException("mariadbd did not answer within 60 s: " + server.errorLog());
     }
 
     /**
@@ -102,8 +106,11 @@ public final class MariaDbServer implements AutoCloseable {
             command.add(database);
         }
         Process client = new ProcessBuilder(command).redirectErrorStream(true).start();
-        client.getOutputStream().write(statements.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        client.getOutputStream().close();
+        try (var input = client.getOutputStream()) {
+            input.write(statements.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            // The client exits at once while the server is not up yet (broken pipe): its exit code and output say why.
+        }
         String output = new String(client.getInputStream().readAllBytes());
         if (!client.waitFor(60, TimeUnit.SECONDS)) {
             client.destroyForcibly();
