@@ -53,6 +53,10 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--scenario", description = "YAML scenario file: extra cables and faults to apply at start.")
     Path scenario;
 
+    @Option(names = "--nanohub", paramLabel = "PATH", description = "A real NanoHUB binary (micromdm/nanohub) to enroll the Macs in, "
+            + "instead of the simulated NanoHUB: started on 127.0.0.1 with file storage under the demo directory.")
+    Path nanoHub;
+
     @Inject
     DesiredStateStore desiredState;
 
@@ -110,7 +114,7 @@ public class DemoCommand implements Callable<Integer> {
         Path dir = directory != null ? directory.toAbsolutePath() : defaultDirectory();
         DemoEnvironment demo;
         try {
-            demo = DemoEnvironment.start(new DemoEnvironment.Options(dir, machines, baseAddress, sshPort, Duration.ofSeconds(rebootSeconds), scenario));
+            demo = DemoEnvironment.start(new DemoEnvironment.Options(dir, machines, baseAddress, sshPort, Duration.ofSeconds(rebootSeconds), scenario, nanoHub));
         } catch (IllegalArgumentException e) {
             System.err.println("macfleet demo: " + e.getMessage());
             return ExitCodes.USAGE;

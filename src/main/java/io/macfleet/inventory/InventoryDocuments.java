@@ -75,6 +75,7 @@ public final class InventoryDocuments {
 
     static Map<String, Object> of(MdmServer mdm) {
         Map<String, Object> document = new LinkedHashMap<>();
+        document.put("kind", mdm.kind());
         document.put("url", mdm.url());
         putIfPresent(document, "apiToken", mdm.apiToken() == null ? null : mdm.apiToken().toString());
         return document;
@@ -148,7 +149,7 @@ public final class InventoryDocuments {
     }
 
     static MdmServer mdm(JsonNode document) {
-        return new MdmServer(document.path("url").asText(), secret(document.path("apiToken"), "the MDM server", "apiToken"));
+        return new MdmServer(document.path("kind").asText(MdmServer.DEFAULT_KIND), document.path("url").asText(), secret(document.path("apiToken"), "the MDM server", "apiToken"));
     }
 
     private static String text(JsonNode node, String field) {

@@ -185,7 +185,7 @@ public final class InventoryLoader {
                 return new LoadResult(null, errors);
             }
             MdmServer mdmServer = mdm == null ? null
-                    : new MdmServer(mdm.node().path("url").asText(), secret(mdm.node().path("apiToken")));
+                    : new MdmServer(mdm.node().path("kind").asText(MdmServer.DEFAULT_KIND), mdm.node().path("url").asText(), secret(mdm.node().path("apiToken")));
             return new LoadResult(new Inventory(
                     clusters.stream().sorted(Comparator.comparing(Cluster::name)).toList(),
                     machines.stream().sorted(Comparator.comparing(Machine::name)).toList(),

@@ -16,5 +16,11 @@ public record EnqueueResult(String commandUuid, String requestType, List<PerEnro
         public boolean queued() {
             return enqueueError.isEmpty();
         }
+
+        /** "queued", "queued, push failed: WHY" or "not queued: WHY". */
+        public String describe() {
+            return enqueueError.map(error -> "not queued: " + error)
+                    .orElseGet(() -> pushError.map(error -> "queued, push failed: " + error).orElse("queued"));
+        }
     }
 }

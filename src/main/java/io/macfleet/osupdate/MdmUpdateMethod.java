@@ -4,21 +4,20 @@ import io.macfleet.facts.FactsService;
 import io.macfleet.facts.MachineFacts;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.Machine;
-import io.macfleet.inventory.MdmServer;
 import io.macfleet.mdm.Change;
 import io.macfleet.mdm.DeclarativeManagement;
 import io.macfleet.mdm.DeclarativeOsUpdates;
 import io.macfleet.mdm.EnrollmentState;
+import io.macfleet.mdm.MdmAdapters;
+import io.macfleet.mdm.MdmConnection;
 import io.macfleet.mdm.MdmServerException;
 import io.macfleet.mdm.OsUpdateTarget;
 import io.macfleet.mdm.SoftwareUpdateStatus;
 import io.macfleet.mdm.SoftwareUpdateStatus.InstallState;
-import io.macfleet.mdm.nanohub.NanoHubClient;
 import io.macfleet.ssh.MachineResult;
 import io.macfleet.ssh.SshSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,31 +36,29 @@ public class MdmUpdateMethod implements UpdateMethod {
     /** Our margin for a minor update's download and preparation, not a number Apple publishes. */
     static final long MINIMUM_FREE_DISK_BYTES = 20L << 30;
 
-    private final Supplier<Optional<DeclarativeManagement>> server;
+    private final Supplier<Optional<MdmConnection>> server;
     private final FactsService facts;
     private final SshSettings ssh;
 
     @Inject
     public MdmUpdateMethod(DesiredStateStore desiredState, FactsService facts) {
-        this(() -> desiredState.mdm().map(MdmUpdateMethod::client), facts, SshSettings.defaults("os-update"));
+        this(() -> desiredState.mdm().map(mdm -> MdmAdapters.connect(mdm, Duration.ofSeconds(20))), facts, SshSettings.defaults("os-update"));
     }
 
     /** Wired by hand (tests and tools). */
     public MdmUpdateMethod(DeclarativeManagement server, FactsService facts, SshSettings ssh) {
+        this(MdmConnection.declarative(server), facts, ssh);
+    }
+
+    /** Wired by hand with any kind of MDM connection. */
+    public MdmUpdateMethod(MdmConnection server, FactsService facts, SshSettings ssh) {
         this(() -> Optional.of(server), facts, ssh);
     }
 
-    private MdmUpdateMethod(Supplier<Optional<DeclarativeManagement>> server, FactsService facts, SshSettings ssh) {
+    private MdmUpdateMethod(Supplier<Optional<MdmConnection>> server, FactsService facts, SshSettings ssh) {
         this.server = server;
         this.facts = facts;
         this.ssh = ssh;
-    }
-
-    private static DeclarativeManagement client(MdmServer mdm) {
-        if (mdm.apiToken() == null) {
-            throw new IllegalArgumentException("the inventory's mdm: section has no apiToken (a secret reference such as env:MACFLEET_NANOHUB_API_KEY)");
-        }
-        return new NanoHubClient(URI.create(mdm.url()), mdm.apiToken(), Duration.ofSeconds(20));
     }
 
     @Override
@@ -69,11 +66,16 @@ public class MdmUpdateMethod implements UpdateMethod {
         return "mdm";
     }
 
+    /** A change the server stored and queued but could not push: the Mac gets it at its next check-in; never sent again. */
+    private static String pushNote(Change change) {
+        return change.pushNote().map(note -> " (" + note + ")").orElse("");
+    }
+
     @Override
     public PreflightResult preflight(Machine machine, OsUpdateTarget target) {
         List<PreflightFinding> findings = new ArrayList<>();
         String name = machine.name();
-        Optional<DeclarativeManagement> mdm;
+        Optional<MdmConnection> mdm;
         try {
             mdm = server.get();
         } catch (RuntimeException e) {
@@ -112,9 +114,18 @@ public class MdmUpdateMethod implements UpdateMethod {
             MachineFacts observed = gathered.value();
             version = Optional.ofNullable(observed.macosVersion());
             build = Optional.ofNullable(observed.macosBuild());
+            if (observed.read(io.macfleet.facts.FactsGatherer.BOOTSTRAP_TOKEN_FACT) && !observed.bootstrapTokenSupportedOnServer()) {
+                // "Bootstrap Token supported on server: NO": the Mac has no MDM server that takes a token, so it is not
+                // enrolled. That is the blocker to name; a bootstrap-token finding would send the operator to a playbook
+                // that cannot apply.
+                findings.add(new PreflightFinding(name, PreflightFinding.Check.ENROLLED,
+                        "the Mac is not enrolled in MDM (profiles status -type bootstraptoken: \"Bootstrap Token supported on server: NO\")",
+                        "enroll " + name + " in the MDM server (Automated Device Enrollment, supervised); `macfleet mdm status " + name
+                                + "` shows both sides; then plan again"));
+            }
             boolean escrowed = serverToken == EnrollmentState.BootstrapToken.ESCROWED
                     || (serverToken == EnrollmentState.BootstrapToken.NOT_EXPOSED_BY_SERVER && observed.bootstrapTokenEscrowed());
-            if (!escrowed) {
+            if (!escrowed && (observed.bootstrapTokenSupportedOnServer() || !observed.read(io.macfleet.facts.FactsGatherer.BOOTSTRAP_TOKEN_FACT))) {
                 boolean unknown = serverToken == EnrollmentState.BootstrapToken.NOT_EXPOSED_BY_SERVER
                         && !observed.read(io.macfleet.facts.FactsGatherer.BOOTSTRAP_TOKEN_FACT);
                 findings.add(new PreflightFinding(name, PreflightFinding.Check.BOOTSTRAP_TOKEN, unknown
@@ -140,22 +151,28 @@ public class MdmUpdateMethod implements UpdateMethod {
 
     @Override
     public StartResult start(Machine machine, OsUpdateTarget target) {
-        DeclarativeManagement mdm = server.get().orElseThrow(() -> new IllegalStateException("the applied inventory has no mdm: section"));
+        MdmConnection mdm = server.get().orElseThrow(() -> new IllegalStateException("the applied inventory has no mdm: section"));
         String cluster = machine.cluster() == null ? machine.name() : machine.cluster();
         List<StartResult.Action> actions = new ArrayList<>();
         try {
+            List<Change> changes = mdm.enforce(cluster, target, List.of(machine.mdmEnrollmentId()));
+            if (mdm.declarative().isEmpty()) {
+                // A server that takes a target, not declarations (Fleet, Jamf): one action.
+                actions.add(new StartResult.Action("enforcement", cluster + " <- " + target.osVersion() + target.buildVersion().map(b -> " (" + b + ")").orElse("")
+                        + pushNote(changes.isEmpty() ? Change.UNCHANGED : changes.getLast()), changes.stream().anyMatch(Change::changed)));
+                return StartResult.started(machine.name(), actions);
+            }
             // The same calls in the same order as DeclarativeOsUpdates.enforce: 4 declarations, 4 set members, 1 assignment.
-            List<Change> changes = new DeclarativeOsUpdates(mdm).enforce(cluster, target, List.of(machine.mdmEnrollmentId()));
             var declarations = DeclarativeOsUpdates.declarations(cluster, target);
             String set = DeclarativeOsUpdates.setName(cluster);
             for (int index = 0; index < declarations.size(); index++) {
-                actions.add(new StartResult.Action("declaration", declarations.get(index).identifier(), changes.get(index) == Change.CHANGED));
+                actions.add(new StartResult.Action("declaration", declarations.get(index).identifier() + pushNote(changes.get(index)), changes.get(index).changed()));
             }
             for (int index = 0; index < declarations.size(); index++) {
-                actions.add(new StartResult.Action("set-declaration", set + " <- " + declarations.get(index).identifier(),
-                        changes.get(declarations.size() + index) == Change.CHANGED));
+                Change change = changes.get(declarations.size() + index);
+                actions.add(new StartResult.Action("set-declaration", set + " <- " + declarations.get(index).identifier() + pushNote(change), change.changed()));
             }
-            actions.add(new StartResult.Action("enrollment-set", machine.mdmEnrollmentId() + " <- " + set, changes.getLast() == Change.CHANGED));
+            actions.add(new StartResult.Action("enrollment-set", machine.mdmEnrollmentId() + " <- " + set + pushNote(changes.getLast()), changes.getLast().changed()));
             return StartResult.started(machine.name(), actions);
         } catch (MdmServerException e) {
             return StartResult.failed(machine.name(), actions, e.getMessage());
@@ -166,13 +183,19 @@ public class MdmUpdateMethod implements UpdateMethod {
     public UpdateProgress progress(Machine machine, OsUpdateTarget target) {
         SoftwareUpdateStatus status;
         try {
-            DeclarativeManagement mdm = server.get().orElseThrow(() -> new IllegalStateException("the applied inventory has no mdm: section"));
-            status = mdm.softwareUpdateStatus(machine.mdmEnrollmentId());
+            MdmConnection mdm = server.get().orElseThrow(() -> new IllegalStateException("the applied inventory has no mdm: section"));
+            status = mdm.status(List.of(machine.mdmEnrollmentId())).getFirst();
         } catch (MdmServerException | IllegalStateException e) {
             return UpdateProgress.unknown(e.getMessage());
         }
         Optional<String> version = status.osVersion();
         Optional<String> build = status.buildVersion();
+        if (version.isEmpty() && status.installState().isEmpty()) {
+            // Every Mac reports its OS version in its first status report: nothing at all means the server no longer
+            // (or never) knows this enrollment, e.g. its storage was reset. The phase deadline ends the wait.
+            return UpdateProgress.unknown("the MDM server has no status report from enrollment " + machine.mdmEnrollmentId()
+                    + ": the Mac is not enrolled (any more) or never checked in; see `macfleet mdm status " + machine.name() + "`");
+        }
         if (version.equals(Optional.of(target.osVersion()))) {
             if (target.buildVersion().isEmpty() || target.buildVersion().equals(build)) {
                 return new UpdateProgress(UpdateProgress.Phase.DONE, version, build, Optional.empty(), "on " + target.osVersion() + build.map(b -> " (" + b + ")").orElse(""));

@@ -19,6 +19,7 @@ import io.macfleet.simulator.MacosRelease;
 import io.macfleet.simulator.SimulatedFleet;
 import io.macfleet.simulator.SimulatedMac;
 import io.macfleet.simulator.SshKeys;
+import io.macfleet.simulator.mdm.MdmDevices;
 import io.macfleet.simulator.mdm.SimulatedMacHost;
 import io.macfleet.simulator.mdm.SimulatedNanoHub;
 import io.macfleet.simulator.mdm.UpdateTimings;
@@ -69,7 +70,10 @@ final class CampaignFixture implements AutoCloseable {
 
     final Path directory;
     final SimulatedFleet fleet;
+    /** The simulated NanoHUB, or null when the cluster is enrolled in a real one. */
     final SimulatedNanoHub hub;
+    /** Where the Macs are enrolled (the simulated NanoHUB or the real one). */
+    MdmDevices devices;
     final AgroalDataSource dataSource;
     final DesiredStateStore desiredState;
     final FactsService facts;
@@ -99,6 +103,17 @@ final class CampaignFixture implements AutoCloseable {
     }
 
     static CampaignFixture start(Path directory, String baseAddress, String databaseUrl) throws IOException {
+        SimulatedNanoHub hub = new SimulatedNanoHub("127.0.0.1", 0, "hub-key", UpdateTimings.forTests());
+        return start(directory, baseAddress, databaseUrl, hub, hub, hub.url(), "hub-key");
+    }
+
+    /** The same cluster enrolled in another MDM server (the real NanoHUB: {@code devices} speak the check-in protocol to it). */
+    static CampaignFixture start(Path directory, String baseAddress, MdmDevices devices, java.net.URI mdmUrl, String apiKeyText) throws IOException {
+        return start(directory, baseAddress, "jdbc:h2:mem:campaign-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", null, devices, mdmUrl, apiKeyText);
+    }
+
+    private static CampaignFixture start(Path directory, String baseAddress, String databaseUrl, SimulatedNanoHub hub, MdmDevices devices,
+                                         java.net.URI mdmUrl, String apiKeyText) throws IOException {
         QUIET.forEach(logger -> logger.setLevel(Level.WARNING));
         KeyPair key = SshKeys.generate();
         Path privateKey = directory.resolve("id_ecdsa");
@@ -115,23 +130,23 @@ final class CampaignFixture implements AutoCloseable {
         for (Topology.Link link : PortPlan.fullMesh("test", names).cables()) {
             fleet.cabling().plug(link.first().toString(), link.second().toString(), LinkSpeed.TB5);
         }
-        SimulatedNanoHub hub = new SimulatedNanoHub("127.0.0.1", 0, "hub-key", UpdateTimings.forTests());
         for (SimulatedMac mac : fleet.machines()) {
             mac.setMdmEnrolled(true);
             mac.setBootstrapTokenEscrowed(true);
             mac.setThunderboltBridgeActive(false);
-            hub.enroll(mac.spec().hardwareUuid(), new SimulatedMacHost(fleet, mac));
+            devices.enroll(mac.spec().hardwareUuid(), new SimulatedMacHost(fleet, mac));
             Path plist = mac.resolve("/Library/LaunchDaemons/" + LABEL + ".plist");
             Files.createDirectories(plist.getParent());
             Files.writeString(plist, PLIST.formatted(LABEL));
             mac.launchd().bootstrap("/Library/LaunchDaemons/" + LABEL + ".plist");
         }
         Path apiKey = directory.resolve("nanohub-key");
-        Files.writeString(apiKey, "hub-key\n");
+        Files.writeString(apiKey, apiKeyText + "\n");
         AgroalDataSource dataSource = Database.open(new DatabaseSettings(databaseUrl, databaseUrl.startsWith("jdbc:postgresql") ? "postgres" : "sa", null));
-        Path inventory = writeInventory(directory, fleet, privateKey, hub, apiKey);
-        NanoHubClient client = new NanoHubClient(hub.url(), SecretReference.of("file:" + apiKey), Duration.ofSeconds(5));
+        Path inventory = writeInventory(directory, fleet, privateKey, mdmUrl, apiKey);
+        NanoHubClient client = new NanoHubClient(mdmUrl, SecretReference.of("file:" + apiKey), Duration.ofSeconds(5));
         CampaignFixture fixture = new CampaignFixture(directory, fleet, hub, dataSource, client, names);
+        fixture.devices = devices;
         fixture.inventory = inventory;
         LoadResult result = InventoryLoader.load(inventory);
         if (!result.valid()) {
@@ -141,9 +156,9 @@ final class CampaignFixture implements AutoCloseable {
         return fixture;
     }
 
-    private static Path writeInventory(Path directory, SimulatedFleet fleet, Path privateKey, SimulatedNanoHub hub, Path apiKey) throws IOException {
+    private static Path writeInventory(Path directory, SimulatedFleet fleet, Path privateKey, java.net.URI mdmUrl, Path apiKey) throws IOException {
         StringBuilder yaml = new StringBuilder();
-        yaml.append("mdm:\n  url: \"").append(hub.url()).append("\"\n  apiToken: \"file:").append(apiKey).append("\"\n");
+        yaml.append("mdm:\n  url: \"").append(mdmUrl).append("\"\n  apiToken: \"file:").append(apiKey).append("\"\n");
         yaml.append("defaults:\n  ssh:\n    user: ").append(fleet.sshUser()).append("\n    privateKey: \"file:").append(privateKey).append("\"\n");
         yaml.append("  model: Mac15,14\n");
         yaml.append("clusters:\n  - name: ").append(CLUSTER).append("\n    macosVersion: \"26.2\"\n    topology:\n      kind: full-mesh\n");
@@ -244,7 +259,9 @@ final class CampaignFixture implements AutoCloseable {
 
     @Override
     public void close() {
-        hub.close();
+        if (hub != null) {
+            hub.close();
+        }
         fleet.close();
         dataSource.close();
     }

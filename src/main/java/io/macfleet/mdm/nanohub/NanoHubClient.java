@@ -48,15 +48,20 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Status items: KMFDDM extracts values only under {@code .StatusItems.management.} and
  * {@code .StatusItems.device.} ({@code ddm/status.go}, {@code RegisterStatusHandlers}); {@code softwareupdate.*}
- * items stay in the raw status reports, which are incremental. {@link #softwareUpdateStatus} therefore walks the
- * newest reports back until it has each item, and reads the OS version from the extracted values.
+ * items stay in the raw status reports, which are incremental. {@link #softwareUpdateStatus} therefore pages back
+ * through the reports, newest first, until it has each item or the reports end, and reads the OS version from the extracted values.
  *
  * <p>Every request is bounded by one deadline covering connect, headers and body, so a hung server costs that much
  * once.
  */
 public final class NanoHubClient implements DeclarativeManagement, AutoCloseable {
-    /** How many raw status reports {@link #softwareUpdateStatus} reads back at most (newest first). */
-    static final int STATUS_REPORTS_SCANNED = 16;
+    /**
+     * How many raw status reports {@link #softwareUpdateStatus} pages back at most (newest first) until it has every
+     * item. Reports are incremental, so a quiet Mac's install-state can sit far back: a fixed window of 16 read it as
+     * "not reported" once other items had changed 16 times. This bound only stops a runaway on a server that never
+     * says "no more".
+     */
+    static final int STATUS_REPORTS_SCANNED = 10_000;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String USER = "nanohub";
 
@@ -107,17 +112,17 @@ public final class NanoHubClient implements DeclarativeManagement, AutoCloseable
         body.put("Type", declaration.type());
         body.put("Identifier", declaration.identifier());
         body.set("Payload", declaration.payload());
-        return change(send("PUT", "/api/v1/ddm/declarations", body.toString(), "application/json"));
+        return change(send("PUT", "/api/v1/ddm/declarations", body.toString(), "application/json", true));
     }
 
     @Override
     public Change addToSet(String set, String declarationIdentifier) {
-        return change(send("PUT", "/api/v1/ddm/set-declarations/" + segment(set) + "?declaration=" + query(declarationIdentifier), null, null));
+        return change(send("PUT", "/api/v1/ddm/set-declarations/" + segment(set) + "?declaration=" + query(declarationIdentifier), null, null, true));
     }
 
     @Override
     public Change assignSet(String enrollmentId, String set) {
-        return change(send("PUT", "/api/v1/ddm/enrollment-sets/" + segment(enrollmentId) + "?set=" + query(set), null, null));
+        return change(send("PUT", "/api/v1/ddm/enrollment-sets/" + segment(enrollmentId) + "?set=" + query(set), null, null, true));
     }
 
     @Override
@@ -189,13 +194,22 @@ public final class NanoHubClient implements DeclarativeManagement, AutoCloseable
         if (reply.status() != 200 && reply.status() != 207 && reply.status() != 500) {
             throw statusProblem(reply);
         }
-        // NanoMDM answers all three with its APIResult JSON (500: no enrollment got the command).
-        JsonNode body = expectJson(new Reply(reply.request(), 200, reply.body(), reply.headers()));
-        EnqueueResult result = parseEnqueue(reply.request(), body, command);
-        if (reply.status() == 500) {
-            String error = body.path("command_error").asText(body.path("push_error").asText(""));
-            throw new MdmServerException(Problem.SERVER_ERROR, name, reply.request(),
-                    "no enrollment got " + command.requestType() + (error.isEmpty() ? "" : " (" + error + ")"));
+        // NanoMDM answers all three with its APIResult JSON (api/types.go). A push error alone means the command IS
+        // queued (NanoMDM stores it before it pushes) and answers 500 all the same; only command_error means it is not.
+        JsonNode body;
+        try {
+            body = expectJson(new Reply(reply.request(), 200, reply.body(), reply.headers()));
+        } catch (MdmServerException e) {
+            throw reply.status() == 500 ? statusProblem(reply) : e;
+        }
+        EnqueueResult result = parseEnqueue(reply.request(), body, command, enrollmentIds);
+        String commandError = body.path("command_error").asText("");
+        if (!commandError.isEmpty()) {
+            throw new MdmServerException(Problem.SERVER_ERROR, name, reply.request(), command.requestType() + " was not queued: " + commandError);
+        }
+        if (!result.enrollments().isEmpty() && result.enrollments().stream().noneMatch(EnqueueResult.PerEnrollment::queued)) {
+            throw new MdmServerException(Problem.SERVER_ERROR, name, reply.request(), command.requestType() + " was queued for no enrollment: "
+                    + result.enrollments().stream().map(one -> one.enrollmentId() + " " + one.describe()).toList());
         }
         return result;
     }
@@ -225,16 +239,28 @@ public final class NanoHubClient implements DeclarativeManagement, AutoCloseable
     }
 
     EnqueueResult parseEnqueue(String request, JsonNode body, MdmCommand command) {
+        return parseEnqueue(request, body, command, List.of());
+    }
+
+    /** Enrollments NanoMDM's answer does not list individually share its top-level errors (a failed push of all). */
+    EnqueueResult parseEnqueue(String request, JsonNode body, MdmCommand command, List<String> enrollmentIds) {
         if (!body.isObject()) {
             throw new MdmServerException(Problem.MALFORMED_RESPONSE, name, request, "expected a JSON object, got " + body.getNodeType());
         }
         List<EnqueueResult.PerEnrollment> per = new ArrayList<>();
+        Optional<String> overallPushError = optionalText(body.path("push_error"));
         JsonNode status = body.path("status");
         if (status.isObject()) {
             for (Map.Entry<String, JsonNode> entry : status.properties()) {
                 JsonNode result = entry.getValue();
                 per.add(new EnqueueResult.PerEnrollment(entry.getKey(), optionalText(result.path("push_result")),
-                        optionalText(result.path("push_error")), optionalText(result.path("command_error"))));
+                        optionalText(result.path("push_error")).or(() -> overallPushError), optionalText(result.path("command_error"))));
+            }
+        }
+        Optional<String> overallCommandError = optionalText(body.path("command_error"));
+        for (String enrollmentId : enrollmentIds) {
+            if (per.stream().noneMatch(one -> one.enrollmentId().equals(enrollmentId))) {
+                per.add(new EnqueueResult.PerEnrollment(enrollmentId, Optional.empty(), overallPushError, overallCommandError));
             }
         }
         return new EnqueueResult(body.path("command_uuid").asText(command.commandUuid()), body.path("request_type").asText(command.requestType()), per);
@@ -370,8 +396,17 @@ public final class NanoHubClient implements DeclarativeManagement, AutoCloseable
     private Change change(Reply reply) {
         return switch (reply.status()) {
             case 204 -> Change.CHANGED;
+            // KMFDDM stores the change, then enqueues the DeclarativeManagement command and pushes; a failed push makes
+            // the handler answer 500 "notify enrollment: enqueueing DM command: … push error: …" with the change stored.
+            case 500 -> {
+                String error = errorText(reply.body());
+                if (error.contains("push error")) {
+                    yield Change.pushFailed(error.replaceFirst("^: ", ""));
+                }
+                throw statusProblem(reply);
+            }
             case 304 -> Change.UNCHANGED;
-            default -> throw new MdmServerException(Problem.UNEXPECTED_STATUS, name, reply.request(),
+            default -> throw reply.status() >= 400 ? statusProblem(reply) : new MdmServerException(Problem.UNEXPECTED_STATUS, name, reply.request(),
                     "HTTP " + reply.status() + " (KMFDDM answers 204 for a change, 304 for none)" + errorText(reply.body()));
         };
     }
@@ -454,8 +489,13 @@ public final class NanoHubClient implements DeclarativeManagement, AutoCloseable
         }
     }
 
+    /**
+     * "No report at this index" as each storage says it: KMFDDM's handler answers 404 only when a storage returns
+     * nothing; the file (kv) storage answers 500 "key not found" (no report yet) or "index out of range: too high", and
+     * the MySQL storage 500 "sql: no rows in result set" (both observed against the real NanoHUB, RealNanoHubFailuresTest).
+     */
     private static boolean reportOutOfRange(String body) {
-        return body.contains("out of range") || body.contains("not found");
+        return body.contains("out of range") || body.contains("not found") || body.contains("no rows in result set");
     }
 
     private static String segment(String value) {

@@ -32,6 +32,14 @@ public record MachineMdmStatus(String machine, String enrollmentId, ServerView s
                           Boolean bootstrapTokenEscrowed, String error) {
     }
 
+    /**
+     * Read, and not enrolled: the Mac says it has no MDM enrollment, or the server has no status report from its
+     * enrollment ID. Either blocks an update through MDM.
+     */
+    public boolean notEnrolled() {
+        return (mac != null && Boolean.FALSE.equals(mac.enrolled())) || (server != null && Boolean.FALSE.equals(server.statusReportsReceived()));
+    }
+
     /** Something could not be read (server or Mac). */
     public boolean failed() {
         return (server != null && server.error() != null) || (mac != null && mac.error() != null);

@@ -32,8 +32,8 @@ public class MdmCommand {
             description = "Per machine: enrolled or not, enrollment id, bootstrap token and last status report as the MDM server sees them,"
                     + " and enrollment and bootstrap token as the Mac reports them (profiles status over SSH).",
             exitCodeListHeading = "%nExit codes:%n",
-            exitCodeList = {"0:every machine's status was read from the server and the Mac",
-                    "1:the MDM server or a Mac could not be read (the error names which)",
+            exitCodeList = {"0:every machine's status was read from the server and the Mac, and every one is enrolled",
+                    "1:the MDM server or a Mac could not be read, or a machine is not enrolled (standard error names which)",
                     "2:usage error (unknown machine, no mdm: section in the applied inventory)"})
     static class Status implements Callable<Integer> {
         private static final ObjectMapper JSON = new ObjectMapper();
@@ -85,8 +85,13 @@ public class MdmCommand {
                 }
             }
             out.flush();
-            long failed = statuses.stream().filter(MachineMdmStatus::failed).count();
+            long failed = statuses.stream().filter(status -> status.failed() || status.notEnrolled()).count();
             for (MachineMdmStatus status : statuses) {
+                if (status.notEnrolled()) {
+                    err.println("macfleet mdm status: " + status.machine() + ": not enrolled ("
+                            + (status.mac() != null && Boolean.FALSE.equals(status.mac().enrolled()) ? "the Mac reports no MDM enrollment" : "the server has no status report from "
+                            + status.enrollmentId()) + "); enroll it (Automated Device Enrollment, supervised) and check that mdm.enrollmentId is its UDID");
+                }
                 if (status.server() != null && status.server().error() != null) {
                     err.println("macfleet mdm status: " + status.machine() + ": " + status.server().error());
                 }

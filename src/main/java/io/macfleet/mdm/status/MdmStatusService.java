@@ -8,10 +8,10 @@ import io.macfleet.facts.FactsService;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.Machine;
 import io.macfleet.inventory.MdmServer;
-import io.macfleet.mdm.DeclarativeManagement;
+import io.macfleet.mdm.MdmAdapters;
+import io.macfleet.mdm.MdmConnection;
 import io.macfleet.mdm.EnrollmentState;
 import io.macfleet.mdm.MdmServerException;
-import io.macfleet.mdm.nanohub.NanoHubClient;
 import io.macfleet.reach.MachineReach;
 import io.macfleet.secrets.SecretUnavailableException;
 import io.macfleet.ssh.Command;
@@ -24,7 +24,6 @@ import io.macfleet.ssh.SshTarget;
 import io.macfleet.ssh.SshTransport;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -77,22 +76,15 @@ public class MdmStatusService {
 
     /** The status of each machine against the inventory's MDM server (a NanoHUB). */
     public List<MachineMdmStatus> status(List<Machine> machines, MdmServer server, SshSettings settings) {
-        return status(machines, server, settings, MdmStatusService::nanoHub);
-    }
-
-    static DeclarativeManagement nanoHub(MdmServer server) {
-        if (server.apiToken() == null) {
-            throw new IllegalArgumentException("the inventory's mdm: section (" + server.url() + ") has no apiToken reference");
-        }
-        return new NanoHubClient(URI.create(server.url()), server.apiToken(), SERVER_DEADLINE);
+        return status(machines, server, settings, mdm -> MdmAdapters.connect(mdm, SERVER_DEADLINE));
     }
 
     /**
      * @param clients makes the client of the server; its errors are reported on every machine
      */
-    public List<MachineMdmStatus> status(List<Machine> machines, MdmServer server, SshSettings settings, Function<MdmServer, DeclarativeManagement> clients) {
+    public List<MachineMdmStatus> status(List<Machine> machines, MdmServer server, SshSettings settings, Function<MdmServer, MdmConnection> clients) {
         Map<String, MachineMdmStatus.ServerView> seen = new LinkedHashMap<>();
-        DeclarativeManagement client = null;
+        MdmConnection client = null;
         String clientProblem = null;
         try {
             client = clients.apply(server);
@@ -104,12 +96,8 @@ public class MdmStatusService {
                 seen.put(machine.name(), serverView(machine, server, client, clientProblem));
             }
         } finally {
-            if (client instanceof AutoCloseable closeable) {
-                try {
-                    closeable.close();
-                } catch (Exception ignored) {
-                    // Closing an HTTP client: nothing to tell the operator.
-                }
+            if (client != null) {
+                client.close();
             }
         }
         Map<String, MachineMdmStatus.MacView> reported = macViews(machines, settings);
@@ -117,7 +105,7 @@ public class MdmStatusService {
                 reported.get(machine.name()))).toList();
     }
 
-    private static MachineMdmStatus.ServerView serverView(Machine machine, MdmServer server, DeclarativeManagement client, String clientProblem) {
+    private static MachineMdmStatus.ServerView serverView(Machine machine, MdmServer server, MdmConnection client, String clientProblem) {
         String described = client == null ? "MDM server " + server.url() : client.describe();
         if (clientProblem != null) {
             return new MachineMdmStatus.ServerView(described, null, null, null, clientProblem);

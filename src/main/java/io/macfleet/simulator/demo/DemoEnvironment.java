@@ -43,12 +43,20 @@ public final class DemoEnvironment implements AutoCloseable {
     private static final List<Consumer<DemoEnvironment>> STARTED_HOOKS = new CopyOnWriteArrayList<>();
 
     /** How to start the demo. */
-    public record Options(Path directory, int machines, String baseAddress, int sshPort, Duration rebootDuration, Path scenario) {
+    /** @param nanoHub a real NanoHUB binary to enroll the Macs in (`--nanohub`), or null for the simulated NanoHUB */
+    public record Options(Path directory, int machines, String baseAddress, int sshPort, Duration rebootDuration, Path scenario, Path nanoHub) {
         public Options {
             if (machines < 2 || machines > MAXIMUM_MACHINES) {
                 // One Mac makes no cluster: a full mesh needs 2 to 6.
                 throw new IllegalArgumentException("--machines must be between 2 and " + MAXIMUM_MACHINES + ", got " + machines);
             }
+            if (nanoHub != null && !Files.isExecutable(nanoHub)) {
+                throw new IllegalArgumentException("--nanohub " + nanoHub + " is not an executable file (NanoHUB's binary, e.g. ../shared/tools/nanohub/bin/nanohub)");
+            }
+        }
+
+        public Options(Path directory, int machines, String baseAddress, int sshPort, Duration rebootDuration, Path scenario) {
+            this(directory, machines, baseAddress, sshPort, rebootDuration, scenario, null);
         }
     }
 
@@ -57,7 +65,8 @@ public final class DemoEnvironment implements AutoCloseable {
     private final Path privateKey;
     private final Path inventoryDirectory;
     private final List<String> links;
-    private volatile io.macfleet.simulator.mdm.SimulatedNanoHub mdm;
+    /** The MDM server and its devices, closed with the demo (the simulated NanoHUB, or a real one with its Macs). */
+    private final List<AutoCloseable> mdm = new CopyOnWriteArrayList<>();
 
     private DemoEnvironment(Options options, SimulatedFleet fleet, Path privateKey, Path inventoryDirectory, List<String> links) {
         this.options = options;
@@ -120,17 +129,47 @@ public final class DemoEnvironment implements AutoCloseable {
         // token escrowed), so `macfleet os-update apply llm-a --to 26.2 --build 25C56 --yes` updates them through declarations.
         Path mdmKeyFile = directory.resolve("secrets").resolve("nanohub-api-key");
         writeSecret(mdmKeyFile, java.util.UUID.randomUUID().toString());
-        io.macfleet.simulator.mdm.SimulatedNanoHub mdm = new io.macfleet.simulator.mdm.SimulatedNanoHub("127.0.0.1", 0, Files.readString(mdmKeyFile),
-                new io.macfleet.simulator.mdm.UpdateTimings(Duration.ofMillis(250), Duration.ofSeconds(3), Duration.ofSeconds(3), Duration.ofSeconds(20)));
-        for (SimulatedMac mac : fleet.machines()) {
-            mac.setMdmEnrolled(true);
-            mac.setBootstrapTokenEscrowed(true);
-            mdm.enroll(mac.spec().hardwareUuid(), new io.macfleet.simulator.mdm.SimulatedMacHost(fleet, mac));
+        io.macfleet.simulator.mdm.UpdateTimings timings = new io.macfleet.simulator.mdm.UpdateTimings(Duration.ofMillis(250), Duration.ofSeconds(3),
+                Duration.ofSeconds(3), Duration.ofSeconds(20));
+        List<AutoCloseable> mdmParts = new ArrayList<>();
+        io.macfleet.simulator.mdm.MdmDevices devices;
+        String mdmUrl;
+        try {
+            if (options.nanoHub() == null) {
+                io.macfleet.simulator.mdm.SimulatedNanoHub hub = new io.macfleet.simulator.mdm.SimulatedNanoHub("127.0.0.1", 0, Files.readString(mdmKeyFile), timings);
+                mdmParts.add(hub);
+                devices = hub;
+                mdmUrl = hub.url().toString();
+            } else {
+                // The real server (--nanohub): its CA issues the Macs' identity certificates; they speak Apple's check-in
+                // protocol to it. File storage under the demo directory; no push certificate, so pushes fail and the
+                // Macs find their commands at their next check-in.
+                io.macfleet.simulator.mdm.MdmCertificateAuthority authority = io.macfleet.simulator.mdm.MdmCertificateAuthority.create("macfleet demo MDM CA");
+                Path serverDirectory = directory.resolve("nanohub");
+                deleteRecursively(serverDirectory.resolve("db"));
+                io.macfleet.simulator.mdm.NanoHubProcess server = io.macfleet.simulator.mdm.NanoHubProcess.start(options.nanoHub().toAbsolutePath(),
+                        serverDirectory, Files.readString(mdmKeyFile).strip(), authority, "file", null);
+                mdmParts.add(server);
+                io.macfleet.simulator.mdm.CheckInDevices checkIn = new io.macfleet.simulator.mdm.CheckInDevices(server.serverUrl(), server.checkInUrl(),
+                        io.macfleet.simulator.mdm.NanoHubProcess.CERTIFICATE_HEADER, authority, timings);
+                mdmParts.addFirst(checkIn);
+                devices = checkIn;
+                mdmUrl = server.url().toString();
+            }
+            for (SimulatedMac mac : fleet.machines()) {
+                mac.setMdmEnrolled(true);
+                mac.setBootstrapTokenEscrowed(true);
+                devices.enroll(mac.spec().hardwareUuid(), new io.macfleet.simulator.mdm.SimulatedMacHost(fleet, mac));
+            }
+        } catch (IOException | RuntimeException e) {
+            closeAll(mdmParts);
+            fleet.close();
+            throw e;
         }
         Path inventory = directory.resolve("inventory");
-        DemoInventory.write(inventory, fleet, privateKey, passwordFile, clusters, links, mdm.url().toString(), mdmKeyFile);
+        DemoInventory.write(inventory, fleet, privateKey, passwordFile, clusters, links, mdmUrl, mdmKeyFile);
         DemoEnvironment demo = new DemoEnvironment(options, fleet, privateKey, inventory, links);
-        demo.mdm = mdm;
+        demo.mdm.addAll(mdmParts);
         current = demo;
         for (Consumer<DemoEnvironment> hook : STARTED_HOOKS) {
             hook.accept(demo);
@@ -201,7 +240,7 @@ public final class DemoEnvironment implements AutoCloseable {
 
     /**
      * `macfleet demo reset`: every Mac as delivered (macOS {@value #DEMO_MACOS}, RDMA off, Thunderbolt Bridge on, no faults,
-     * fresh file system) and the cables as at start (each cluster a full mesh); the scenario file is not applied again.
+     * fresh file system, enrolled again in the demo's MDM server as through Automated Device Enrollment) and the cables as at start (each cluster a full mesh); the scenario file is not applied again.
      *
      * @return what was done, in a sentence
      */
@@ -212,15 +251,26 @@ public final class DemoEnvironment implements AutoCloseable {
         List<String> names = fleet.machines().stream().map(SimulatedMac::name).toList();
         try (var workers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
             for (String name : names) {
-                workers.submit(() -> fleet.restoreAsDelivered(name, MacosRelease.of(DEMO_MACOS)));
+                workers.submit(() -> {
+                    fleet.restoreAsDelivered(name, MacosRelease.of(DEMO_MACOS));
+                    // Erased, a Mac in Automated Device Enrollment enrolls again at Setup Assistant and escrows its
+                    // bootstrap token: the demo's Macs stay enrolled, so an OS update after a reset goes through MDM.
+                    SimulatedMac mac = fleet.machine(name);
+                    mac.setMdmEnrolled(true);
+                    mac.setBootstrapTokenEscrowed(true);
+                });
             }
         }
         int cables = 0;
         for (List<String> members : clusters(names).values()) {
             cables += fleet.cableFullMesh(members).size();
         }
-        return names.size() + " Macs restored as delivered (macOS " + DEMO_MACOS + ", RDMA off, Thunderbolt Bridge on, no faults) and "
+        return names.size() + " Macs restored as delivered (macOS " + DEMO_MACOS + ", RDMA off, Thunderbolt Bridge on, no faults, enrolled in MDM again) and "
                 + cables + " Thunderbolt 5 cables plugged as at start";
+    }
+
+    private String mdmServerName() {
+        return options.nanoHub() == null ? "the simulated MDM server" : "the real NanoHUB (" + options.nanoHub() + ")";
     }
 
     private int clusterCount() {
@@ -286,7 +336,7 @@ public final class DemoEnvironment implements AutoCloseable {
         out.append("  macfleet demo recovery studio-02 reboot\n");
         if (mainJobFollows) {
             out.append("\nNext, macfleet's main job on ").append(CLUSTER).append(": provision it (the demo plays the person at each Mac's Recovery")
-                    .append(" Terminal), update macOS to ").append(TARGET_MACOS).append(" through the simulated MDM server, deploy the inference node.\n");
+                    .append(" Terminal), update macOS to ").append(TARGET_MACOS).append(" through ").append(mdmServerName()).append(", deploy the inference node.\n");
             out.append("To do those steps yourself, as on real Macs: `macfleet demo reset` (every Mac as delivered again), then\n");
             out.append("  MACFLEET_HOME=").append(options.directory().toAbsolutePath()).append(" macfleet provision ").append(CLUSTER)
                     .append("   and   macfleet os-update apply ").append(CLUSTER).append(" --to ").append(TARGET_MACOS).append(" --build ")
@@ -299,7 +349,7 @@ public final class DemoEnvironment implements AutoCloseable {
         out.append("or from the web console: Clusters > ").append(CLUSTER).append(" > Provision ").append(CLUSTER)
                 .append("; the run's page shows each Mac's Recovery walkthrough with \"Done, verify now\"\n");
         out.append("\nThen take the cluster from macOS ").append(DEMO_MACOS).append(" to ").append(TARGET_MACOS)
-                .append(" in lockstep through the simulated MDM server (drain, update all four, verify, undrain):\n");
+                .append(" in lockstep through ").append(mdmServerName()).append(" (drain, update all four, verify, undrain):\n");
         out.append("  MACFLEET_HOME=").append(options.directory().toAbsolutePath()).append(" macfleet os-update apply ").append(CLUSTER)
                 .append(" --to ").append(TARGET_MACOS).append(" --build ").append(MacosRelease.of(TARGET_MACOS).build()).append(" --yes\n");
         out.append("\nStop with Ctrl-C.\n");
@@ -311,9 +361,28 @@ public final class DemoEnvironment implements AutoCloseable {
         if (current == this) {
             current = null;
         }
-        if (mdm != null) {
-            mdm.close();
-        }
+        closeAll(mdm);
         fleet.close();
+    }
+
+    private static void closeAll(List<AutoCloseable> parts) {
+        for (AutoCloseable part : parts) {
+            try {
+                part.close();
+            } catch (Exception e) {
+                System.err.println("demo: closing " + part.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (var files = Files.walk(path)) {
+            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(file);
+            }
+        }
     }
 }

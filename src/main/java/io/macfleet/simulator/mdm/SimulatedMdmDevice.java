@@ -63,7 +63,7 @@ public final class SimulatedMdmDevice {
     private final DeviceHost host;
     private final UpdateTimings timings;
     private final UpdateCatalog catalog;
-    private final DdmStore store;
+    private final DeviceChannel channel;
     private final DeviceFaults faults = new DeviceFaults();
     private final AtomicBoolean syncRequested = new AtomicBoolean();
     private final List<ReceivedCommand> pendingCommands = new ArrayList<>();
@@ -83,12 +83,12 @@ public final class SimulatedMdmDevice {
     private String failureReason;
     private Instant failureTime;
 
-    SimulatedMdmDevice(String enrollmentId, DeviceHost host, UpdateTimings timings, UpdateCatalog catalog, DdmStore store) {
+    SimulatedMdmDevice(String enrollmentId, DeviceHost host, UpdateTimings timings, UpdateCatalog catalog, DeviceChannel channel) {
         this.enrollmentId = enrollmentId;
         this.host = host;
         this.timings = timings;
         this.catalog = catalog;
-        this.store = store;
+        this.channel = channel;
         syncRequested.set(true);
     }
 
@@ -130,9 +130,14 @@ public final class SimulatedMdmDevice {
             }
             return;
         }
+        pendingCommands.addAll(channel.commands());
         for (ReceivedCommand command : List.copyOf(pendingCommands)) {
             pendingCommands.remove(command);
             answeredCommands.add(command);
+            if (command.requestType().equals("DeclarativeManagement")) {
+                // KMFDDM's way of telling a device that its declarations changed.
+                syncRequested.set(true);
+            }
             if (command.requestType().equals("RestartDevice")) {
                 host.restart();
                 return;
@@ -148,15 +153,13 @@ public final class SimulatedMdmDevice {
     // ---- declarations ----
 
     private void sync() {
-        List<DdmStore.StoredDeclaration> delivered = store.deliver(enrollmentId);
+        Map<String, String> knownTokens = new HashMap<>();
+        applied.forEach((identifier, declaration) -> knownTokens.put(identifier, declaration.token()));
+        // The device fetches only declarations whose token changed (declaration-items), so each revision once.
+        List<DdmStore.StoredDeclaration> delivered = channel.declarations(knownTokens);
         Map<String, DdmStore.StoredDeclaration> byIdentifier = new LinkedHashMap<>();
         for (DdmStore.StoredDeclaration declaration : delivered) {
             byIdentifier.put(declaration.identifier(), declaration);
-            Applied known = applied.get(declaration.identifier());
-            if (known == null || !known.token().equals(declaration.serverToken())) {
-                // The device fetches only declarations whose token changed (declaration-items), so each revision once.
-                store.recordDelivery(enrollmentId, declaration);
-            }
         }
         Set<String> referenced = new LinkedHashSet<>();
         Map<String, Applied> next = new LinkedHashMap<>();
@@ -407,7 +410,7 @@ public final class SimulatedMdmDevice {
             ObjectNode report = JSON.createObjectNode();
             report.set("StatusItems", statusItems);
             report.putArray("Errors");
-            store.receiveStatus(enrollmentId, report);
+            channel.report(report);
         }
     }
 

@@ -42,7 +42,7 @@ import org.w3c.dom.NodeList;
  * report status back through the store. It counts every declaration write, delivery and command, so a campaign can be
  * shown never to send one twice.
  */
-public final class SimulatedNanoHub implements AutoCloseable {
+public final class SimulatedNanoHub implements MdmDevices, AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String DDM = "/api/v1/ddm";
     private static final String NANOMDM = "/api/v1/nanomdm";
@@ -104,7 +104,7 @@ public final class SimulatedNanoHub implements AutoCloseable {
 
     /** Enrolls a Mac: from now on its MDM client checks in every tick. */
     public SimulatedMdmDevice enroll(String enrollmentId, DeviceHost host) {
-        SimulatedMdmDevice device = new SimulatedMdmDevice(enrollmentId, host, timings, catalog, store);
+        SimulatedMdmDevice device = new SimulatedMdmDevice(enrollmentId, host, timings, catalog, new StoreChannel(enrollmentId, store));
         if (devices.putIfAbsent(enrollmentId, device) != null) {
             throw new IllegalArgumentException("enrollment " + enrollmentId + " is already enrolled");
         }
@@ -379,7 +379,8 @@ public final class SimulatedNanoHub implements AutoCloseable {
                 }
                 int count = store.reportCount(id);
                 if (count == 0) {
-                    return Answer.error(404, "status report not found");
+                    // As the real NanoHUB with file storage answers (observed, RealNanoHubFailuresTest): a 500, not a 404.
+                    return Answer.error(500, "getting rs." + id + ".0.raw: key not found: rs." + id + ".0.raw");
                 }
                 Optional<DdmStore.StoredReport> report = store.report(id, index);
                 if (report.isEmpty()) {

@@ -103,7 +103,7 @@ class NanoHubClientFailuresTest {
         server.responder = request -> ReplayServer.Answer.json(500,
                 "{\"status\":{\"E1\":{\"push_error\":\"no push info\",\"command_error\":\"enrollment not found\"}},\"command_error\":\"enrollment not found\"}");
         MdmServerException e = failure(() -> client.enqueue(List.of("E1"), io.macfleet.mdm.MdmCommand.RestartDevice.now()));
-        assertThat(e.getMessage()).contains("no enrollment got RestartDevice", "enrollment not found");
+        assertThat(e.getMessage()).contains("RestartDevice was not queued", "enrollment not found");
     }
 
     @Test

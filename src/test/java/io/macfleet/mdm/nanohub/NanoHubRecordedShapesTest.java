@@ -183,7 +183,8 @@ class NanoHubRecordedShapesTest {
         server.responder = request -> ReplayServer.Answer.json(200, noPush);
         EnqueueResult quiet = client.enqueue(List.of("99385AF6-44CB-5621-A678-A321F4D9A2C8"), MdmCommand.DeviceInformation.of("OSVersion", "BuildVersion"));
         assertThat(quiet.requestType()).isEqualTo("CertificateList");
-        assertThat(quiet.enrollments()).isEmpty();
+        // An answer without per-enrollment entries and without errors: queued for the one asked, no push tried.
+        assertThat(quiet.enrollments()).singleElement().satisfies(one -> assertThat(one.describe()).isEqualTo("queued"));
         assertThat(server.received.get(1).body()).contains("<key>Queries</key>", "<string>OSVersion</string>", "<string>DeviceInformation</string>");
     }
 }

@@ -87,6 +87,15 @@ class MdmStatusCliTest {
 
         assertThat(launcher.launch("mdm", "status", "studio-99").exitCode()).isEqualTo(ExitCodes.USAGE);
 
+        // A Mac of the cluster that is not enrolled (what `demo reset` used to leave) is a failed check, named.
+        simulation.fleet.machine("studio-02").setMdmEnrolled(false);
+        LaunchResult unenrolled = launcher.launch("mdm", "status");
+        simulation.fleet.machine("studio-02").setMdmEnrolled(true);
+        assertThat(unenrolled.exitCode()).isEqualTo(ExitCodes.CHECK_FAILED);
+        assertThat(output(unenrolled)).contains("Mac: NOT enrolled");
+        assertThat(unenrolled.getErrorOutput()).contains("macfleet mdm status: studio-02: not enrolled (the Mac reports no MDM enrollment)")
+                .doesNotContain("studio-01: not enrolled");
+
         hub.setFault(SimulatedNanoHub.ServerFault.INTERNAL_ERROR);
         LaunchResult failing = launcher.launch("mdm", "status");
         hub.setFault(SimulatedNanoHub.ServerFault.NONE);

@@ -148,7 +148,7 @@ class MdmStatusServiceTest {
 
         List<MachineMdmStatus> noKey = service.status(machines(), new MdmServer(hub.url().toString(), null), settings);
         assertThat(noKey.getFirst().server().error()).isEqualTo("MDM server " + hub.url() + ": the inventory's mdm: section (" + hub.url()
-                + ") has no apiToken reference");
+                + ") has no apiToken (a secret reference such as env:MACFLEET_NANOHUB_API_KEY)");
     }
 
     @Test

@@ -40,11 +40,13 @@ class DemoEnvironmentTest {
 
             String result = demo.reset();
 
-            assertThat(result).isEqualTo("2 Macs restored as delivered (macOS 26.1, RDMA off, Thunderbolt Bridge on, no faults) and 1 Thunderbolt 5 cables plugged as at start");
+            assertThat(result).isEqualTo("2 Macs restored as delivered (macOS 26.1, RDMA off, Thunderbolt Bridge on, no faults, enrolled in MDM again) and 1 Thunderbolt 5 cables plugged as at start");
             var state = studio1.snapshot();
             assertThat(state.rdmaEnabled()).isFalse();
             assertThat(state.thunderboltBridgeActive()).isTrue();
             assertThat(state.release().version()).isEqualTo("26.1");
+            assertThat(state.mdmEnrolled()).as("ADE enrolls an erased Mac again").isTrue();
+            assertThat(state.bootstrapTokenEscrowed()).isTrue();
             assertThat(state.powerSettings()).containsEntry("sleep", "1");
             assertThat(Files.exists(studio1.resolve("/etc/ssh/sshd_config.d/010-macfleet.conf"))).isFalse();
             assertThat(Files.exists(studio1.resolve("/etc/ssh/sshd_config.d/100-macos.conf"))).isTrue();

@@ -304,8 +304,10 @@ class SimulatedNanoHubTest {
         EnqueueResult partly = client.enqueue(List.of(ids.get(1), "NOT-ENROLLED"), MdmCommand.DeviceInformation.of("OSVersion"));
         assertThat(partly.enrollments()).filteredOn(one -> one.enrollmentId().equals("NOT-ENROLLED")).singleElement()
                 .satisfies(one -> assertThat(one.pushError()).isPresent());
-        assertThatThrownBy(() -> client.enqueue(List.of("NOT-ENROLLED"), MdmCommand.RestartDevice.now()))
-                .isInstanceOf(MdmServerException.class).hasMessageContaining("no enrollment got RestartDevice");
+        // NanoMDM answers 500 with only a push error here and has queued the command (the real server does the same,
+        // RealNanoHubFailuresTest): reported as queued with the failed push, not as an error that invites a retry.
+        EnqueueResult nobody = client.enqueue(List.of("NOT-ENROLLED"), MdmCommand.RestartDevice.now());
+        assertThat(nobody.enrollments()).singleElement().satisfies(one -> assertThat(one.describe()).startsWith("queued, push failed: "));
     }
 
     @Test
