@@ -126,6 +126,12 @@ public class NodeService {
         }
         String parallelism = cluster.inference() == null || cluster.inference().parallelism() == null ? "tensor"
                 : cluster.inference().parallelism().name().toLowerCase(java.util.Locale.ROOT);
+        return plan(clusterName, parallelism, ranks, release, links);
+    }
+
+    /** The bundled node's plan from its parts (the bundled runtime plans through this too). */
+    public static NodeDeployer.Plan plan(String clusterName, String parallelism, List<RankTarget> ranks, NodeRelease release,
+                                         List<PeerConfiguration.PeerLink> links) {
         boolean oneHost = ranks.stream().allMatch(rank -> rank.managementAddress().startsWith("127."));
         // Simulated Macs share this host's cores and memory: small heaps and one thread per rank.
         List<String> javaOptions = oneHost ? List.of("-Xmx256m", "-XX:+UseSerialGC") : List.of();
@@ -139,7 +145,7 @@ public class NodeService {
      * has would keep the ranks from finding each other, so such cables are left out and the ranks use the management
      * addresses.
      */
-    static List<PeerConfiguration.PeerLink> configuredLinks(List<PeerConfiguration.PeerLink> links,
+    public static List<PeerConfiguration.PeerLink> configuredLinks(List<PeerConfiguration.PeerLink> links,
                                                             java.util.Map<String, io.macfleet.facts.FactsObservation> observations) {
         java.util.function.Predicate<PeerConfiguration.PeerLink> local = link -> {
             io.macfleet.facts.FactsObservation observation = observations.get(link.machine());

@@ -1,0 +1,177 @@
+package io.macfleet.runtime;
+
+import io.macfleet.audit.AuditEvent;
+import io.macfleet.audit.AuditLog;
+import io.macfleet.audit.JdbcAuditLog;
+import io.macfleet.cabling.ClusterCabling;
+import io.macfleet.cabling.PeerConfiguration;
+import io.macfleet.deployment.NodeDeployer;
+import io.macfleet.deployment.NodeService;
+import io.macfleet.deployment.RankTarget;
+import io.macfleet.facts.FactsObservation;
+import io.macfleet.facts.FactsService;
+import io.macfleet.inventory.Cluster;
+import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.inventory.InferenceSettings;
+import io.macfleet.ssh.HostKeyStore;
+import io.macfleet.ssh.JdbcHostKeyStore;
+import io.macfleet.ssh.SshRun;
+import io.macfleet.ssh.SshSettings;
+import io.macfleet.ssh.SshTransport;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The runtimes of the applied inventory's clusters: which runtime a cluster runs, its plan, deployment (for every
+ * runtime but the bundled node, whose deployment stays {@link NodeService#deploy}), its daemons' state and its
+ * endpoint. The CLI, the REST API and the console come through here.
+ */
+@ApplicationScoped
+public class RuntimeService {
+
+    private final DesiredStateStore desiredState;
+    private final NodeService nodes;
+    private final ClusterCabling cabling;
+    private final FactsService facts;
+    private final HostKeyStore hostKeys;
+    private final AuditLog audit;
+    private final Clock clock;
+    private final InferenceRuntimes runtimes;
+    private volatile Duration readyTimeout = Duration.ofSeconds(300);
+
+    @Inject
+    public RuntimeService(DesiredStateStore desiredState, NodeService nodes, ClusterCabling cabling, FactsService facts, JdbcHostKeyStore hostKeys,
+                          JdbcAuditLog audit, Instance<InferenceRuntime> extraRuntimes) {
+        this(desiredState, nodes, cabling, facts, hostKeys, audit, Clock.systemUTC(), withExtras(extraRuntimes));
+    }
+
+    public RuntimeService(DesiredStateStore desiredState, NodeService nodes, ClusterCabling cabling, FactsService facts, HostKeyStore hostKeys,
+                          AuditLog audit, Clock clock, InferenceRuntimes runtimes) {
+        this.desiredState = desiredState;
+        this.nodes = nodes;
+        this.cabling = cabling;
+        this.facts = facts;
+        this.hostKeys = hostKeys;
+        this.audit = audit;
+        this.clock = clock;
+        this.runtimes = runtimes;
+    }
+
+    /** The built-in runtimes and any runtime bean of the application (a test's, in test code). */
+    private static InferenceRuntimes withExtras(Instance<InferenceRuntime> extras) {
+        InferenceRuntimes all = InferenceRuntimes.standard();
+        for (InferenceRuntime runtime : extras) {
+            if (all.find(runtime.name()).isEmpty()) {
+                all = all.with(runtime);
+            }
+        }
+        return all;
+    }
+
+    public InferenceRuntimes runtimes() {
+        return runtimes;
+    }
+
+    /** The runtime a cluster of the applied inventory names. */
+    public InferenceRuntime runtimeOf(String clusterName) {
+        return runtimes.get(inference(clusterName).runtime());
+    }
+
+    /** The cluster as a runtime plans from it: machines in rank order with memory and Thunderbolt addresses. */
+    public RuntimeCluster cluster(String clusterName, Optional<Path> model, Optional<Path> nodeJar) {
+        Cluster cluster = desiredState.cluster(clusterName).orElseThrow(() -> new RuntimeRefused(
+                "no cluster named '" + clusterName + "' in the applied inventory (macfleet inventory apply DIR first)"));
+        List<RankTarget> ranks = nodes.ranks(clusterName);
+        Map<String, FactsObservation> observations = facts.latest(ranks.stream().map(RankTarget::machine).toList());
+        List<PeerConfiguration.PeerLink> links = List.of();
+        List<PeerConfiguration.PeerLink> configured = List.of();
+        try {
+            ClusterCabling.Cluster observed = cabling.cluster(clusterName, Optional.empty());
+            links = PeerConfiguration.from(observed.check(), observed.facts()).links();
+            configured = NodeService.configuredLinks(links, observations);
+        } catch (RuntimeException noCablingFacts) {
+            // No stored facts: no Thunderbolt addresses are known (a runtime that needs them says so).
+        }
+        Map<String, Map<String, String>> addresses = thunderboltAddresses(links, observations);
+        List<RuntimeCluster.Machine> machines = ranks.stream().map(rank -> new RuntimeCluster.Machine(rank.rank(), rank.machine(), rank.ssh(),
+                rank.managementAddress(), rank.memoryGb(), addresses.getOrDefault(rank.machine(), Map.of()))).toList();
+        InferenceSettings inference = cluster.inference() == null ? new InferenceSettings(null, InferenceSettings.Parallelism.TENSOR,
+                InferenceSettings.DEFAULT_PORT) : cluster.inference();
+        Optional<Path> chosenModel = model.or(() -> Optional.ofNullable(inference.model()).map(Path::of));
+        return new RuntimeCluster(clusterName, inference, machines, chosenModel, nodeJar, configured);
+    }
+
+    /**
+     * For each machine, its own address on the cable toward each peer: the interface the cabling facts put the cable
+     * in, and the IPv4 address the Mac's ifconfig shows there. Self-assigned 169.254/16 addresses are not configured
+     * point-to-point addresses (every Thunderbolt port may have one in the same subnet) and do not count.
+     */
+    static Map<String, Map<String, String>> thunderboltAddresses(List<PeerConfiguration.PeerLink> links, Map<String, FactsObservation> observations) {
+        Map<String, Map<String, String>> addresses = new LinkedHashMap<>();
+        for (PeerConfiguration.PeerLink link : links) {
+            FactsObservation observation = observations.get(link.machine());
+            if (observation == null) {
+                continue;
+            }
+            observation.facts().interfaces().stream().filter(face -> face.name().equals(link.networkInterface()))
+                    .flatMap(face -> face.ipv4().stream()).map(address -> address.replaceFirst("/.*$", ""))
+                    .filter(address -> !address.startsWith("169.254.")).findFirst()
+                    .ifPresent(address -> addresses.computeIfAbsent(link.machine(), machine -> new LinkedHashMap<>()).put(link.peer(), address));
+        }
+        return addresses;
+    }
+
+    /** The plan of the cluster's runtime, changing nothing. */
+    public RuntimePlan plan(String clusterName, Optional<Path> model, Optional<Path> nodeJar) {
+        return runtimeOf(clusterName).plan(cluster(clusterName, model, nodeJar));
+    }
+
+    /** The cluster's OpenAI endpoint as its runtime serves it (no model needed to name it). */
+    public String endpoint(String clusterName) {
+        InferenceSettings inference = inference(clusterName);
+        RankTarget head = nodes.ranks(clusterName).getFirst();
+        int port = BundledRuntime.NAME.equals(inference.runtime()) ? head.httpPort() : inference.port();
+        return "http://" + head.managementAddress() + ":" + port + "/v1";
+    }
+
+    /** Deploys a runtime other than the bundled node: exactly {@link #plan}, through {@link RuntimeDeployer}. */
+    public RuntimeDeployer.Outcome deploy(String clusterName, Optional<Path> model, SshSettings settings, NodeDeployer.Listener listener) {
+        InferenceRuntime runtime = runtimeOf(clusterName);
+        RuntimePlan plan = runtime.plan(cluster(clusterName, model, Optional.empty()));
+        record(settings.actor(), clusterName, "node.deploy", "deploying " + runtime.name() + " (" + plan.build() + ") to "
+                + plan.machines().size() + " machines", AuditEvent.Outcome.SUCCESS);
+        try (SshRun run = new SshTransport(settings, hostKeys, audit, clock).openRun()) {
+            RuntimeDeployer.Outcome outcome = new RuntimeDeployer(runtime, runtimes.allLabels(), readyTimeout, System.getenv())
+                    .deploy(run, plan, listener, NodeDeployer.Journal.NONE);
+            record(settings.actor(), clusterName, "node.deploy", outcome.summary(), AuditEvent.Outcome.SUCCESS);
+            return outcome;
+        } catch (RuntimeException e) {
+            record(settings.actor(), clusterName, "node.deploy", runtime.name() + " deployment failed: " + e.getMessage(), AuditEvent.Outcome.FAILURE);
+            throw e;
+        }
+    }
+
+    /** For tests and the demo: how long a deployment waits for each daemon to become ready. */
+    public void readyTimeout(Duration timeout) {
+        this.readyTimeout = timeout;
+    }
+
+    private InferenceSettings inference(String clusterName) {
+        Cluster cluster = desiredState.cluster(clusterName).orElseThrow(() -> new RuntimeRefused(
+                "no cluster named '" + clusterName + "' in the applied inventory (macfleet inventory apply DIR first)"));
+        return cluster.inference() == null ? new InferenceSettings(null, InferenceSettings.Parallelism.TENSOR, InferenceSettings.DEFAULT_PORT)
+                : cluster.inference();
+    }
+
+    private void record(String actor, String cluster, String action, String detail, AuditEvent.Outcome outcome) {
+        audit.record(new AuditEvent(clock.instant(), actor, cluster, action, detail, outcome));
+    }
+}
