@@ -45,8 +45,16 @@ public interface InferenceRuntime {
         return List.of();
     }
 
-    /** Log lines that say how a peer link came up (group 1: the peer, group 2: the transport), for status. */
-    default Optional<Pattern> transportLine() {
+    /** How to tell an installed daemon of this runtime is ready, read from its definition on the Mac (for status and supervision). */
+    default Optional<RuntimePlan.Probe> probe(io.macfleet.deployment.LaunchDaemon installed) {
+        return Optional.empty();
+    }
+
+    /**
+     * For a daemon that ends one link between Macs: which transport that link uses, from the daemon's log lines since it
+     * last started (e.g. "rdma", "tcp (fallback)"); empty when the daemon ends no such link or the log does not say.
+     */
+    default Optional<String> transport(String label, String log) {
         return Optional.empty();
     }
 }

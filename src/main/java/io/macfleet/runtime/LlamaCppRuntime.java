@@ -81,6 +81,51 @@ public final class LlamaCppRuntime implements InferenceRuntime {
         return List.of(Pattern.compile("(?i)rdma.*(fail|error)"), Pattern.compile("(?i)failed to .*rdma"));
     }
 
+    @Override
+    public Optional<Probe> probe(LaunchDaemon installed) {
+        List<String> arguments = installed.programArguments();
+        if (installed.label().equals(SERVER_LABEL)) {
+            return Optional.of(new Probe.Http(URI.create("http://" + after(arguments, "--host").orElse("127.0.0.1") + ":"
+                    + after(arguments, "--port").orElse("8080") + "/health")));
+        }
+        if (installed.label().equals(RPC_LABEL)) {
+            return Optional.of(new Probe.Tcp(after(arguments, "-H").orElse("127.0.0.1"),
+                    Integer.parseInt(after(arguments, "-p").orElse(Integer.toString(DEFAULT_RPC_PORT)))));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * ggml-rpc-server prints "transport : TCP (RDMA auto-negotiate enabled)" (or "transport : TCP" when built without
+     * RDMA) when it starts, and "RDMA activated" / "RDMA(Apple/UC) activated" once a client's connection switched to
+     * RDMA; "RDMA activate failed, staying on TCP" when the negotiation failed (ggml-rpc.cpp, transport.cpp and
+     * transport-apple.cpp of the node-llama-cpp 3.22.1 source). Without an activation the link stays on TCP.
+     */
+    @Override
+    public Optional<String> transport(String label, String log) {
+        if (!label.equals(RPC_LABEL)) {
+            return Optional.empty();
+        }
+        int start = Math.max(log.lastIndexOf("transport      :"), log.lastIndexOf("transport :"));
+        String current = start < 0 ? log : log.substring(start);
+        if (current.contains("RDMA activated") || current.contains("RDMA(Apple/UC) activated")) {
+            return Optional.of("rdma");
+        }
+        if (current.contains("RDMA activate failed")) {
+            return Optional.of("tcp (fallback: RDMA activation failed)");
+        }
+        if (!current.contains("Accepted client connection")) {
+            return Optional.of("no client yet");
+        }
+        return Optional.of(current.contains("RDMA auto-negotiate enabled") ? "tcp (fallback: the peer offered no RDMA)"
+                : "tcp (fallback: built without RDMA)");
+    }
+
+    private static Optional<String> after(List<String> arguments, String option) {
+        int index = arguments.indexOf(option);
+        return index >= 0 && index + 1 < arguments.size() ? Optional.of(arguments.get(index + 1)) : Optional.empty();
+    }
+
     private static String buildDirectory(MachinePlan machine) {
         return machine.files().stream().map(StagedFile::destination).filter(path -> path.endsWith("/llama-server")).findFirst()
                 .map(path -> path.substring(0, path.lastIndexOf('/'))).orElse(HOME);

@@ -5,6 +5,7 @@ import io.macfleet.audit.AuditLog;
 import io.macfleet.audit.JdbcAuditLog;
 import io.macfleet.cabling.ClusterCabling;
 import io.macfleet.cabling.PeerConfiguration;
+import io.macfleet.deployment.LaunchdService;
 import io.macfleet.deployment.NodeDeployer;
 import io.macfleet.deployment.NodeService;
 import io.macfleet.deployment.RankTarget;
@@ -156,6 +157,41 @@ public class RuntimeService {
         } catch (RuntimeException e) {
             record(settings.actor(), clusterName, "node.deploy", runtime.name() + " deployment failed: " + e.getMessage(), AuditEvent.Outcome.FAILURE);
             throw e;
+        }
+    }
+
+    /**
+     * One daemon of a runtime on one Mac as it is now: launchd's view, whether its probe answers (empty: ready; else what
+     * the probe saw), and for a daemon that ends a link between Macs the transport its log reports.
+     */
+    public record DaemonStatus(String machine, int rank, String label, LaunchdService launchd, String probe, Optional<String> problem,
+                               Optional<String> transport, Optional<String> error) {
+        public boolean ready() {
+            return launchd.running() && problem.isEmpty() && error.isEmpty();
+        }
+    }
+
+    /** Every daemon of the cluster's runtime on every Mac, read from the Macs (launchd, the installed plist, logs) and probed. */
+    public List<DaemonStatus> status(String clusterName, SshSettings settings) {
+        InferenceRuntime runtime = runtimeOf(clusterName);
+        List<RankTarget> ranks = nodes.ranks(clusterName);
+        try (SshRun run = new SshTransport(settings, hostKeys, audit, clock).openRun()) {
+            List<io.macfleet.ssh.MachineResult<List<DaemonStatus>>> results = run.onFleet(ranks.stream().map(RankTarget::ssh).toList(), machine -> {
+                int rank = ranks.stream().filter(target -> target.machine().equals(machine.target().machine())).findFirst().orElseThrow().rank();
+                return RuntimeProbe.look(machine, rank, runtime);
+            });
+            List<DaemonStatus> all = new java.util.ArrayList<>();
+            for (var result : results) {
+                if (result.succeeded()) {
+                    all.addAll(result.value());
+                } else {
+                    int rank = ranks.stream().filter(target -> target.machine().equals(result.machine())).findFirst().orElseThrow().rank();
+                    all.add(new DaemonStatus(result.machine(), rank, String.join(",", runtime.labels()), LaunchdService.notLoaded(), "-",
+                            Optional.of("unreachable"), Optional.empty(), Optional.of(RuntimeDeployer.message(result.error()))));
+                }
+            }
+            all.sort(java.util.Comparator.comparingInt(DaemonStatus::rank));
+            return all;
         }
     }
 

@@ -46,8 +46,11 @@ class NodeStatusCliTest {
         assertThat(status.exitCode()).as(status.getErrorOutput()).isEqualTo(ExitCodes.CHECK_FAILED);
         String json = output(status);
         assertThat(JsonShape.fieldNames(json, "")).containsExactly("llm-n");
-        assertThat(JsonShape.fieldNames(json, "/llm-n/1")).containsExactly("rank", "machine", "state", "lastExit");
-        JsonNode rank = new ObjectMapper().readTree(json).get("llm-n").get(1);
+        assertThat(JsonShape.fieldNames(json, "/llm-n")).containsExactly("runtime", "endpoint", "ranks");
+        assertThat(new ObjectMapper().readTree(json).get("llm-n").get("runtime").asText()).isEqualTo("bundled");
+        assertThat(new ObjectMapper().readTree(json).get("llm-n").get("endpoint").asText()).matches("http://127\\.[0-9.]+:[0-9]+/v1");
+        assertThat(JsonShape.fieldNames(json, "/llm-n/ranks/1")).containsExactly("rank", "machine", "state", "lastExit");
+        JsonNode rank = new ObjectMapper().readTree(json).get("llm-n").get("ranks").get(1);
         assertThat(rank.get("rank").asInt()).isEqualTo(1);
         assertThat(rank.get("machine").asText()).isEqualTo("studio-02");
         assertThat(rank.get("state").asText()).isEqualTo("not deployed");
