@@ -27,6 +27,11 @@ public interface InferenceRuntime {
     /** Every launchd label this runtime may install on a Mac: a switch to another runtime boots these out. */
     List<String> labels();
 
+    /** The order an ordered restart starts the labels in (the default: as {@link #labels()} lists them). */
+    default List<String> startOrder() {
+        return labels();
+    }
+
     /**
      * The command that prints the installed build on one Mac of a plan (argv, absolute program first), or empty when
      * the runtime's version is read otherwise (the bundled node: from its daemon's environment).

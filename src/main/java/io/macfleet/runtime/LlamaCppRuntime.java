@@ -64,6 +64,12 @@ public final class LlamaCppRuntime implements InferenceRuntime {
         return List.of(SERVER_LABEL, RPC_LABEL);
     }
 
+    /** The rpc-servers first: llama-server connects to every one of them when it starts and fails without them. */
+    @Override
+    public List<String> startOrder() {
+        return List.of(RPC_LABEL, SERVER_LABEL);
+    }
+
     @Override
     public List<String> versionCommand(MachinePlan machine) {
         return List.of(buildDirectory(machine) + "/llama-server", "--version");
