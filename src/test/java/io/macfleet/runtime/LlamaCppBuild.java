@@ -1,6 +1,5 @@
 package io.macfleet.runtime;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.Assertions;
@@ -18,27 +17,7 @@ public final class LlamaCppBuild {
     }
 
     public static Optional<Path> find() {
-        String configured = System.getenv("MACFLEET_LLAMA_CPP_BIN");
-        if (configured != null && !configured.isBlank()) {
-            return usable(Path.of(configured));
-        }
-        String cache = System.getenv("MACFLEET_CACHE");
-        Path root = (cache == null || cache.isBlank() ? Path.of(System.getProperty("user.home"), ".cache", "macfleet") : Path.of(cache)).resolve("llama.cpp");
-        try (var indexes = Files.list(root)) {
-            for (Path index : indexes.filter(file -> file.getFileName().toString().endsWith(".commit")).sorted().toList()) {
-                Optional<Path> bin = usable(root.resolve(Files.readString(index).strip()).resolve("bin"));
-                if (bin.isPresent()) {
-                    return bin;
-                }
-            }
-        } catch (java.io.IOException | RuntimeException none) {
-            // no cache
-        }
-        return Optional.empty();
-    }
-
-    private static Optional<Path> usable(Path bin) {
-        return Files.isExecutable(bin.resolve("llama-server")) && Files.isExecutable(bin.resolve("ggml-rpc-server")) ? Optional.of(bin) : Optional.empty();
+        return LlamaCppBuilds.cached();
     }
 
     /** The build directory, or the test is skipped (failed when CI=true). */
