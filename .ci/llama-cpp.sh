@@ -36,8 +36,9 @@ fi
 if [[ ! -x "$cache_root/$commit/bin/llama-server" || ! -x "$cache_root/$commit/bin/ggml-rpc-server" ]]; then
     echo ".ci/llama-cpp.sh: building llama.cpp $commit (about 15 CPU-minutes)" >&2
     git clone -q "$work/package/llama/gitRelease.bundle" "$work/llama.cpp"
+    # RUNPATH $ORIGIN: the programs find their libraries next to them once moved out of the (deleted) build tree.
     cmake -S "$work/llama.cpp" -B "$work/build" -DGGML_RPC=ON -DLLAMA_CURL=OFF -DGGML_NATIVE=OFF \
-        -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 \
+        -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DCMAKE_BUILD_TYPE=Release '-DCMAKE_BUILD_RPATH=$ORIGIN' >"$work/cmake.log" 2>&1 \
         || { tail -n 30 "$work/cmake.log" >&2; exit 1; }
     cmake --build "$work/build" --target llama-server ggml-rpc-server -j "$(nproc)" >"$work/build.log" 2>&1 \
         || { tail -n 30 "$work/build.log" >&2; exit 1; }

@@ -24,6 +24,8 @@ cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; w
 trap cleanup EXIT
 
 bin=$(.ci/llama-cpp.sh)
+# The libraries are next to the programs (an older cache's RUNPATH names the deleted build tree).
+export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 jar=$(ls inference-node/target/inference-node-*.jar 2>/dev/null | grep -v sources | head -1 || true)
 if [ -z "$jar" ]; then
   ./mvnw -B -q -f inference-node/pom.xml package -DskipTests

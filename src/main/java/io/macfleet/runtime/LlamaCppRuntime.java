@@ -47,7 +47,9 @@ public final class LlamaCppRuntime implements InferenceRuntime {
      */
     static final double USABLE_MEMORY_SHARE = 0.75;
 
-    private static final Pattern VERSION = Pattern.compile("version: (\\d+) \\(([0-9a-f]+)\\)");
+    /** "version: 0.5.0-dev (build 1, commit de3ff81)" (this source) or "version: 6640 (abc1234)" (releases of 2025). */
+    private static final Pattern VERSION = Pattern.compile("version: (\\S+) \\(build (\\d+), commit ([0-9a-f]+)\\)");
+    private static final Pattern OLD_VERSION = Pattern.compile("version: (\\d+) \\(([0-9a-f]+)\\)");
 
     @Override
     public String name() {
@@ -78,7 +80,11 @@ public final class LlamaCppRuntime implements InferenceRuntime {
     @Override
     public Optional<String> build(String versionOutput) {
         Matcher matcher = VERSION.matcher(versionOutput);
-        return matcher.find() ? Optional.of(matcher.group(1) + " (" + matcher.group(2) + ")") : Optional.empty();
+        if (matcher.find()) {
+            return Optional.of(matcher.group(1) + " build " + matcher.group(2) + " (" + matcher.group(3) + ")");
+        }
+        Matcher old = OLD_VERSION.matcher(versionOutput);
+        return old.find() ? Optional.of(old.group(1) + " (" + old.group(2) + ")") : Optional.empty();
     }
 
     @Override

@@ -353,6 +353,7 @@ public final class Launchd {
             builder.environment().put(name, mapped != null && Files.isDirectory(mapped) ? mapped.toString() : value);
         });
         builder.environment().put("MACFLEET_SIMULATED_ROOT", mac.root().toString());
+        libraryPathNextTo(builder, command.getFirst());
         builder.redirectOutput(redirect(service.job.standardOutPath()));
         builder.redirectError(redirect(service.job.standardErrorPath()));
         try {
@@ -391,6 +392,17 @@ public final class Launchd {
                 }
             }
         }, delay, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * A program copied onto a Mac finds the shared libraries copied next to it, as macOS builds do through
+     * {@code @loader_path} rpaths (a Linux build's RUNPATH may name the directory it was built in instead).
+     */
+    static void libraryPathNextTo(ProcessBuilder builder, String program) {
+        Path directory = Path.of(program).getParent();
+        if (directory != null && !directory.toString().startsWith("/bin") && !directory.toString().startsWith("/usr/bin")) {
+            builder.environment().put("LD_LIBRARY_PATH", directory.toString());
+        }
     }
 
     private ProcessBuilder.Redirect redirect(String macPath) {

@@ -49,9 +49,10 @@ final class UploadedProgram {
             Path out = Files.createTempFile("simulated-program", ".out");
             Path err = Files.createTempFile("simulated-program", ".err");
             try {
-                Process process = new ProcessBuilder(command).directory(mac.root().toFile())
-                        .redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                        .start();
+                ProcessBuilder builder = new ProcessBuilder(command).directory(mac.root().toFile())
+                        .redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                Launchd.libraryPathNextTo(builder, file.toString());
+                Process process = builder.start();
                 if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
                     return Optional.of(Result.fail(124, program + ": did not end within " + TIMEOUT_SECONDS + " s\n"));

@@ -141,8 +141,12 @@ class RuntimeSeamTest {
     @Test
     void theBuildAndTheTransportAreReadFromLlamaCppsOwnLines() {
         LlamaCppRuntime runtime = new LlamaCppRuntime();
-        // As llama-server --version of the node-llama-cpp 3.22.1 source prints it (standard error).
-        assertThat(runtime.build("version: 1 (e8ed6d7)\nbuilt with GNU 14.2.0 for Linux x86_64\n")).hasValue("1 (e8ed6d7)");
+        // As llama-server --version of the node-llama-cpp 3.22.1 source (.ci/llama-cpp.sh) printed it here, and in the
+        // older "version: N (commit)" form of llama.cpp's 2025 releases.
+        assertThat(runtime.build("0.00.010.337 I srv  llama_server: initializing ...\nversion: 0.5.0-dev (build 1, commit de3ff81)\n"
+                + "built with GNU 12.2.0 for Linux x86_64\n")).hasValue("0.5.0-dev build 1 (de3ff81)");
+        assertThat(runtime.build("version: 6640 (abc1234)\nbuilt with Apple clang\n")).hasValue("6640 (abc1234)");
+        assertThat(runtime.build("llama-server: command not found")).isEmpty();
         assertThat(runtime.transport(LlamaCppRuntime.RPC_LABEL, "  transport      : TCP\nAccepted client connection\n"))
                 .hasValue("tcp (fallback: built without RDMA)");
         assertThat(runtime.transport(LlamaCppRuntime.RPC_LABEL, "  transport      : TCP (RDMA auto-negotiate enabled)\nAccepted client connection\n"
