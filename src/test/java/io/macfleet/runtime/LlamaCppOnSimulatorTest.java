@@ -54,6 +54,7 @@ class LlamaCppOnSimulatorTest {
     static RuntimeService runtimes;
     static SshSettings settings;
     static Path model;
+    static Path inventoryDirectory;
     static int httpPort;
     static int rpcPort;
 
@@ -70,6 +71,7 @@ class LlamaCppOnSimulatorTest {
         Path keyFile = directory.resolve("api-key");
         Files.writeString(keyFile, KEY_VALUE);
         Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", names)), Map.of());
+        inventoryDirectory = inventory;
         Path yaml = inventory.resolve("macfleet.yaml");
         Files.writeString(yaml, Files.readString(yaml).replace("      kind: full-mesh\n", """
                       kind: full-mesh
@@ -178,7 +180,7 @@ class LlamaCppOnSimulatorTest {
     @Test
     @Order(4)
     void anRpcServerInACrashLoopIsAlertedAfterThreeOrderedRestarts() throws Exception {
-        RuntimeSupervisor supervisor = supervisor();
+        RuntimeSupervisor supervisor = supervisor(Duration.ofSeconds(5));
         try (SshRun run = transport().openRun()) {
             assertThat(supervisor.round(run)).isInstanceOf(RuntimeSupervisor.Decision.Serving.class);
             simulation.fleet.machine("studio-04").faults().crashLoopingDaemons.add(LlamaCppRuntime.RPC_LABEL);
@@ -193,14 +195,63 @@ class LlamaCppOnSimulatorTest {
             supervisor.reset();
             RuntimeSupervisor.Decision healed = supervisor.round(run);
             assertThat(healed).isInstanceOf(RuntimeSupervisor.Decision.Restarted.class);
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (chat(runtimes.endpoint("llm-a"), KEY_VALUE) != 200 && System.nanoTime() < deadline) {
+                Thread.sleep(250);
+            }
             assertThat(supervisor.round(run)).isInstanceOf(RuntimeSupervisor.Decision.Serving.class);
         }
     }
 
+    @Test
+    @Order(5)
+    void anOsUpdateCampaignDrainsEveryLlamaCppDaemonAndUndrainsRpcServersBeforeTheHead() throws Exception {
+        for (String machine : List.of("studio-01", "studio-02", "studio-03", "studio-04")) {
+            simulation.fleet.machine(machine).setRelease(io.macfleet.simulator.MacosRelease.of("26.1"));
+        }
+        Path password = directory.resolve("volume-owner-password");
+        Files.writeString(password, "macfleet-demo\n");
+        Path yaml = inventoryDirectory.resolve("macfleet.yaml");
+        if (!Files.readString(yaml).contains("volumeOwner")) {
+            Files.writeString(yaml, Files.readString(yaml).replace("defaults:\n", "defaults:\n  volumeOwner:\n    user: admin\n    password: \"file:"
+                    + password + "\"\n"));
+        }
+        LoadResult loaded = InventoryLoader.load(inventoryDirectory);
+        assertThat(loaded.errors()).isEmpty();
+        simulation.desiredState.apply(loaded.inventory(), "test", inventoryDirectory.toString());
+        io.macfleet.osupdate.ssh.SshUpdateMethod ssh = new io.macfleet.osupdate.ssh.SshUpdateMethod(settings,
+                new io.macfleet.ssh.JdbcHostKeyStore(simulation.dataSource), new io.macfleet.audit.JdbcAuditLog(simulation.dataSource),
+                io.macfleet.osupdate.ssh.SshUpdateMethod.Requirements.DEFAULTS);
+        io.macfleet.osupdate.OsUpdateCampaigns campaigns = new io.macfleet.osupdate.OsUpdateCampaigns(simulation.dataSource, simulation.desiredState,
+                simulation.facts, new ClusterCabling(simulation.facts), List.of(ssh), new io.macfleet.osupdate.OsUpdateCampaigns.Options(settings,
+                Duration.ofMillis(200), io.macfleet.osupdate.PhaseDeadlines.all(Duration.ofSeconds(120)), Duration.ofSeconds(60)));
+        io.macfleet.osupdate.CampaignView end = campaigns.apply(new io.macfleet.osupdate.OsUpdateCampaigns.Request(List.of("llm-a"), false, "26.2",
+                Optional.of("25C56"), "ssh", 1, false, Optional.empty(), Optional.empty()), "alice");
+        assertThat(end.status()).as(end.toString()).isEqualTo("succeeded");
+        List<String> details = io.macfleet.database.Jdbc.withConnection(simulation.dataSource, connection -> io.macfleet.database.Jdbc.query(connection,
+                "select detail from audit_event where action in ('os-update.drain', 'os-update.undrain') order by id", row -> row.getString(1)));
+        assertThat(details).anyMatch(detail -> detail.contains("disable and bootout system/" + LlamaCppRuntime.SERVER_LABEL))
+                .anyMatch(detail -> detail.contains("disable and bootout system/" + LlamaCppRuntime.RPC_LABEL));
+        List<String> undrained = details.stream().filter(detail -> detail.contains("and bootstrap")).toList();
+        assertThat(undrained).hasSize(4);
+        assertThat(undrained.getLast()).contains(LlamaCppRuntime.SERVER_LABEL);
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (chat(runtimes.endpoint("llm-a"), KEY_VALUE) != 200 && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+        }
+        assertThat(chat(runtimes.endpoint("llm-a"), KEY_VALUE)).isEqualTo(200);
+        assertThat(runtimes.status("llm-a", settings)).allSatisfy(daemon -> assertThat(daemon.ready()).as(daemon.toString()).isTrue());
+    }
+
     static RuntimeSupervisor supervisor() {
+        return supervisor(Duration.ofSeconds(60));
+    }
+
+    /** A supervisor that waits this long for each restarted daemon to answer. */
+    static RuntimeSupervisor supervisor(Duration readyTimeout) {
         RuntimePlan plan = runtimes.plan("llm-a", Optional.empty(), Optional.empty());
         return new RuntimeSupervisor("llm-a", new LlamaCppRuntime(), plan.machines().stream().map(RuntimePlan.MachinePlan::ssh).toList(),
-                Duration.ofSeconds(60), Clock.systemUTC());
+                readyTimeout, Clock.systemUTC());
     }
 
     static SshTransport transport() {
