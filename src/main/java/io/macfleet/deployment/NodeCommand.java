@@ -352,9 +352,14 @@ public class NodeCommand {
 
         abstract NodeService.Action action();
 
+        @Inject
+        io.macfleet.runtime.RuntimeService runtimes;
+
         @Override
         public Integer call() {
-            for (String line : nodes.act(cluster, action(), ssh.settings(Actors.commandLine()))) {
+            boolean bundled = runtimes.runtimeOf(cluster).name().equals(io.macfleet.runtime.BundledRuntime.NAME);
+            for (String line : bundled ? nodes.act(cluster, action(), ssh.settings(Actors.commandLine()))
+                    : runtimes.act(cluster, action(), ssh.settings(Actors.commandLine()))) {
                 spec.commandLine().getOut().println(line);
             }
             spec.commandLine().getOut().flush();
@@ -403,16 +408,31 @@ public class NodeCommand {
         @Inject
         NodeService nodes;
 
+        @Inject
+        io.macfleet.runtime.RuntimeService runtimes;
+
+        @Inject
+        io.macfleet.inventory.DesiredStateStore desiredState;
+
+        /** The bundled node's log, or every log of the machine's runtime daemons. */
+        private String logs(SshSettings settings) {
+            Optional<String> cluster = desiredState.machine(machine).map(io.macfleet.inventory.Machine::cluster);
+            if (cluster.isPresent() && !runtimes.runtimeOf(cluster.get()).name().equals(io.macfleet.runtime.BundledRuntime.NAME)) {
+                return runtimes.logs(cluster.get(), machine, lines, settings);
+            }
+            return nodes.logs(machine, lines, settings);
+        }
+
         @Override
         public Integer call() throws InterruptedException {
             PrintWriter out = spec.commandLine().getOut();
             SshSettings settings = ssh.settings(Actors.commandLine());
-            String shown = nodes.logs(machine, lines, settings);
+            String shown = logs(settings);
             out.print(shown);
             out.flush();
             while (follow) {
                 Thread.sleep(2000);
-                String now = nodes.logs(machine, lines, settings);
+                String now = logs(settings);
                 out.print(newLines(shown, now));
                 out.flush();
                 shown = now;

@@ -122,6 +122,24 @@ public class NodeResource {
         if (request.model() != null && !request.model().startsWith("http") && !request.model().startsWith("/")) {
             throw ProblemException.badRequest("'model' must be an absolute path on the server's host or an http(s) URL");
         }
+        io.macfleet.runtime.InferenceRuntime runtime = refused(() -> runtimes.runtimeOf(name));
+        if (!runtime.name().equals(io.macfleet.runtime.BundledRuntime.NAME)) {
+            if (request.model() != null && request.model().startsWith("http")) {
+                throw ProblemException.badRequest("the " + runtime.name() + " runtime copies a model file of the server's host; got " + request.model());
+            }
+            Optional<java.nio.file.Path> model = Optional.ofNullable(request.model()).map(java.nio.file.Path::of);
+            io.macfleet.runtime.RuntimePlan plan = refused(() -> runtimes.plan(name, model, Optional.empty()));
+            String actor = user.actor();
+            Thread.ofVirtual().name("runtime-deploy-" + name).start(() -> {
+                try {
+                    runtimes.deploy(name, model, SshSettings.defaults(actor), NodeDeployer.Listener.NONE);
+                } catch (RuntimeException recorded) {
+                    // In the audit log (node.deploy, failure).
+                }
+            });
+            return Response.accepted(new DeployStartedBody(name, runtime.name() + " " + plan.build(),
+                    model.map(java.nio.file.Path::toString).orElse("the inventory's"))).build();
+        }
         NodeRelease release = refused(() -> nodes.release(name, new NodeService.Request(Optional.ofNullable(request.model()),
                 Optional.ofNullable(request.modelSha256()), Optional.ofNullable(request.modelSize()), Optional.empty())));
         try {
@@ -139,7 +157,9 @@ public class NodeResource {
     @APIResponse(responseCode = "200", description = "one line per machine")
     public RestartBody restart(@PathParam("name") String name) {
         try {
-            return new RestartBody(name, refused(() -> nodes.act(name, NodeService.Action.RESTART, SshSettings.defaults(user.actor()))));
+            boolean bundled = refused(() -> runtimes.runtimeOf(name)).name().equals(io.macfleet.runtime.BundledRuntime.NAME);
+            return new RestartBody(name, refused(() -> bundled ? nodes.act(name, NodeService.Action.RESTART, SshSettings.defaults(user.actor()))
+                    : runtimes.act(name, NodeService.Action.RESTART, SshSettings.defaults(user.actor()))));
         } catch (NodeDeployer.DeployFailedException e) {
             throw new ProblemException(502, "Bad Gateway", e.getMessage());
         }

@@ -195,6 +195,83 @@ public class RuntimeService {
         }
     }
 
+    /**
+     * Starts, stops or restarts every daemon of the cluster's runtime: start and restart in the runtime's start order
+     * (each label on every Mac that has it, then the next label), stop in the reverse order. One line per daemon.
+     */
+    public List<String> act(String clusterName, io.macfleet.deployment.NodeService.Action action, SshSettings settings) {
+        InferenceRuntime runtime = runtimeOf(clusterName);
+        List<RankTarget> ranks = nodes.ranks(clusterName);
+        List<String> labels = action == io.macfleet.deployment.NodeService.Action.STOP ? runtime.startOrder().reversed() : runtime.startOrder();
+        List<String> lines = new java.util.ArrayList<>();
+        boolean failed = false;
+        try (SshRun run = new SshTransport(settings, hostKeys, audit, clock).openRun()) {
+            for (String label : labels) {
+                for (RankTarget rank : ranks) {
+                    String plist = io.macfleet.deployment.LaunchDaemon.DAEMON_DIRECTORY + label + ".plist";
+                    if (!run.execute(rank.ssh(), io.macfleet.ssh.Command.reading("test", "-f", plist)).succeeded()) {
+                        continue;
+                    }
+                    io.macfleet.ssh.CommandResult result = switch (action) {
+                        case STOP -> run.execute(rank.ssh(), io.macfleet.ssh.Command.sudo(io.macfleet.ssh.PrivilegedProgram.LAUNCHCTL, "bootout", "system/" + label));
+                        case START -> run.execute(rank.ssh(), io.macfleet.ssh.Command.sudo(io.macfleet.ssh.PrivilegedProgram.LAUNCHCTL, "bootstrap", "system", plist));
+                        case RESTART -> run.execute(rank.ssh(), io.macfleet.ssh.Command.sudo(io.macfleet.ssh.PrivilegedProgram.LAUNCHCTL, "kickstart", "-k", "system/" + label));
+                    };
+                    // bootout 113 / bootstrap 5: already as asked.
+                    boolean done = result.succeeded() || (action == io.macfleet.deployment.NodeService.Action.STOP && Integer.valueOf(113).equals(result.exitStatus()))
+                            || (action == io.macfleet.deployment.NodeService.Action.START && Integer.valueOf(5).equals(result.exitStatus()));
+                    failed |= !done;
+                    lines.add(rank.machine() + " " + label + ": " + action.name().toLowerCase(java.util.Locale.ROOT)
+                            + (done ? " done" : " failed (exit " + result.exitStatus() + "): " + result.stderr().strip()));
+                }
+                if (action != io.macfleet.deployment.NodeService.Action.STOP) {
+                    // The next label's daemons connect to these: wait (up to 10 s) until they answer.
+                    long deadline = System.nanoTime() + 10_000_000_000L;
+                    while (System.nanoTime() < deadline && ranks.stream().flatMap(rank -> status(run, rank, runtime).stream())
+                            .anyMatch(daemon -> daemon.label().equals(label) && !daemon.ready())) {
+                        try {
+                            Thread.sleep(250);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        record(settings.actor(), clusterName, "node." + action.name().toLowerCase(java.util.Locale.ROOT), String.join("; ", lines),
+                failed ? AuditEvent.Outcome.FAILURE : AuditEvent.Outcome.SUCCESS);
+        if (failed) {
+            throw new NodeDeployer.DeployFailedException(action.name().toLowerCase(java.util.Locale.ROOT) + " failed on some machines: "
+                    + String.join("; ", lines), true, null);
+        }
+        return lines;
+    }
+
+    private List<DaemonStatus> status(SshRun run, RankTarget rank, InferenceRuntime runtime) {
+        return run.onFleet(List.of(rank.ssh()), machine -> RuntimeProbe.look(machine, rank.rank(), runtime)).getFirst().value();
+    }
+
+    /** The last lines of the logs of the runtime's daemons on one machine (standard output and error of each). */
+    public String logs(String clusterName, String machineName, int lines, SshSettings settings) {
+        InferenceRuntime runtime = runtimeOf(clusterName);
+        RankTarget rank = nodes.ranks(clusterName).stream().filter(target -> target.machine().equals(machineName)).findFirst()
+                .orElseThrow(() -> new RuntimeRefused(machineName + " is not a machine of cluster " + clusterName));
+        StringBuilder text = new StringBuilder();
+        try (SshRun run = new SshTransport(settings, hostKeys, audit, clock).openRun()) {
+            for (String label : runtime.labels()) {
+                for (String stream : List.of("out", "err")) {
+                    String path = io.macfleet.deployment.LaunchDaemon.LOG_DIRECTORY + label + "." + stream + ".log";
+                    io.macfleet.ssh.CommandResult tail = run.execute(rank.ssh(), io.macfleet.ssh.Command.reading("tail", "-n", Integer.toString(lines), path));
+                    if (tail.succeeded()) {
+                        text.append("==> ").append(path).append(" <==\n").append(tail.stdout());
+                    }
+                }
+            }
+        }
+        return text.toString();
+    }
+
     /** For tests and the demo: how long a deployment waits for each daemon to become ready. */
     public void readyTimeout(Duration timeout) {
         this.readyTimeout = timeout;

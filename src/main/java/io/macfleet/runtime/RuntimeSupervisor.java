@@ -38,7 +38,12 @@ public final class RuntimeSupervisor {
         record Restarted(String reason, List<String> order, Duration took) implements Decision {
         }
 
-        record Alert(String message) implements Decision {
+        /** @param raisedNow true the first time (report it), false while it stays open */
+        record Alert(String message, boolean raisedNow) implements Decision {
+        }
+
+        /** No daemon of the runtime is installed on any Mac: nothing to supervise until a deployment. */
+        record NotDeployed() implements Decision {
         }
     }
 
@@ -85,6 +90,9 @@ public final class RuntimeSupervisor {
     /** One look and what follows from it. */
     public Decision round(SshRun run) {
         List<DaemonStatus> daemons = look(run);
+        if (daemons.stream().noneMatch(daemon -> daemon.launchd().loaded())) {
+            return new Decision.NotDeployed();
+        }
         List<DaemonStatus> down = daemons.stream().filter(daemon -> !daemon.ready()).toList();
         List<DaemonStatus> restarted = daemons.stream().filter(daemon -> daemon.launchd().pid().isPresent()
                 && servingPids.containsKey(key(daemon)) && servingPids.get(key(daemon)) != daemon.launchd().pid().getAsLong()).toList();
@@ -96,21 +104,25 @@ public final class RuntimeSupervisor {
             return new Decision.Serving(daemons);
         }
         if (alert.isPresent()) {
-            return new Decision.Alert(alert.get());
+            return new Decision.Alert(alert.get(), false);
         }
         if (attempts >= ATTEMPTS) {
-            DaemonStatus worst = (down.isEmpty() ? restarted : down).getFirst();
+            // The cause is the earliest in start order (a head that cannot reach a crashing rpc-server is down too).
+            DaemonStatus worst = (down.isEmpty() ? restarted : down).stream()
+                    .min(java.util.Comparator.comparingInt(daemon -> Math.max(0, runtime.startOrder().indexOf(daemon.label())))).orElseThrow();
             alert = Optional.of("cluster " + cluster + ": crash loop: " + worst.label() + " on " + worst.machine() + " did not stay up after "
                     + attempts + " ordered restarts (launchd runs " + (worst.launchd().runs().isPresent() ? worst.launchd().runs().getAsInt() : "?")
                     + ", last exit " + worst.launchd().lastExit() + ", " + worst.problem().or(worst::error).orElse("restarted") + "); not restarting"
                     + " again until it serves or an operator acts (macfleet node logs " + worst.machine() + ", macfleet node restart " + cluster + ")");
-            return new Decision.Alert(alert.get());
+            return new Decision.Alert(alert.get(), true);
         }
         attempts++;
         String reason = (down.isEmpty() ? "" : "down: " + describe(down)) + (down.isEmpty() || restarted.isEmpty() ? "" : "; ")
                 + (restarted.isEmpty() ? "" : "started again since the cluster served: " + describe(restarted));
         Instant start = clock.instant();
         List<String> order = orderedRestart(run, daemons);
+        // Every restarted daemon has a new pid: the next look that finds them all ready records the serving pids afresh.
+        servingPids = Map.of();
         return new Decision.Restarted(reason, order, Duration.between(start, clock.instant()));
     }
 

@@ -184,14 +184,20 @@ class LlamaCppOnSimulatorTest {
         try (SshRun run = transport().openRun()) {
             assertThat(supervisor.round(run)).isInstanceOf(RuntimeSupervisor.Decision.Serving.class);
             simulation.fleet.machine("studio-04").faults().crashLoopingDaemons.add(LlamaCppRuntime.RPC_LABEL);
-            simulation.fleet.crashDaemon("studio-04", LlamaCppRuntime.RPC_LABEL);
-            for (int attempt = 1; attempt <= RuntimeSupervisor.ATTEMPTS; attempt++) {
-                assertThat(supervisor.round(run)).isInstanceOf(RuntimeSupervisor.Decision.Restarted.class);
+            try {
+                simulation.fleet.crashDaemon("studio-04", LlamaCppRuntime.RPC_LABEL);
+                for (int attempt = 1; attempt <= RuntimeSupervisor.ATTEMPTS; attempt++) {
+                    assertThat(supervisor.round(run)).isInstanceOf(RuntimeSupervisor.Decision.Restarted.class);
+                }
+                RuntimeSupervisor.Decision alert = supervisor.round(run);
+                assertThat(alert).isInstanceOf(RuntimeSupervisor.Decision.Alert.class);
+                assertThat(((RuntimeSupervisor.Decision.Alert) alert).message()).contains("crash loop", LlamaCppRuntime.RPC_LABEL + " on studio-04");
+                assertThat(((RuntimeSupervisor.Decision.Alert) alert).raisedNow()).isTrue();
+                assertThat(supervisor.round(run)).as("no restart while the alert is open")
+                        .isEqualTo(new RuntimeSupervisor.Decision.Alert(((RuntimeSupervisor.Decision.Alert) alert).message(), false));
+            } finally {
+                simulation.fleet.machine("studio-04").faults().crashLoopingDaemons.clear();
             }
-            RuntimeSupervisor.Decision alert = supervisor.round(run);
-            assertThat(alert).isInstanceOf(RuntimeSupervisor.Decision.Alert.class);
-            assertThat(((RuntimeSupervisor.Decision.Alert) alert).message()).contains("crash loop", LlamaCppRuntime.RPC_LABEL, "studio-04");
-            simulation.fleet.machine("studio-04").faults().crashLoopingDaemons.clear();
             supervisor.reset();
             RuntimeSupervisor.Decision healed = supervisor.round(run);
             assertThat(healed).isInstanceOf(RuntimeSupervisor.Decision.Restarted.class);
