@@ -164,6 +164,7 @@ public final class RuntimeDeployer {
             CommandResult printed = machine.execute(Command.reading(version.getFirst(), version.subList(1, version.size()).toArray(String[]::new)));
             build = runtime.build(printed.stdout() + "\n" + printed.stderr());
         }
+        checkPorts(machine, plan);
         listener.step(name, "writing the daemons");
         boolean changed = false;
         boolean running = true;
@@ -175,6 +176,38 @@ public final class RuntimeDeployer {
             running &= launchd(machine, daemon.daemon().label()).running();
         }
         return new Staged(name, copies, build, changed, running);
+    }
+
+    /**
+     * Every port a daemon of the plan listens on must be free on its Mac, or held by a daemon of macfleet's runtimes (which
+     * the switch stops): otherwise the deployment is refused before the switch, naming the process that holds it
+     * ({@code lsof -nP -iTCP:PORT -sTCP:LISTEN} on the Mac; a process the SSH user may not see is not listed by lsof).
+     */
+    private void checkPorts(MachineSession machine, MachinePlan plan) {
+        java.util.Set<Long> ours = new java.util.HashSet<>();
+        for (String label : allLabels) {
+            launchd(machine, label).pid().ifPresent(ours::add);
+        }
+        for (DaemonPlan daemon : plan.daemons()) {
+            for (RuntimePlan.Listen listen : daemon.listens()) {
+                CommandResult lsof = machine.execute(Command.reading("lsof", "-nP", "-iTCP:" + listen.port(), "-sTCP:LISTEN"));
+                for (String line : lsof.stdout().lines().skip(1).toList()) {
+                    String[] fields = line.trim().split("\\s+");
+                    if (fields.length < 9 || !fields[1].matches("\\d+")) {
+                        continue;
+                    }
+                    String bound = fields[fields.length - 2];
+                    String host = bound.contains(":") ? bound.substring(0, bound.lastIndexOf(':')) : bound;
+                    long pid = Long.parseLong(fields[1]);
+                    if (ours.contains(pid) || !(host.equals("*") || host.equals(listen.address()) || listen.address().equals("0.0.0.0"))) {
+                        continue;
+                    }
+                    throw new RuntimeRefused("port " + listen.port() + " of " + listen.address() + " on " + plan.machine() + " (for "
+                            + daemon.daemon().label() + ") is held by " + fields[0] + " (pid " + pid + ", user " + fields[2]
+                            + "); nothing was switched: stop that process or choose another port (inference.port, inference.settings.rpcPort)");
+                }
+            }
+        }
     }
 
     /** Phase two: everything out, then this plan's daemons in by start order, each order ready before the next. */

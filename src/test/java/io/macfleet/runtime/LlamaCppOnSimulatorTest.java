@@ -132,6 +132,14 @@ class LlamaCppOnSimulatorTest {
     @Test
     @Order(2)
     void deploysRealLlamaCppProcessesThatServeAChatCompletionOverTheRpcServers() throws Exception {
+        // A port in use on a Mac (here by this test's JVM, on the head's address) is named with its holder; nothing switches.
+        try (ServerSocket squatter = new ServerSocket(httpPort, 1, java.net.InetAddress.getByName(simulation.fleet.machine("studio-01").address()))) {
+            assertThatThrownBy(() -> runtimes.deploy("llm-a", Optional.empty(), settings, io.macfleet.deployment.NodeDeployer.Listener.NONE))
+                    .hasMessageContaining("port " + httpPort + " of " + simulation.fleet.machine("studio-01").address() + " on studio-01")
+                    .hasMessageContaining("is held by java (pid " + ProcessHandle.current().pid())
+                    .hasMessageContaining("nothing was switched");
+            assertThat(simulation.fleet.machine("studio-02").launchd().labels()).doesNotContain(LlamaCppRuntime.RPC_LABEL);
+        }
         long started = System.nanoTime();
         RuntimeDeployer.Outcome outcome = runtimes.deploy("llm-a", Optional.empty(), settings, io.macfleet.deployment.NodeDeployer.Listener.NONE);
         System.out.printf("llama.cpp deploy to 4 simulated Macs: %.1f s%n", (System.nanoTime() - started) / 1e9);
