@@ -148,8 +148,9 @@ public final class RuntimeDeployer {
                 case StagedFile.Source.Secret secret -> {
                     String value = SecretReference.of(secret.reference()).resolve(environment);
                     byte[] content = value.getBytes(StandardCharsets.UTF_8);
-                    CommandResult current = machine.execute(Command.reading("cat", file.destination()));
-                    boolean same = current.succeeded() && current.stdout().equals(value);
+                    // Compared by hash: the secret itself never comes back over SSH.
+                    CommandResult current = machine.execute(Command.reading("shasum", "-a", "256", file.destination()));
+                    boolean same = current.succeeded() && current.stdout().startsWith(io.macfleet.deployment.NodeRelease.sha256(content) + " ");
                     if (!same) {
                         machine.upload(file.destination(), content, file.mode());
                     }
