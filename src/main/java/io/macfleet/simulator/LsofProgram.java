@@ -42,15 +42,23 @@ final class LsofProgram implements SimulatedProgram {
         call.state().ipv4().values().forEach(address -> own.add(address.replaceFirst("/.*$", "")));
         Map<Long, String> listening = new HashMap<>();
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/net/tcp")).subList(1, Files.readAllLines(Path.of("/proc/net/tcp")).size())) {
-                String[] fields = line.trim().split("\\s+");
-                String[] local = fields[1].split(":");
-                if (!fields[3].equals("0A") || Integer.parseInt(local[1], 16) != wanted) {
+            // IPv4 sockets, and IPv6 ones (a JVM's) bound to IPv4-mapped addresses or to every address.
+            for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+                Path file = Path.of(table);
+                if (!Files.isReadable(file)) {
                     continue;
                 }
-                String address = address(local[0]);
-                if (address.equals("0.0.0.0") || own.contains(address)) {
-                    listening.put(Long.parseLong(fields[9]), (address.equals("0.0.0.0") ? "*" : address) + ":" + wanted);
+                List<String> lines = Files.readAllLines(file);
+                for (String line : lines.subList(1, lines.size())) {
+                    String[] fields = line.trim().split("\\s+");
+                    String[] local = fields[1].split(":");
+                    if (!fields[3].equals("0A") || Integer.parseInt(local[1], 16) != wanted) {
+                        continue;
+                    }
+                    String address = address(local[0]);
+                    if (address != null && (address.equals("0.0.0.0") || own.contains(address))) {
+                        listening.put(Long.parseLong(fields[9]), (address.equals("0.0.0.0") ? "*" : address) + ":" + wanted);
+                    }
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -89,8 +97,20 @@ final class LsofProgram implements SimulatedProgram {
         return Result.ok("COMMAND     PID USER   FD   TYPE             DEVICE SIZE/OFF NODE NAME\n" + String.join("\n", rows) + "\n");
     }
 
-    /** /proc/net/tcp's little-endian hex IPv4 address as dotted quad. */
+    /**
+     * /proc/net/tcp's little-endian hex IPv4 address as dotted quad; of /proc/net/tcp6, the IPv4-mapped part, "0.0.0.0"
+     * for the IPv6 wildcard, null for any other IPv6 address.
+     */
     private static String address(String hex) {
+        if (hex.length() == 32) {
+            if (hex.equals("0".repeat(32))) {
+                return "0.0.0.0";
+            }
+            if (!hex.startsWith("0000000000000000FFFF0000")) {
+                return null;
+            }
+            hex = hex.substring(24);
+        }
         long value = Long.parseLong(hex, 16);
         return (value & 0xff) + "." + ((value >> 8) & 0xff) + "." + ((value >> 16) & 0xff) + "." + ((value >> 24) & 0xff);
     }
