@@ -200,6 +200,12 @@ public class NodeService {
     /** As above, installing Java from {@code javaPackage} on Macs that lack Java 25 or later. */
     public NodeDeployer.Outcome deploy(String clusterName, NodeRelease release, Optional<NodeDeployer.JavaPackage> javaPackage,
                                        SshSettings settings, NodeDeployer.Listener listener) {
+        Cluster cluster = cluster(clusterName);
+        if (cluster.inference() != null && !InferenceSettings.BUNDLED.equals(cluster.inference().runtime())) {
+            // Another runtime's cluster (the playbook's inference-node step, an old client): the node is not what serves it.
+            throw new RefusedException("cluster " + clusterName + " runs the " + cluster.inference().runtime() + " runtime, not the bundled node:"
+                    + " macfleet node deploy " + clusterName + " deploys it");
+        }
         NodeDeployer.Plan plan = plan(clusterName, release).withJavaPackage(javaPackage);
         Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName)
                 .filter(pending -> pending.nodeSha256().equals(release.nodeSha256()) && pending.modelSha256().equals(release.modelSha256()));
