@@ -52,8 +52,12 @@ measure() {
 import json, sys, time, urllib.request
 base, words, decode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 prompt = " ".join(["the quick brown fox jumps over the lazy dog"] * (words // 9 + 1)).split()[:words]
+asked = [0]
 def ask(tokens):
-    body = json.dumps({"messages": [{"role": "user", "content": " ".join(prompt)}], "max_tokens": tokens, "temperature": 0,
+    # Each request starts with its own word, so no engine answers from a prompt cache of the request before.
+    asked[0] += 1
+    text = "request %d: %s" % (asked[0], " ".join(prompt))
+    body = json.dumps({"messages": [{"role": "user", "content": text}], "max_tokens": tokens, "temperature": 0,
                        "cache_prompt": False}).encode()
     started = time.monotonic()
     with urllib.request.urlopen(urllib.request.Request(base + "/v1/chat/completions", body, {"Content-Type": "application/json"}),
