@@ -78,6 +78,14 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--no-node", description = "Do not deploy the inference node to the simulated Macs.")
     boolean noNode;
 
+    @Option(names = "--runtime", paramLabel = "RUNTIME", defaultValue = "bundled",
+            description = "What serves the first cluster: bundled (the inference node, default) or llama.cpp (the real llama-server and"
+                    + " ggml-rpc-server, built once by .ci/llama-cpp.sh: about 15 CPU-minutes when the cache is cold).")
+    String runtime;
+
+    @Inject
+    io.macfleet.runtime.RuntimeService runtimes;
+
     @Option(names = "--as-delivered", description = "Leave the Macs as delivered (RDMA off, bridge on, macOS " + DemoEnvironment.DEMO_MACOS
             + ") instead of provisioning the first cluster and updating its macOS, to do those steps yourself (the README's tour).")
     boolean asDelivered;
@@ -111,6 +119,10 @@ public class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (!runtime.equals("bundled") && !runtime.equals("llama.cpp")) {
+            System.err.println("macfleet demo: --runtime " + runtime + " is not a runtime the demo runs; expected bundled or llama.cpp");
+            return ExitCodes.USAGE;
+        }
         Path dir = directory != null ? directory.toAbsolutePath() : defaultDirectory();
         DemoEnvironment demo;
         try {
@@ -167,13 +179,26 @@ public class DemoCommand implements Callable<Integer> {
                     DemoEnvironment.TARGET_BUILD, out);
         }
         java.util.Optional<String> endpoint = java.util.Optional.empty();
-        if (!noNode) {
+        boolean llamaCpp = "llama.cpp".equals(runtime);
+        if (!noNode && !llamaCpp) {
             endpoint = io.macfleet.deployment.DemoNode.deploy(nodes, DemoEnvironment.CLUSTER, dir, out);
+        }
+        java.util.Optional<io.macfleet.runtime.DemoLlamaCpp.Serving> llamaCppServing = java.util.Optional.empty();
+        if (!noNode && llamaCpp) {
+            try {
+                llamaCppServing = io.macfleet.runtime.DemoLlamaCpp.deploy(runtimes, desiredState, clusterCabling, demo.fleet(), demo.inventoryDirectory(),
+                        DemoEnvironment.CLUSTER, io.macfleet.deployment.DemoNode.ensureModel(dir, out), out);
+                endpoint = llamaCppServing.map(io.macfleet.runtime.DemoLlamaCpp.Serving::endpoint);
+            } catch (IOException e) {
+                out.println("llama.cpp was not deployed: " + e.getMessage());
+            }
         }
         if (!asDelivered) {
             out.println(DemoMainJob.conclusion(DemoEnvironment.CLUSTER, provisioned, updated, DemoEnvironment.TARGET_MACOS + " (" + DemoEnvironment.TARGET_BUILD + ")",
                     endpoint, "http://localhost:" + httpPort + "/console"));
         }
+        // The last line says what serves (the llama.cpp demo's promise).
+        llamaCppServing.ifPresent(serving -> out.println(serving.sentence()));
         try {
             Quarkus.waitForExit();
         } finally {

@@ -60,6 +60,17 @@ public final class DemoNode {
         }
     }
 
+    /** The demo's model, generated with the node's make-model when it is not there yet (the llama.cpp demo serves it too). */
+    public static Path ensureModel(Path demoDirectory, PrintWriter out) throws IOException {
+        Path model = model(demoDirectory);
+        if (!Files.isRegularFile(model)) {
+            out.println("Generating a small model (" + model + ") ...");
+            out.flush();
+            makeModel(NodeService.defaultNodeJar(), model);
+        }
+        return model;
+    }
+
     private static void makeModel(Path jar, Path model) throws IOException {
         Files.createDirectories(model.getParent());
         Path partial = model.resolveSibling(model.getFileName() + ".partial");

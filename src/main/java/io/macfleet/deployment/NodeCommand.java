@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
 /** {@code macfleet node}: deploy the inference node to a cluster and run it under launchd. */
 @Command(name = "node", mixinStandardHelpOptions = true,
         description = "Deploy the inference node to a cluster's Macs (launchd daemons) and start, stop, restart and watch it.",
-        subcommands = {NodeCommand.Deploy.class, NodeCommand.Status.class, NodeCommand.Start.class, NodeCommand.Stop.class,
+        subcommands = {io.macfleet.runtime.RuntimePlanCommand.class, NodeCommand.Deploy.class, NodeCommand.Status.class, NodeCommand.Start.class, NodeCommand.Stop.class,
                 NodeCommand.Restart.class, NodeCommand.Logs.class})
 public class NodeCommand {
 
@@ -73,9 +73,16 @@ public class NodeCommand {
         @Inject
         NodeService nodes;
 
+        @Inject
+        io.macfleet.runtime.RuntimeService runtimes;
+
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
+            io.macfleet.runtime.InferenceRuntime runtime = runtimes.runtimeOf(cluster);
+            if (!runtime.name().equals(io.macfleet.runtime.BundledRuntime.NAME)) {
+                return deployRuntime(out, runtime);
+            }
             NodeRelease release = nodes.release(cluster, new NodeService.Request(Optional.ofNullable(model), Optional.ofNullable(modelSha256),
                     Optional.ofNullable(modelSize), Optional.ofNullable(nodeJar)));
             NodeDeployer.Plan plan = nodes.plan(cluster, release);
@@ -108,6 +115,69 @@ public class NodeCommand {
             out.println("API key:  " + nodes.keys(cluster).apiKeyFile() + " (send it as Authorization: Bearer ...)");
             out.flush();
             return ExitCodes.OK;
+        }
+
+        /** A runtime other than the bundled node: its plan (node plan shows the same), carried out by RuntimeDeployer. */
+        private int deployRuntime(PrintWriter out, io.macfleet.runtime.InferenceRuntime runtime) {
+            if (modelSha256 != null || modelSize != null || nodeJar != null || javaPackage != null) {
+                spec.commandLine().getErr().println("macfleet node deploy: --model-sha256, --model-size, --node-jar and --java-package are for the"
+                        + " bundled node; cluster " + cluster + " runs " + runtime.name());
+                return ExitCodes.USAGE;
+            }
+            if (model != null && (model.startsWith("http://") || model.startsWith("https://"))) {
+                spec.commandLine().getErr().println("macfleet node deploy: the " + runtime.name() + " runtime copies a model file of this host; got " + model);
+                return ExitCodes.USAGE;
+            }
+            Optional<Path> modelFile = Optional.ofNullable(model).map(Path::of);
+            if (dryRun) {
+                out.print(io.macfleet.runtime.RuntimePlans.text(runtimes.plan(cluster, modelFile, Optional.empty())));
+                out.flush();
+                return ExitCodes.OK;
+            }
+            SshSettings settings;
+            try {
+                settings = ssh.settings(Actors.commandLine());
+            } catch (IllegalArgumentException e) {
+                spec.commandLine().getErr().println("macfleet node deploy: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+            out.println("Deploying " + runtime.name() + " to the Macs of " + cluster);
+            out.flush();
+            io.macfleet.runtime.RuntimeDeployer.Outcome outcome = runtimes.deploy(cluster, modelFile, settings, new StepPrinter(out));
+            out.println(outcome.summary());
+            out.println("Endpoint: " + outcome.endpoint());
+            out.flush();
+            return ExitCodes.OK;
+        }
+    }
+
+    /** Steps as lines; copies once per tenth. */
+    static final class StepPrinter implements NodeDeployer.Listener {
+        private final PrintWriter out;
+        private final Map<String, Integer> shownTenth = new ConcurrentHashMap<>();
+
+        StepPrinter(PrintWriter out) {
+            this.out = out;
+        }
+
+        @Override
+        public void copying(String machine, String file, long bytes, long total) {
+            int tenth = total == 0 ? 10 : (int) (bytes * 10 / total);
+            Integer previous = shownTenth.put(machine + "/" + file, tenth);
+            if (tenth == 10 && (previous == null || previous != tenth)) {
+                synchronized (out) {
+                    out.printf(Locale.ROOT, "  %-12s %s (%s)%n", machine, file, DiskFree.human(total));
+                    out.flush();
+                }
+            }
+        }
+
+        @Override
+        public void step(String machine, String what) {
+            synchronized (out) {
+                out.println("  " + machine + ": " + what);
+                out.flush();
+            }
         }
     }
 
@@ -192,6 +262,9 @@ public class NodeCommand {
         @Inject
         io.macfleet.inventory.DesiredStateStore desiredState;
 
+        @Inject
+        io.macfleet.runtime.RuntimeService runtimes;
+
         @Override
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
@@ -201,13 +274,42 @@ public class NodeCommand {
             ObjectNode document = JSON.createObjectNode();
             boolean allRunning = true;
             for (String name : clusters) {
+                io.macfleet.runtime.InferenceRuntime runtime = runtimes.runtimeOf(name);
+                String endpoint = runtimes.endpoint(name);
+                if (!runtime.name().equals(io.macfleet.runtime.BundledRuntime.NAME)) {
+                    List<io.macfleet.runtime.RuntimeService.DaemonStatus> daemons = runtimes.status(name, settings);
+                    allRunning &= !daemons.isEmpty() && daemons.stream().allMatch(io.macfleet.runtime.RuntimeService.DaemonStatus::ready);
+                    if (json) {
+                        ObjectNode cluster = document.putObject(name);
+                        cluster.put("runtime", runtime.name());
+                        cluster.put("endpoint", endpoint);
+                        cluster.set("daemons", JSON.valueToTree(daemons.stream().map(io.macfleet.runtime.RuntimeStatusBody::of).toList()));
+                    } else {
+                        out.println("cluster " + name + " (runtime " + runtime.name() + "): endpoint " + endpoint);
+                        out.printf(Locale.ROOT, "  %-4s %-12s %-28s %-13s %-8s %-5s %-16s %-8s %s%n", "rank", "machine", "daemon", "state", "pid", "runs",
+                                "last exit", "probe", "link");
+                        for (io.macfleet.runtime.RuntimeService.DaemonStatus daemon : daemons) {
+                            out.printf(Locale.ROOT, "  %-4d %-12s %-28s %-13s %-8s %-5s %-16s %-8s %s%n", daemon.rank(), daemon.machine(), daemon.label(),
+                                    daemon.launchd().running() ? "running" : daemon.launchd().loaded() ? daemon.launchd().state() : "not loaded",
+                                    daemon.launchd().pid().isPresent() ? Long.toString(daemon.launchd().pid().getAsLong()) : "-",
+                                    daemon.launchd().runs().isPresent() ? Integer.toString(daemon.launchd().runs().getAsInt()) : "-",
+                                    lastExit(daemon.launchd().lastExit()), daemon.problem().isEmpty() ? "ready" : "down",
+                                    daemon.error().or(daemon::transport).orElse(daemon.problem().orElse("-")));
+                        }
+                    }
+                    continue;
+                }
                 List<NodeRankStatus> statuses = nodes.status(name, settings);
                 allRunning &= statuses.stream().allMatch(NodeRankStatus::running);
                 if (json) {
                     // The same rank object as GET /api/v1/clusters/NAME/node answers.
-                    document.set(name, JSON.valueToTree(statuses.stream().map(NodeResource.RankBody::of).toList()));
+                    // The same rank object as GET /api/v1/clusters/NAME/node answers.
+                    ObjectNode cluster = document.putObject(name);
+                    cluster.put("runtime", runtime.name());
+                    cluster.put("endpoint", endpoint);
+                    cluster.set("ranks", JSON.valueToTree(statuses.stream().map(NodeResource.RankBody::of).toList()));
                 } else {
-                    out.println("cluster " + name + ":");
+                    out.println("cluster " + name + " (runtime " + runtime.name() + "): endpoint " + endpoint);
                     out.printf(Locale.ROOT, "  %-4s %-12s %-13s %-8s %-5s %-16s %-28s %s%n", "rank", "machine", "state", "pid", "runs", "last exit", "node", "model");
                     for (NodeRankStatus status : statuses) {
                         out.printf(Locale.ROOT, "  %-4d %-12s %-13s %-8s %-5s %-16s %-28s %s%n", status.rank(), status.machine(), status.state(),
@@ -251,9 +353,14 @@ public class NodeCommand {
 
         abstract NodeService.Action action();
 
+        @Inject
+        io.macfleet.runtime.RuntimeService runtimes;
+
         @Override
         public Integer call() {
-            for (String line : nodes.act(cluster, action(), ssh.settings(Actors.commandLine()))) {
+            boolean bundled = runtimes.runtimeOf(cluster).name().equals(io.macfleet.runtime.BundledRuntime.NAME);
+            for (String line : bundled ? nodes.act(cluster, action(), ssh.settings(Actors.commandLine()))
+                    : runtimes.act(cluster, action(), ssh.settings(Actors.commandLine()))) {
                 spec.commandLine().getOut().println(line);
             }
             spec.commandLine().getOut().flush();
@@ -302,16 +409,31 @@ public class NodeCommand {
         @Inject
         NodeService nodes;
 
+        @Inject
+        io.macfleet.runtime.RuntimeService runtimes;
+
+        @Inject
+        io.macfleet.inventory.DesiredStateStore desiredState;
+
+        /** The bundled node's log, or every log of the machine's runtime daemons. */
+        private String logs(SshSettings settings) {
+            Optional<String> cluster = desiredState.machine(machine).map(io.macfleet.inventory.Machine::cluster);
+            if (cluster.isPresent() && !runtimes.runtimeOf(cluster.get()).name().equals(io.macfleet.runtime.BundledRuntime.NAME)) {
+                return runtimes.logs(cluster.get(), machine, lines, settings);
+            }
+            return nodes.logs(machine, lines, settings);
+        }
+
         @Override
         public Integer call() throws InterruptedException {
             PrintWriter out = spec.commandLine().getOut();
             SshSettings settings = ssh.settings(Actors.commandLine());
-            String shown = nodes.logs(machine, lines, settings);
+            String shown = logs(settings);
             out.print(shown);
             out.flush();
             while (follow) {
                 Thread.sleep(2000);
-                String now = nodes.logs(machine, lines, settings);
+                String now = logs(settings);
                 out.print(newLines(shown, now));
                 out.flush();
                 shown = now;

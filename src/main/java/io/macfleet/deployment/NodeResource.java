@@ -35,7 +35,13 @@ public class NodeResource {
 
     /** A cluster's node: whether every rank serves, each rank as read from its Mac, and the latest deployment if there was one. */
     public record NodeStatusBody(String cluster, boolean serving, List<RankBody> ranks,
-                                 @JsonInclude(JsonInclude.Include.NON_NULL) LastDeploymentBody lastDeployment) {
+                                 @JsonInclude(JsonInclude.Include.NON_NULL) LastDeploymentBody lastDeployment,
+                                 @JsonInclude(JsonInclude.Include.NON_NULL) String runtime,
+                                 @JsonInclude(JsonInclude.Include.NON_NULL) String endpoint,
+                                 @JsonInclude(JsonInclude.Include.NON_EMPTY) List<io.macfleet.runtime.RuntimeStatusBody> daemons) {
+        public NodeStatusBody(String cluster, boolean serving, List<RankBody> ranks, LastDeploymentBody lastDeployment) {
+            this(cluster, serving, ranks, lastDeployment, null, null, List.of());
+        }
     }
 
     /**
@@ -77,6 +83,9 @@ public class NodeResource {
     NodeService nodes;
 
     @Inject
+    io.macfleet.runtime.RuntimeService runtimes;
+
+    @Inject
     CurrentUser user;
 
     @GET
@@ -85,13 +94,20 @@ public class NodeResource {
     @APIResponse(responseCode = "200", description = "the cluster's node, rank by rank")
     @APIResponse(responseCode = "404", description = "no such cluster (problem JSON)")
     public NodeStatusBody status(@PathParam("name") String name) {
+        io.macfleet.runtime.InferenceRuntime runtime = refused(() -> runtimes.runtimeOf(name));
+        String endpoint = refused(() -> runtimes.endpoint(name));
+        if (!runtime.name().equals(io.macfleet.runtime.BundledRuntime.NAME)) {
+            List<io.macfleet.runtime.RuntimeService.DaemonStatus> daemons = refused(() -> runtimes.status(name, SshSettings.defaults(user.actor())));
+            return new NodeStatusBody(name, !daemons.isEmpty() && daemons.stream().allMatch(io.macfleet.runtime.RuntimeService.DaemonStatus::ready),
+                    List.of(), null, runtime.name(), endpoint, daemons.stream().map(io.macfleet.runtime.RuntimeStatusBody::of).toList());
+        }
         List<NodeRankStatus> statuses = refused(() -> nodes.status(name, SshSettings.defaults(user.actor())));
         LastDeploymentBody lastDeployment = nodes.deployments().latest(name)
                 .map(deployment -> new LastDeploymentBody(deployment.id(), deployment.phase(), deployment.message() == null ? "" : deployment.message(),
                         deployment.nodeVersion(), deployment.modelSha256()))
                 .orElse(null);
         return new NodeStatusBody(name, statuses.stream().allMatch(NodeRankStatus::running), statuses.stream().map(RankBody::of).toList(),
-                lastDeployment);
+                lastDeployment, runtime.name(), endpoint, List.of());
     }
 
     @POST
@@ -111,6 +127,24 @@ public class NodeResource {
         if (request.model() != null && !request.model().startsWith("/")) {
             throw ProblemException.badRequest("'model' must be an absolute path on the server's host");
         }
+        io.macfleet.runtime.InferenceRuntime runtime = refused(() -> runtimes.runtimeOf(name));
+        if (!runtime.name().equals(io.macfleet.runtime.BundledRuntime.NAME)) {
+            if (request.model() != null && request.model().startsWith("http")) {
+                throw ProblemException.badRequest("the " + runtime.name() + " runtime copies a model file of the server's host; got " + request.model());
+            }
+            Optional<java.nio.file.Path> model = Optional.ofNullable(request.model()).map(java.nio.file.Path::of);
+            io.macfleet.runtime.RuntimePlan plan = refused(() -> runtimes.plan(name, model, Optional.empty()));
+            String actor = user.actor();
+            Thread.ofVirtual().name("runtime-deploy-" + name).start(() -> {
+                try {
+                    runtimes.deploy(name, model, SshSettings.defaults(actor), NodeDeployer.Listener.NONE);
+                } catch (RuntimeException recorded) {
+                    // In the audit log (node.deploy, failure).
+                }
+            });
+            return Response.accepted(new DeployStartedBody(name, runtime.name() + " " + plan.build(),
+                    model.map(java.nio.file.Path::toString).orElse("the inventory's"))).build();
+        }
         NodeRelease release = refused(() -> nodes.release(name, new NodeService.Request(Optional.ofNullable(request.model()),
                 Optional.ofNullable(request.modelSha256()), Optional.ofNullable(request.modelSize()), Optional.empty())));
         try {
@@ -128,7 +162,9 @@ public class NodeResource {
     @APIResponse(responseCode = "200", description = "one line per machine")
     public RestartBody restart(@PathParam("name") String name) {
         try {
-            return new RestartBody(name, refused(() -> nodes.act(name, NodeService.Action.RESTART, SshSettings.defaults(user.actor()))));
+            boolean bundled = refused(() -> runtimes.runtimeOf(name)).name().equals(io.macfleet.runtime.BundledRuntime.NAME);
+            return new RestartBody(name, refused(() -> bundled ? nodes.act(name, NodeService.Action.RESTART, SshSettings.defaults(user.actor()))
+                    : runtimes.act(name, NodeService.Action.RESTART, SshSettings.defaults(user.actor()))));
         } catch (NodeDeployer.DeployFailedException e) {
             throw new ProblemException(502, "Bad Gateway", e.getMessage());
         }
@@ -137,7 +173,7 @@ public class NodeResource {
     private static <T> T refused(java.util.function.Supplier<T> work) {
         try {
             return work.get();
-        } catch (NodeService.RefusedException e) {
+        } catch (NodeService.RefusedException | io.macfleet.runtime.RuntimeRefused e) {
             throw e.getMessage().startsWith("no cluster named") ? new ProblemException(404, "Not Found", e.getMessage()) : ProblemException.badRequest(e.getMessage());
         }
     }

@@ -148,12 +148,17 @@ public class NodeService {
         }
         String parallelism = cluster.inference() == null || cluster.inference().parallelism() == null ? "tensor"
                 : cluster.inference().parallelism().name().toLowerCase(java.util.Locale.ROOT);
+        return plan(clusterName, parallelism, ranks, release, links).withKeys(keys(clusterName));
+    }
+
+    /** The bundled node's plan from its parts, without the cluster's keys (the bundled runtime plans through this too). */
+    public static NodeDeployer.Plan plan(String clusterName, String parallelism, List<RankTarget> ranks, NodeRelease release,
+                                         List<PeerConfiguration.PeerLink> links) {
         boolean oneHost = ranks.stream().allMatch(rank -> rank.managementAddress().startsWith("127."));
         // Simulated Macs share this host's cores and memory: small heaps and one thread per rank.
         List<String> javaOptions = oneHost ? List.of("-Xmx256m", "-XX:+UseSerialGC") : List.of();
         return new NodeDeployer.Plan(clusterName, parallelism, ranks, release,
-                NodeClusterConfig.render(clusterName, parallelism, ranks, links), javaOptions, oneHost ? 1 : 0)
-                .withKeys(keys(clusterName));
+                NodeClusterConfig.render(clusterName, parallelism, ranks, links), javaOptions, oneHost ? 1 : 0);
     }
 
     /**
@@ -162,7 +167,7 @@ public class NodeService {
      * has would keep the ranks from finding each other, so such cables are left out and the ranks use the management
      * addresses.
      */
-    static List<PeerConfiguration.PeerLink> configuredLinks(List<PeerConfiguration.PeerLink> links,
+    public static List<PeerConfiguration.PeerLink> configuredLinks(List<PeerConfiguration.PeerLink> links,
                                                             java.util.Map<String, io.macfleet.facts.FactsObservation> observations) {
         java.util.function.Predicate<PeerConfiguration.PeerLink> local = link -> {
             io.macfleet.facts.FactsObservation observation = observations.get(link.machine());
@@ -217,6 +222,12 @@ public class NodeService {
     /** As above, installing Java from {@code javaPackage} on Macs that lack Java 25 or later. */
     public NodeDeployer.Outcome deploy(String clusterName, NodeRelease release, Optional<NodeDeployer.JavaPackage> javaPackage,
                                        SshSettings settings, NodeDeployer.Listener listener) {
+        Cluster cluster = cluster(clusterName);
+        if (cluster.inference() != null && !InferenceSettings.BUNDLED.equals(cluster.inference().runtime())) {
+            // Another runtime's cluster (the playbook's inference-node step, an old client): the node is not what serves it.
+            throw new RefusedException("cluster " + clusterName + " runs the " + cluster.inference().runtime() + " runtime, not the bundled node:"
+                    + " macfleet node deploy " + clusterName + " deploys it");
+        }
         NodeDeployer.Plan plan = plan(clusterName, release).withJavaPackage(javaPackage);
         Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName)
                 .filter(pending -> pending.nodeSha256().equals(release.nodeSha256()) && pending.modelSha256().equals(release.modelSha256()));

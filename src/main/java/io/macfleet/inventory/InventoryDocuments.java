@@ -19,6 +19,8 @@ import java.util.TreeMap;
 public final class InventoryDocuments {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>> MAP = new com.fasterxml.jackson.core.type.TypeReference<>() {
+    };
 
     private InventoryDocuments() {
     }
@@ -35,6 +37,13 @@ public final class InventoryDocuments {
         putIfPresent(inference, "model", cluster.inference().model());
         inference.put("parallelism", cluster.inference().parallelism().yamlName());
         inference.put("port", cluster.inference().port());
+        // Only a non-default runtime is stored, so documents applied before runtimes existed compare unchanged.
+        if (!InferenceSettings.BUNDLED.equals(cluster.inference().runtime())) {
+            inference.put("runtime", cluster.inference().runtime());
+        }
+        if (!cluster.inference().settings().isEmpty()) {
+            inference.put("settings", cluster.inference().settings());
+        }
         document.put("inference", inference);
         if (cluster.supervision().rebootOnRdmaFailure()) {
             // Only a non-default policy is stored, so documents applied before the setting existed compare unchanged.
@@ -144,7 +153,8 @@ public final class InventoryDocuments {
         return new Cluster(name, text(document, "macosVersion"), new Topology(Topology.Kind.fromYaml(topology.path("kind").asText()), links),
                 new InferenceSettings(text(inference, "model"),
                         InferenceSettings.Parallelism.valueOf(inference.path("parallelism").asText("tensor").toUpperCase(Locale.ROOT)),
-                        inference.path("port").asInt(InferenceSettings.DEFAULT_PORT)),
+                        inference.path("port").asInt(InferenceSettings.DEFAULT_PORT), text(inference, "runtime"),
+                        inference.path("settings").isObject() ? JSON.convertValue(inference.path("settings"), MAP) : Map.of()),
                 new ClusterSupervision("reboot".equals(document.path("supervision").path("rdmaFailure").asText())));
     }
 

@@ -121,6 +121,27 @@ public final class InventoryLoader {
         return false;
     }
 
+    /** Where a runtime's settings schema is on the class path: {@value}NAME.schema.json. */
+    public static final String RUNTIME_SCHEMAS = "schemas/runtimes/";
+    private static final Map<String, Optional<JsonSchema>> RUNTIME_SCHEMA_CACHE = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The settings schema a runtime ships, or empty: no such runtime. */
+    static Optional<JsonSchema> runtimeSchema(String runtime) {
+        if (!runtime.matches("[a-z][a-z0-9.-]*") || runtime.contains("..")) {
+            return Optional.empty();
+        }
+        return RUNTIME_SCHEMA_CACHE.computeIfAbsent(runtime, name -> {
+            try (InputStream in = InventoryLoader.class.getClassLoader().getResourceAsStream(RUNTIME_SCHEMAS + name + ".schema.json")) {
+                if (in == null) {
+                    return Optional.empty();
+                }
+                return Optional.of(JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(new ObjectMapper().readTree(in)));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
     private static JsonSchema loadSchema() {
         try (InputStream in = InventoryLoader.class.getClassLoader().getResourceAsStream(SCHEMA_RESOURCE)) {
             if (in == null) {
@@ -393,11 +414,54 @@ public final class InventoryLoader {
                 InferenceSettings.Parallelism parallelism = "pipeline".equals(text(inference, "parallelism"))
                         ? InferenceSettings.Parallelism.PIPELINE : InferenceSettings.Parallelism.TENSOR;
                 int port = inference.path("port").canConvertToInt() ? inference.path("port").intValue() : InferenceSettings.DEFAULT_PORT;
+                String runtime = text(inference, "runtime");
+                Map<String, Object> runtimeSettings = runtimeSettings(entry.child("inference"), runtime);
                 clusters.add(new Cluster(name, version, new Topology(kind, List.of()),
-                        new InferenceSettings(text(inference, "model"), parallelism, port),
+                        new InferenceSettings(text(inference, "model"), parallelism, port, runtime, runtimeSettings),
                         new ClusterSupervision("reboot".equals(text(node.path("supervision"), "rdmaFailure")))));
             }
             return clusters;
+        }
+
+        /**
+         * The runtime's settings, checked against its schema ({@code schemas/runtimes/RUNTIME.schema.json}): a runtime
+         * without one is unknown. Errors point into the settings, file:line:column like every other inventory error.
+         */
+        private Map<String, Object> runtimeSettings(Located inference, String runtime) {
+            String name = runtime == null ? InferenceSettings.BUNDLED : runtime;
+            Located settings = inference.child("settings");
+            Optional<JsonSchema> schema = runtimeSchema(name);
+            if (schema.isEmpty()) {
+                error(runtime == null ? inference : inference.child("runtime"), "inference.runtime: unknown runtime '" + name
+                        + "'; expected a runtime that ships " + RUNTIME_SCHEMAS + name + ".schema.json, e.g. bundled or llama.cpp");
+                return Map.of();
+            }
+            if (!settings.node().isObject()) {
+                return Map.of();
+            }
+            for (ValidationMessage message : schema.get().validate(settings.node())) {
+                JsonNodePath location = message.getInstanceLocation();
+                List<Object> elements = new ArrayList<>();
+                for (int index = 0; index < location.getNameCount(); index++) {
+                    elements.add(location.getElement(index));
+                }
+                String pointer = settings.pointer() + PositionedYaml.pointer(elements);
+                String field = "inference.settings" + (elements.isEmpty() ? "" : "." + displayPath(elements));
+                String text = message.getMessage();
+                String prefix = location + ": ";
+                if (text.startsWith(prefix)) {
+                    text = text.substring(prefix.length());
+                }
+                if ("additionalProperties".equals(message.getType()) && message.getProperty() != null) {
+                    pointer = pointer + "/" + PositionedYaml.escape(message.getProperty());
+                    text = "unknown setting '" + message.getProperty() + "' of runtime " + name + "; expected only the settings "
+                            + RUNTIME_SCHEMAS + name + ".schema.json defines";
+                }
+                error(settings.file(), pointer, field + ": " + text);
+            }
+            checkSecret(settings.child("apiKey"), "inference.settings.apiKey");
+            return new ObjectMapper().convertValue(settings.node(), new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {
+            });
         }
 
         private void checkClusters(List<Cluster> clusters, Map<String, Located> clustersByName, List<Machine> machines,

@@ -515,15 +515,25 @@ public class OsUpdateCampaigns {
         long id = campaign.id();
         store.enterMaintenance(cluster, id, "OS update to " + describe(campaign.target()), clock.instant());
         boundary.reached(id, "maintenance " + cluster);
+        List<String> labels = serviceLabels(campaign, cluster);
         try (NodeShell shell = shell(actor)) {
             for (Machine machine : machines.values()) {
                 try {
-                    boolean loaded = shell.loaded(machine, campaign.serviceLabel());
-                    store.recordServiceWasLoaded(id, machine.name(), loaded);
-                    boundary.reached(id, "stopping " + machine.name());
-                    shell.stop(machine, campaign.serviceLabel(), loaded);
-                    audit.record(new AuditEvent(clock.instant(), actor, machine.name(), "os-update.drain", "campaign " + id + ": launchctl disable"
-                            + (loaded ? " and bootout" : "") + " system/" + campaign.serviceLabel() + (loaded ? "" : " (was not loaded)"), AuditEvent.Outcome.SUCCESS));
+                    boolean anyLoaded = false;
+                    for (String label : labels.reversed()) {
+                        boolean loaded = shell.loaded(machine, label);
+                        anyLoaded |= loaded;
+                        if (loaded) {
+                            store.recordServiceWasLoaded(id, machine.name(), true);
+                        }
+                        boundary.reached(id, "stopping " + machine.name());
+                        shell.stop(machine, label, loaded);
+                        audit.record(new AuditEvent(clock.instant(), actor, machine.name(), "os-update.drain", "campaign " + id + ": launchctl disable"
+                                + (loaded ? " and bootout" : "") + " system/" + label + (loaded ? "" : " (was not loaded)"), AuditEvent.Outcome.SUCCESS));
+                    }
+                    if (!anyLoaded) {
+                        store.recordServiceWasLoaded(id, machine.name(), false);
+                    }
                 } catch (SshException | IOException e) {
                     store.setMachine(id, machine.name(), "failed", Optional.empty(), Optional.empty(), "could not stop the inference service: " + e.getMessage(),
                             "make " + machine.name() + " reachable over SSH, then `macfleet os-update resume " + id + "`", clock.instant());
@@ -718,17 +728,24 @@ public class OsUpdateCampaigns {
         long id = campaign.id();
         Map<String, Boolean> wasLoaded = new java.util.HashMap<>();
         store.machines(id, cluster).forEach(row -> wasLoaded.put(row.machine(), Boolean.TRUE.equals(row.serviceWasLoaded())));
+        List<String> labels = serviceLabels(campaign, cluster);
         try (NodeShell shell = shell(actor)) {
+            // Label by label in the runtime's start order (llama.cpp: every rpc-server before the head that connects to them).
+            for (String label : labels) {
             for (Machine machine : machines.values()) {
                 try {
-                    shell.start(machine, campaign.serviceLabel(), wasLoaded.get(machine.name()));
+                    // A runtime with several daemons has only some of them on each Mac: load those whose plist is there.
+                    boolean load = wasLoaded.get(machine.name()) && (labels.size() == 1 || shell.execute(machine,
+                            io.macfleet.ssh.Command.reading("test", "-f", io.macfleet.deployment.LaunchDaemon.DAEMON_DIRECTORY + label + ".plist")).succeeded());
+                    shell.start(machine, label, load);
                     audit.record(new AuditEvent(clock.instant(), actor, machine.name(), "os-update.undrain", "campaign " + id + ": launchctl enable"
-                            + (wasLoaded.get(machine.name()) ? " and bootstrap" : "") + " system/" + campaign.serviceLabel(), AuditEvent.Outcome.SUCCESS));
+                            + (load ? " and bootstrap" : "") + " system/" + label, AuditEvent.Outcome.SUCCESS));
                 } catch (SshException | IOException e) {
                     store.failCluster(id, cluster, ClusterStep.UNDRAINING, "could not start the inference service again on " + machine.name() + ": "
                             + e.getMessage() + "; fix it, then `macfleet os-update resume " + id + "`", clock.instant());
                     return;
                 }
+            }
             }
         }
         store.leaveMaintenance(cluster, id);
@@ -739,6 +756,19 @@ public class OsUpdateCampaigns {
     }
 
     // ---- helpers
+
+    /**
+     * The daemons a drain stops and an undrain starts, in start order: the campaign's label when one was given, else
+     * those of the cluster's inference runtime (the bundled node: its one daemon).
+     */
+    private List<String> serviceLabels(CampaignStore.Campaign campaign, String cluster) {
+        if (!campaign.serviceLabel().equals(DEFAULT_SERVICE_LABEL)) {
+            return List.of(campaign.serviceLabel());
+        }
+        return desiredState.cluster(cluster).map(io.macfleet.inventory.Cluster::inference)
+                .flatMap(inference -> io.macfleet.runtime.InferenceRuntimes.standard().find(inference.runtime()))
+                .map(io.macfleet.runtime.InferenceRuntime::startOrder).orElse(List.of(campaign.serviceLabel()));
+    }
 
     private Map<String, PreflightResult> preflightAll(UpdateMethod method, List<Machine> machines, OsUpdateTarget target) {
         java.time.Instant started = clock.instant();

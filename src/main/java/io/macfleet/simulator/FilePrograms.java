@@ -29,9 +29,32 @@ final class FilePrograms implements SimulatedProgram {
             case "rm" -> rm(mac, args);
             case "mv" -> mv(mac, args);
             case "test", "[" -> test(mac, args);
-            case "chmod", "chown" -> Result.ok("");
+            case "chmod" -> chmod(mac, args);
+            case "chown" -> Result.ok("");
             default -> throw new IllegalArgumentException("not a program of this family: " + call.program());
         };
+    }
+
+    /**
+     * {@code chmod OCTAL FILE...}: the owner's execute bit is what matters on the simulated file system (launchd and the
+     * shell run an executable file as a real program); symbolic modes and ownership are accepted and change nothing.
+     */
+    private static Result chmod(SimulatedMac mac, List<String> args) {
+        if (args.size() < 2) {
+            return Result.fail(64, "usage: chmod [-fhv] [-R [-H | -L | -P]] [-a | +a | =a  [i][# [ n]]] mode|entry file ...\n");
+        }
+        if (!args.getFirst().matches("[0-7]{3,4}")) {
+            return Result.ok("");
+        }
+        int mode = Integer.parseInt(args.getFirst(), 8);
+        for (String path : args.subList(1, args.size())) {
+            Path file = mac.resolve(path);
+            if (!Files.exists(file)) {
+                return Result.fail(1, "chmod: " + path + ": No such file or directory\n");
+            }
+            file.toFile().setExecutable((mode & 0100) != 0, false);
+        }
+        return Result.ok("");
     }
 
     /** {@code mv [-f] SOURCE TARGET}: one rename, replacing the target, as rename(2) does; macOS's messages. */

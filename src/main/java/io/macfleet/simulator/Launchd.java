@@ -43,7 +43,7 @@ public final class Launchd {
 
     /** A launch daemon definition read from its plist. */
     public record Job(String label, String plistPath, List<String> programArguments, boolean keepAlive, boolean runAtLoad,
-                      int throttleSeconds, String standardOutPath, String standardErrorPath, boolean disabled) {
+                      int throttleSeconds, String standardOutPath, String standardErrorPath, boolean disabled, Map<String, String> environment) {
     }
 
     /** Result of a launchctl operation: what it prints and its exit status. */
@@ -123,8 +123,24 @@ public final class Launchd {
             boolean keepAliveOn = keepAlive != null && !keepAlive.getTagName().equals("false");
             Element throttle = entries.get("ThrottleInterval");
             int throttleSeconds = throttle == null ? 10 : Integer.parseInt(throttle.getTextContent().trim());
+            Map<String, String> environment = new LinkedHashMap<>();
+            Element variables = entries.get("EnvironmentVariables");
+            if (variables != null && variables.getTagName().equals("dict")) {
+                String name = null;
+                for (Node node = variables.getFirstChild(); node != null; node = node.getNextSibling()) {
+                    if (node instanceof Element element) {
+                        if (element.getTagName().equals("key")) {
+                            name = element.getTextContent();
+                        } else if (name != null) {
+                            environment.put(name, element.getTextContent());
+                            name = null;
+                        }
+                    }
+                }
+            }
             return new Job(label, plistPath, List.copyOf(arguments), keepAliveOn, isTrue(entries.get("RunAtLoad")), throttleSeconds,
-                    text(entries.get("StandardOutPath")), text(entries.get("StandardErrorPath")), isTrue(entries.get("Disabled")));
+                    text(entries.get("StandardOutPath")), text(entries.get("StandardErrorPath")), isTrue(entries.get("Disabled")),
+                    Map.copyOf(environment));
         } catch (IOException e) {
             throw e;
         } catch (Exception e) {
@@ -331,7 +347,13 @@ public final class Launchd {
             return;
         }
         ProcessBuilder builder = new ProcessBuilder(command).directory(mac.root().toFile());
+        // The daemon's EnvironmentVariables, as launchd sets them; values naming directories of the Mac point into it.
+        service.job.environment().forEach((name, value) -> {
+            Path mapped = value.startsWith("/") && !value.equals("/") ? mac.resolve(value) : null;
+            builder.environment().put(name, mapped != null && Files.isDirectory(mapped) ? mapped.toString() : value);
+        });
         builder.environment().put("MACFLEET_SIMULATED_ROOT", mac.root().toString());
+        libraryPathNextTo(builder, command.getFirst());
         builder.redirectOutput(redirect(service.job.standardOutPath()));
         builder.redirectError(redirect(service.job.standardErrorPath()));
         try {
@@ -370,6 +392,17 @@ public final class Launchd {
                 }
             }
         }, delay, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * A program copied onto a Mac finds the shared libraries copied next to it, as macOS builds do through
+     * {@code @loader_path} rpaths (a Linux build's RUNPATH may name the directory it was built in instead).
+     */
+    static void libraryPathNextTo(ProcessBuilder builder, String program) {
+        Path directory = Path.of(program).getParent();
+        if (directory != null && !directory.toString().startsWith("/bin") && !directory.toString().startsWith("/usr/bin")) {
+            builder.environment().put("LD_LIBRARY_PATH", directory.toString());
+        }
     }
 
     private ProcessBuilder.Redirect redirect(String macPath) {

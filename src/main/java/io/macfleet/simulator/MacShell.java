@@ -2,6 +2,7 @@ package io.macfleet.simulator;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -122,6 +123,11 @@ final class MacShell {
         }
         SimulatedProgram simulated = fleet.program(program);
         if (simulated == null) {
+            Optional<Result> uploaded = UploadedProgram.run(mac, words);
+            if (uploaded.isPresent()) {
+                mac.recordProcess(String.join(" ", words));
+                return uploaded.get();
+            }
             return Result.fail(127, "zsh: command not found: " + words.getFirst() + "\n");
         }
         mac.recordProcess(String.join(" ", words));

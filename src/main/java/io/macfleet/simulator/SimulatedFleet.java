@@ -207,6 +207,32 @@ public final class SimulatedFleet implements AutoCloseable {
         return links;
     }
 
+    /**
+     * Gives every cabled Thunderbolt port of every Mac a loopback address of its own, as the Thunderbolt network step
+     * gives real Macs one point-to-point address per cable end: a process bound to it (a ggml-rpc-server) is reachable
+     * only there, so a peer list naming these addresses really goes over the "Thunderbolt" addresses. Mac 127.A.B.C gets
+     * 127.(100 + 8A + PORT).B.C on port PORT (/30: one per cable end). Returns them as "machine enN address".
+     */
+    public List<String> assignThunderboltLoopbackAddresses() {
+        List<String> assigned = new ArrayList<>();
+        for (SimulatedMac mac : machines.values()) {
+            String[] octets = mac.address().split("\\.");
+            int second = Integer.parseInt(octets[1]);
+            if (second > 15) {
+                throw new IllegalStateException("Thunderbolt loopback addresses need management addresses 127.0-15.x.y, got " + mac.address());
+            }
+            for (int port = 1; port <= MacSpec.THUNDERBOLT_PORTS; port++) {
+                if (link(mac, port) == null) {
+                    continue;
+                }
+                String address = "127." + (100 + 8 * second + port) + "." + octets[2] + "." + octets[3];
+                mac.setIpv4(MacSpec.thunderboltInterface(port), address + "/30");
+                assigned.add(mac.name() + " " + MacSpec.thunderboltInterface(port) + " " + address);
+            }
+        }
+        return assigned;
+    }
+
     /** Cables the Macs in a ring (port 2 to the next Mac's port 3), for fleets too large for a full mesh. */
     public List<String> cableRing() {
         List<String> names = new ArrayList<>(machines.keySet());

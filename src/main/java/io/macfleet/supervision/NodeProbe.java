@@ -38,6 +38,12 @@ public final class NodeProbe implements ClusterProbe {
             Pattern.compile("\\[jaccl\\] Recv failed with errno=?\\d+"),
             Pattern.compile("\\[jaccl\\] Send failed with errno=?\\d+"),
             Pattern.compile("Couldn't allocate protection domain"));
+
+    /** The log lines that mean an RDMA failure of the node (the bundled runtime's RDMA fault lines). */
+    public static List<Pattern> rdmaSignatures() {
+        return RDMA_SIGNATURES;
+    }
+
     /** The line the node writes when a rank starts (what comes before it is an earlier run's). */
     private static final Pattern START = Pattern.compile("^inference-node: rank \\d+ of \\d+ ");
     private static final Pattern REFUSAL = Pattern.compile("refused this rank \\(\\d+\\): ((node version|model) differs: .*)$");

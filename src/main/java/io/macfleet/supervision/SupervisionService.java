@@ -120,6 +120,67 @@ public class SupervisionService {
         } catch (RuntimeException e) {
             LOG.warnf("supervision round failed: %s", e.toString());
         }
+        try {
+            superviseRuntimes();
+        } catch (RuntimeException e) {
+            LOG.warnf("supervision of the runtimes failed: %s", e.toString());
+        }
+    }
+
+    private final Map<String, io.macfleet.runtime.RuntimeSupervisor> runtimeSupervisors = new ConcurrentHashMap<>();
+    private final Map<String, io.macfleet.lease.Leases.Lease> runtimeLeases = new ConcurrentHashMap<>();
+
+    /**
+     * The clusters served by a runtime other than the bundled node (llama.cpp): one {@link io.macfleet.runtime.RuntimeSupervisor}
+     * each, under the cluster's supervision lease, skipped while down for maintenance. Restarts and alerts go to the audit
+     * log ({@code node.supervise.restart}, {@code node.supervise.alert}); alerts also to the log.
+     */
+    synchronized void superviseRuntimes() {
+        for (Cluster cluster : desiredState.clusters()) {
+            if (cluster.inference() == null || io.macfleet.inventory.InferenceSettings.BUNDLED.equals(cluster.inference().runtime())
+                    || maintenanceReason(cluster.name()).isPresent()) {
+                continue;
+            }
+            Optional<io.macfleet.runtime.InferenceRuntime> runtime = io.macfleet.runtime.InferenceRuntimes.standard().find(cluster.inference().runtime());
+            io.macfleet.lease.Leases.Lease lease = runtimeLeases.get(cluster.name());
+            if (lease == null || !lease.held()) {
+                lease = leases.tryAcquire(SupervisionLoop.leaseKey(cluster.name())).orElse(null);
+                if (lease == null) {
+                    runtimeLeases.remove(cluster.name());
+                    continue;
+                }
+                runtimeLeases.put(cluster.name(), lease);
+            }
+            if (runtime.isEmpty()) {
+                continue;
+            }
+            try {
+                List<SshTarget> machines = nodes.ranks(cluster.name()).stream().map(RankTarget::ssh).toList();
+                io.macfleet.runtime.RuntimeSupervisor supervisor = runtimeSupervisors.computeIfAbsent(cluster.name(),
+                        name -> new io.macfleet.runtime.RuntimeSupervisor(name, runtime.get(), machines, Duration.ofSeconds(60), Clock.systemUTC()));
+                try (io.macfleet.ssh.SshRun run = new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit).openRun()) {
+                    switch (supervisor.round(run)) {
+                        case io.macfleet.runtime.RuntimeSupervisor.Decision.Restarted restarted -> audit.record(new io.macfleet.audit.AuditEvent(
+                                java.time.Instant.now(), ACTOR, cluster.name(), "node.supervise.restart", "ordered restart (" + restarted.reason() + "): "
+                                + String.join(", ", restarted.order()), io.macfleet.audit.AuditEvent.Outcome.SUCCESS));
+                        case io.macfleet.runtime.RuntimeSupervisor.Decision.Alert alert when !alert.raisedNow() -> {
+                        }
+                        case io.macfleet.runtime.RuntimeSupervisor.Decision.Alert alert -> {
+                            LOG.warn(alert.message());
+                            audit.record(new io.macfleet.audit.AuditEvent(java.time.Instant.now(), ACTOR, cluster.name(), "node.supervise.alert",
+                                    alert.message(), io.macfleet.audit.AuditEvent.Outcome.FAILURE));
+                        }
+                        case io.macfleet.runtime.RuntimeSupervisor.Decision.Serving serving -> {
+                        }
+                        case io.macfleet.runtime.RuntimeSupervisor.Decision.NotDeployed notDeployed -> {
+                        }
+                    }
+                }
+            } catch (RuntimeException e) {
+                LOG.debugf("cluster %s (%s) cannot be supervised: %s", cluster.name(), cluster.inference().runtime(), e.getMessage());
+            }
+        }
+        runtimeSupervisors.keySet().removeIf(name -> desiredState.cluster(name).isEmpty());
     }
 
     /** Why the cluster is down on purpose now, from every {@link MaintenanceWindows} bean, or empty. */
@@ -141,6 +202,10 @@ public class SupervisionService {
         Set<String> deployedClusters = new HashSet<>();
         java.time.Instant deployedAsOf = java.time.Instant.now();
         for (Cluster cluster : desiredState.clusters()) {
+            if (cluster.inference() != null && !io.macfleet.inventory.InferenceSettings.BUNDLED.equals(cluster.inference().runtime())) {
+                // Served by another runtime: superviseRuntimes() looks at it.
+                continue;
+            }
             // Only what a deployment finished: while one runs (or was left half way), the deployer owns the daemons.
             boolean deployed = nodes.deployments().latest(cluster.name()).map(NodeDeploymentStore.Deployment::finished).orElse(false);
             if (!deployed) {

@@ -61,10 +61,12 @@ class NodeApiTest {
                 .body("ranks[0].machine", equalTo("studio-01"))
                 .body("ranks[0].state", equalTo("not deployed"))
                 .body("ranks[1].rank", equalTo(1))
+                .body("runtime", equalTo("bundled"))
+                .body("endpoint", org.hamcrest.Matchers.matchesPattern("http://127\\.[0-9.]+:[0-9]+/v1"))
                 .extract().asString();
         // The whole shape: nothing deployed yet, so no lastDeployment, and a rank without pid, runs, hashes or error
-        // leaves them out (not null).
-        assertThat(JsonShape.fieldNames(answer, "")).containsExactly("cluster", "serving", "ranks");
+        // leaves them out (not null); the runtime and its endpoint are always named.
+        assertThat(JsonShape.fieldNames(answer, "")).containsExactly("cluster", "serving", "ranks", "runtime", "endpoint");
         assertThat(JsonShape.fieldNames(answer, "/ranks/0")).containsExactly("rank", "machine", "state", "lastExit");
         viewer().when().get("/api/v1/clusters/llm-nope/node").then().statusCode(404)
                 .body("detail", containsString("no cluster named 'llm-nope'"));

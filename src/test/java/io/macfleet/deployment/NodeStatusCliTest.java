@@ -46,10 +46,37 @@ class NodeStatusCliTest {
         assertThat(status.exitCode()).as(status.getErrorOutput()).isEqualTo(ExitCodes.CHECK_FAILED);
         String json = output(status);
         assertThat(JsonShape.fieldNames(json, "")).containsExactly("llm-n");
-        assertThat(JsonShape.fieldNames(json, "/llm-n/1")).containsExactly("rank", "machine", "state", "lastExit");
-        JsonNode rank = new ObjectMapper().readTree(json).get("llm-n").get(1);
+        assertThat(JsonShape.fieldNames(json, "/llm-n")).containsExactly("runtime", "endpoint", "ranks");
+        assertThat(new ObjectMapper().readTree(json).get("llm-n").get("runtime").asText()).isEqualTo("bundled");
+        assertThat(new ObjectMapper().readTree(json).get("llm-n").get("endpoint").asText()).matches("http://127\\.[0-9.]+:[0-9]+/v1");
+        assertThat(JsonShape.fieldNames(json, "/llm-n/ranks/1")).containsExactly("rank", "machine", "state", "lastExit");
+        JsonNode rank = new ObjectMapper().readTree(json).get("llm-n").get("ranks").get(1);
         assertThat(rank.get("rank").asInt()).isEqualTo(1);
         assertThat(rank.get("machine").asText()).isEqualTo("studio-02");
         assertThat(rank.get("state").asText()).isEqualTo("not deployed");
+    }
+
+    @Test
+    void planPrintsEachMacsDaemonAndFilesWithoutTouchingAnyMac(QuarkusMainLauncher launcher) throws Exception {
+        assertThat(launcher.launch("inventory", "apply", inventory.toString()).exitCode()).isZero();
+        Path model = NodeJars.tinyModel(Files.createTempDirectory("macfleet-node-plan"), 3);
+        LaunchResult plan = launcher.launch("node", "plan", "llm-n", "--model", model.toString(), "--json");
+        assertThat(plan.exitCode()).as(plan.getErrorOutput()).isZero();
+        JsonNode body = new ObjectMapper().readTree(output(plan));
+        assertThat(JsonShape.fieldNames(output(plan), "")).containsExactly("cluster", "runtime", "build", "endpoint", "health", "notes", "machines");
+        assertThat(body.get("runtime").asText()).isEqualTo("bundled");
+        JsonNode first = body.get("machines").get(0);
+        assertThat(first.get("machine").asText()).isEqualTo("studio-01");
+        assertThat(first.get("daemons").get(0).get("label").asText()).isEqualTo("io.macfleet.inference-node");
+        assertThat(first.get("daemons").get(0).get("programArguments").toString()).contains("--rank", "serve");
+        assertThat(first.get("files").toString()).contains(model.getFileName().toString(), "\"sha256\"");
+        assertThat(simulation.fleet.machine("studio-01").launchd().labels()).as("nothing deployed").isEmpty();
+
+        LaunchResult text = launcher.launch("node", "plan", "llm-n", "--model", model.toString());
+        assertThat(output(text)).contains("Plan for cluster llm-n: runtime bundled", "daemon /Library/LaunchDaemons/io.macfleet.inference-node.plist",
+                "nothing changed");
+        LaunchResult unknown = launcher.launch("node", "plan", "llm-nope");
+        assertThat(unknown.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(unknown.getErrorOutput()).contains("no cluster named 'llm-nope'");
     }
 }

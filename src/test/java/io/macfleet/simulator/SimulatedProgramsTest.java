@@ -112,6 +112,8 @@ class SimulatedProgramsTest {
                 // added with --model URL and its download's move into place (issue 17)
                 "curl", "mv",
                 // added with secrets on standard input (issue 14): profiles' prompts answered by expect
-                "expect")));
+                "expect",
+                // added with the inference runtimes (issue 25): who holds a port
+                "lsof")));
     }
 }

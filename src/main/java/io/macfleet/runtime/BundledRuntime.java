@@ -1,0 +1,112 @@
+package io.macfleet.runtime;
+
+import io.macfleet.deployment.NodeDeployer;
+import io.macfleet.deployment.NodeLayout;
+import io.macfleet.deployment.NodeRelease;
+import io.macfleet.deployment.NodeService;
+import io.macfleet.deployment.RankTarget;
+import io.macfleet.runtime.RuntimePlan.DaemonPlan;
+import io.macfleet.runtime.RuntimePlan.Listen;
+import io.macfleet.runtime.RuntimePlan.MachinePlan;
+import io.macfleet.runtime.RuntimePlan.Probe;
+import io.macfleet.runtime.RuntimePlan.StagedFile;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The bundled JDK-only inference node: one daemon per Mac, every rank a peer of the mesh. Its deployment is
+ * {@link NodeDeployer} as before (resumable copies, the staged switch, {@code node_deployment} rows); this class
+ * describes that same plan in the runtime's terms, so {@code node plan} shows it like any other runtime's.
+ */
+public final class BundledRuntime implements InferenceRuntime {
+
+    public static final String NAME = io.macfleet.inventory.InferenceSettings.BUNDLED;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String description() {
+        return "the bundled inference node (JDK only, CPU): tensor or pipeline parallel over every Mac of the cluster";
+    }
+
+    @Override
+    public List<String> labels() {
+        return List.of(NodeLayout.LABEL);
+    }
+
+    @Override
+    public List<Pattern> rdmaFaultLines() {
+        return io.macfleet.supervision.NodeProbe.rdmaSignatures();
+    }
+
+    /** The node's own plan: what {@link NodeDeployer} carries out. */
+    public static NodeDeployer.Plan nodePlan(RuntimeCluster cluster) {
+        Optional<java.nio.file.Path> jar = cluster.nodeJar();
+        java.nio.file.Path model = cluster.model().orElseThrow(() -> new RuntimeRefused("cluster " + cluster.name()
+                + ": no model: give --model FILE.gguf or set inference.model"));
+        NodeRelease release;
+        try {
+            release = NodeRelease.of(jar.orElseGet(NodeService::defaultNodeJar), model);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new RuntimeRefused("cannot read what to deploy: " + e.getMessage());
+        }
+        List<RankTarget> ranks = cluster.machines().stream().map(machine -> RankTarget.of(machine.rank(), machine.name(), machine.ssh(),
+                machine.managementAddress(), machine.memoryGb(), cluster.inference().port())).toList();
+        return NodeService.plan(cluster.name(), cluster.inference().parallelism().yamlName(), ranks, release, cluster.configuredLinks());
+    }
+
+    @Override
+    public RuntimePlan plan(RuntimeCluster cluster) {
+        return describe(nodePlan(cluster));
+    }
+
+    /** A node plan in the runtime's terms. */
+    public static RuntimePlan describe(NodeDeployer.Plan plan) {
+        NodeRelease release = plan.release();
+        List<MachinePlan> machines = new ArrayList<>();
+        for (RankTarget rank : plan.ranks()) {
+            List<StagedFile> files = new ArrayList<>();
+            files.add(new StagedFile(release.jarPath(), new StagedFile.Source.LocalFile(release.nodeJar()), Optional.of(release.nodeSha256()),
+                    size(release.nodeJar()), 0644));
+            release.modelFile().ifPresent(model -> files.add(new StagedFile(release.modelPath(), new StagedFile.Source.LocalFile(model),
+                    Optional.of(release.modelSha256()), release.modelSize(), 0644)));
+            byte[] clusterFile = plan.clusterFile().getBytes(StandardCharsets.UTF_8);
+            files.add(new StagedFile(plan.clusterFilePath(), new StagedFile.Source.LocalFile(java.nio.file.Path.of("(generated cluster file)")),
+                    Optional.of(NodeRelease.sha256(clusterFile)), clusterFile.length, 0644));
+            plan.keys().ifPresent(keys -> {
+                // The cluster's keys, shown by where they go, never by their content or hash.
+                files.add(new StagedFile(io.macfleet.deployment.NodeKeys.MESH_KEY_ON_MAC, new StagedFile.Source.Secret("file:" + keys.meshKeyFile()),
+                        Optional.empty(), 65, 0600));
+                files.add(new StagedFile(io.macfleet.deployment.NodeKeys.API_KEY_ON_MAC, new StagedFile.Source.Secret("file:" + keys.apiKeyFile()),
+                        Optional.empty(), 65, 0600));
+            });
+            // The node listens on the Mac's management address only (NodeDeployer.Plan.daemon), never on every interface.
+            String bind = rank.managementAddress();
+            URI health = URI.create("http://" + rank.managementAddress() + ":" + rank.httpPort() + "/health");
+            machines.add(new MachinePlan(rank.machine(), rank.rank(), rank.rank() == 0 ? "rank 0 (coordinator)" : "rank " + rank.rank(), rank.ssh(),
+                    List.of(NodeLayout.NODE_DIRECTORY, NodeLayout.MODEL_DIRECTORY), files,
+                    List.of(new DaemonPlan(plan.daemon(rank), 0, List.of(new Listen(bind, rank.httpPort()), new Listen(bind, rank.clusterPort())),
+                            new Probe.Http(health)))));
+        }
+        RankTarget head = plan.coordinator();
+        return new RuntimePlan(NAME, plan.cluster(), "node " + release.nodeVersion() + " (" + release.nodeSha256().substring(0, 12) + ")", machines,
+                plan.endpoint(), new Probe.Http(URI.create("http://" + head.managementAddress() + ":" + head.httpPort() + "/health")),
+                List.of(plan.parallelism() + " parallel over " + plan.ranks().size() + " ranks"));
+    }
+
+    private static long size(java.nio.file.Path file) {
+        try {
+            return java.nio.file.Files.size(file);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}

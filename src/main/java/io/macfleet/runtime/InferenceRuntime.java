@@ -1,0 +1,65 @@
+package io.macfleet.runtime;
+
+import io.macfleet.runtime.RuntimePlan.MachinePlan;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * An inference engine macfleet deploys and supervises on a cluster's Macs. A runtime only describes: from a cluster
+ * (machines in rank order, their memory and Thunderbolt addresses, the inventory's settings) it computes a
+ * {@link RuntimePlan} (files to copy, launchd daemons with their arguments, environment, ports and bind addresses,
+ * readiness probes, the OpenAI endpoint), changing nothing; {@link RuntimeDeployer} carries a plan out and
+ * {@link RuntimeProbe} looks at what runs. Adding a runtime is a class implementing this, its settings schema
+ * {@code schemas/runtimes/NAME.schema.json}, and its registration in {@link InferenceRuntimes}.
+ */
+public interface InferenceRuntime {
+
+    /** What the inventory's {@code inference.runtime} names (its settings schema is {@code schemas/runtimes/NAME.schema.json}). */
+    String name();
+
+    /** One line for people: what this runtime is. */
+    String description();
+
+    /** The deployment this cluster needs; throws {@link RuntimeRefused} naming what is wrong (nothing has changed then). */
+    RuntimePlan plan(RuntimeCluster cluster);
+
+    /** Every launchd label this runtime may install on a Mac: a switch to another runtime boots these out. */
+    List<String> labels();
+
+    /** The order an ordered restart starts the labels in (the default: as {@link #labels()} lists them). */
+    default List<String> startOrder() {
+        return labels();
+    }
+
+    /**
+     * The command that prints the installed build on one Mac of a plan (argv, absolute program first), or empty when
+     * the runtime's version is read otherwise (the bundled node: from its daemon's environment).
+     */
+    default List<String> versionCommand(MachinePlan machine) {
+        return List.of();
+    }
+
+    /** The build a version command printed (standard output and error together), or empty when unreadable. */
+    default Optional<String> build(String versionOutput) {
+        return Optional.empty();
+    }
+
+    /** Log lines that mean the RDMA transport failed (the supervisor counts them only since the daemon's last start). */
+    default List<Pattern> rdmaFaultLines() {
+        return List.of();
+    }
+
+    /** How to tell an installed daemon of this runtime is ready, read from its definition on the Mac (for status and supervision). */
+    default Optional<RuntimePlan.Probe> probe(io.macfleet.deployment.LaunchDaemon installed) {
+        return Optional.empty();
+    }
+
+    /**
+     * For a daemon that ends one link between Macs: which transport that link uses, from the daemon's log lines since it
+     * last started (e.g. "rdma", "tcp (fallback)"); empty when the daemon ends no such link or the log does not say.
+     */
+    default Optional<String> transport(String label, String log) {
+        return Optional.empty();
+    }
+}

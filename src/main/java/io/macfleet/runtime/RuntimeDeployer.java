@@ -1,0 +1,373 @@
+package io.macfleet.runtime;
+
+import io.macfleet.deployment.CopyOutcome;
+import io.macfleet.deployment.FileCopy;
+import io.macfleet.deployment.LaunchDaemon;
+import io.macfleet.deployment.LaunchDaemonPlist;
+import io.macfleet.deployment.Launchctl;
+import io.macfleet.deployment.LaunchdService;
+import io.macfleet.deployment.NodeDeployer;
+import io.macfleet.deployment.RemoteShell;
+import io.macfleet.runtime.RuntimePlan.DaemonPlan;
+import io.macfleet.runtime.RuntimePlan.MachinePlan;
+import io.macfleet.runtime.RuntimePlan.Probe;
+import io.macfleet.runtime.RuntimePlan.StagedFile;
+import io.macfleet.secrets.SecretReference;
+import io.macfleet.ssh.Command;
+import io.macfleet.ssh.CommandResult;
+import io.macfleet.ssh.MachineResult;
+import io.macfleet.ssh.MachineSession;
+import io.macfleet.ssh.PrivilegedProgram;
+import io.macfleet.ssh.SshRun;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Carries out a {@link RuntimePlan} of any runtime but the bundled node (which keeps {@link NodeDeployer}), in the
+ * same two phases. Staging, every Mac in parallel: directories, each file copied resumably and checked by the Mac's
+ * shasum (skipped when there), secrets written with their mode, the runtime's build read back on each Mac (its
+ * {@code --version}), each daemon's plist staged. Macs whose builds differ are refused here, naming each Mac's build,
+ * before anything is switched. Then the switch: every daemon of every runtime is booted out (and other runtimes'
+ * daemons disabled, so a reboot does not start them), and this plan's daemons are installed and bootstrapped by start
+ * order, each order ready (its probe) before the next starts; then the cluster's health probe must answer.
+ */
+public final class RuntimeDeployer {
+
+    /** Where staged plists wait for the switch. */
+    static final String STAGING = "/usr/local/macfleet/staged";
+
+    /** What staging found on one Mac. */
+    public record Staged(String machine, List<CopyOutcome.Kind> copies, Optional<String> build, boolean definitionChanged, boolean running) {
+        boolean unchanged() {
+            return copies.stream().allMatch(kind -> kind == CopyOutcome.Kind.ALREADY_PRESENT) && !definitionChanged && running;
+        }
+    }
+
+    /** How a deployment ended. */
+    public record Outcome(boolean switched, List<Staged> staged, String endpoint, String summary) {
+    }
+
+    private final InferenceRuntime runtime;
+    private final List<String> allLabels;
+    private final Duration readyTimeout;
+    private final Map<String, String> environment;
+
+    /**
+     * @param allLabels every label of every runtime: those not in the plan are booted out and disabled at the switch
+     * @param environment where {@code env:} secret references are resolved (the process environment in production)
+     */
+    public RuntimeDeployer(InferenceRuntime runtime, List<String> allLabels, Duration readyTimeout, Map<String, String> environment) {
+        this.runtime = runtime;
+        this.allLabels = List.copyOf(allLabels);
+        this.readyTimeout = readyTimeout;
+        this.environment = Map.copyOf(environment);
+    }
+
+    public Outcome deploy(SshRun run, RuntimePlan plan, NodeDeployer.Listener listener, NodeDeployer.Journal journal) {
+        journal.phase("staging", "staging " + plan.runtime() + " on " + plan.machines().size() + " machines");
+        List<Staged> staged = stage(run, plan, listener);
+        if (staged.stream().allMatch(Staged::unchanged) && ready(plan.health())) {
+            journal.phase("serving", "nothing changed");
+            return new Outcome(false, staged, plan.endpoint(), "nothing to do: every Mac already runs " + plan.runtime() + " build "
+                    + staged.getFirst().build().orElse("?") + " as planned; serving at " + plan.endpoint());
+        }
+        journal.phase("switching", "all machines staged; switching every daemon in start order");
+        switchAll(run, plan, listener);
+        journal.phase("serving", "serving at " + plan.endpoint());
+        return new Outcome(true, staged, plan.endpoint(), "switched " + plan.machines().size() + " Macs to " + plan.runtime() + " build "
+                + staged.getFirst().build().orElse("?") + "; serving at " + plan.endpoint());
+    }
+
+    /** Phase one; throws naming every machine that failed, or the builds when they differ. Nothing is switched then. */
+    public List<Staged> stage(SshRun run, RuntimePlan plan, NodeDeployer.Listener listener) {
+        List<MachineResult<Staged>> results = run.onFleet(plan.machines().stream().map(MachinePlan::ssh).toList(),
+                machine -> stageOne(machine, plan.machine(machine.target().machine()), listener));
+        List<String> failures = results.stream().filter(result -> !result.succeeded())
+                .map(result -> result.machine() + ": " + message(result.error())).toList();
+        if (!failures.isEmpty()) {
+            throw new NodeDeployer.DeployFailedException("staging failed, nothing was switched (the running version, if any, keeps serving): "
+                    + String.join("; ", failures), false, null);
+        }
+        List<Staged> staged = results.stream().map(MachineResult::value).toList();
+        checkSameBuild(plan.runtime(), staged);
+        return staged;
+    }
+
+    /** Refuses Macs whose runtime reports different builds (or none), naming each Mac's. */
+    static void checkSameBuild(String runtime, List<Staged> staged) {
+        Map<String, String> builds = new TreeMap<>();
+        staged.forEach(machine -> builds.put(machine.machine(), machine.build().orElse("unreadable")));
+        boolean versioned = staged.stream().anyMatch(machine -> machine.build().isPresent());
+        if (versioned && (builds.values().stream().distinct().count() > 1 || builds.containsValue("unreadable"))) {
+            throw new RuntimeRefused("refused: the Macs would run different " + runtime + " builds ("
+                    + builds.entrySet().stream().map(entry -> entry.getKey() + " " + entry.getValue()).collect(Collectors.joining(", "))
+                    + "); nothing was switched. Every Mac must run the identical build: check what else on those Macs is loaded in its place"
+                    + " (another copy of its libraries on the library path) and deploy again");
+        }
+    }
+
+    private Staged stageOne(MachineSession machine, MachinePlan plan, NodeDeployer.Listener listener) throws IOException {
+        String name = plan.machine();
+        String user = machine.target().user();
+        listener.step(name, "preparing directories");
+        List<String> directories = new ArrayList<>(plan.directories());
+        directories.add(STAGING);
+        List<String> install = new ArrayList<>(List.of("-d", "-o", user, "-m", "755"));
+        install.addAll(directories);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, install.toArray(String[]::new))), "cannot create " + directories);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-m", "755", LaunchDaemon.LOG_DIRECTORY)),
+                "cannot create " + LaunchDaemon.LOG_DIRECTORY);
+        RemoteShell shell = shell(machine);
+        List<CopyOutcome.Kind> copies = new ArrayList<>();
+        for (StagedFile file : plan.files()) {
+            switch (file.source()) {
+                case StagedFile.Source.LocalFile local -> {
+                    String label = local.path().getFileName().toString();
+                    CopyOutcome outcome = machine.withSftpStripes("copy " + file.destination(), FileCopy.connectionsFor(file.size()),
+                            channels -> new FileCopy(name, channels, shell).copy(local.path(), file.destination(),
+                                    (done, total) -> listener.copying(name, label, done, total)));
+                    copies.add(outcome.kind());
+                    if (file.mode() != 0644) {
+                        require(machine.execute(Command.of("chmod", Integer.toOctalString(file.mode()), file.destination())),
+                                "cannot set the mode of " + file.destination());
+                    }
+                }
+                case StagedFile.Source.Secret secret -> {
+                    String value = SecretReference.of(secret.reference()).resolve(environment);
+                    byte[] content = value.getBytes(StandardCharsets.UTF_8);
+                    // Compared by hash: the secret itself never comes back over SSH.
+                    CommandResult current = machine.execute(Command.reading("shasum", "-a", "256", file.destination()));
+                    boolean same = current.succeeded() && current.stdout().startsWith(io.macfleet.deployment.NodeRelease.sha256(content) + " ");
+                    if (!same) {
+                        machine.upload(file.destination(), content, file.mode());
+                    }
+                    copies.add(same ? CopyOutcome.Kind.ALREADY_PRESENT : CopyOutcome.Kind.COPIED);
+                }
+            }
+        }
+        Optional<String> build = Optional.empty();
+        List<String> version = runtime.versionCommand(plan);
+        if (!version.isEmpty()) {
+            listener.step(name, "reading the build");
+            CommandResult printed = machine.execute(Command.reading(version.getFirst(), version.subList(1, version.size()).toArray(String[]::new)));
+            build = runtime.build(printed.stdout() + "\n" + printed.stderr());
+        }
+        checkPorts(machine, plan);
+        listener.step(name, "writing the daemons");
+        boolean changed = false;
+        boolean running = true;
+        for (DaemonPlan daemon : plan.daemons()) {
+            String plist = LaunchDaemonPlist.render(daemon.daemon());
+            machine.upload(stagedPlist(daemon.daemon()), plist.getBytes(StandardCharsets.UTF_8), 0644);
+            CommandResult current = machine.execute(Command.reading("cat", daemon.daemon().plistPath()));
+            changed |= !current.succeeded() || !current.stdout().equals(plist);
+            running &= launchd(machine, daemon.daemon().label()).running();
+        }
+        return new Staged(name, copies, build, changed, running);
+    }
+
+    /**
+     * Every port a daemon of the plan listens on must be free on its Mac, or held by a daemon of macfleet's runtimes (which
+     * the switch stops): otherwise the deployment is refused before the switch, naming the process that holds it
+     * ({@code lsof -nP -iTCP:PORT -sTCP:LISTEN} on the Mac; a process the SSH user may not see is not listed by lsof).
+     */
+    private void checkPorts(MachineSession machine, MachinePlan plan) {
+        java.util.Set<Long> ours = new java.util.HashSet<>();
+        for (String label : allLabels) {
+            launchd(machine, label).pid().ifPresent(ours::add);
+        }
+        for (DaemonPlan daemon : plan.daemons()) {
+            for (RuntimePlan.Listen listen : daemon.listens()) {
+                CommandResult lsof = machine.execute(Command.reading("lsof", "-nP", "-iTCP:" + listen.port(), "-sTCP:LISTEN"));
+                for (String line : lsof.stdout().lines().skip(1).toList()) {
+                    String[] fields = line.trim().split("\\s+");
+                    if (fields.length < 9 || !fields[1].matches("\\d+")) {
+                        continue;
+                    }
+                    String bound = fields[fields.length - 2];
+                    String host = bound.contains(":") ? bound.substring(0, bound.lastIndexOf(':')) : bound;
+                    long pid = Long.parseLong(fields[1]);
+                    if (ours.contains(pid) || !(host.equals("*") || host.equals(listen.address()) || listen.address().equals("0.0.0.0"))) {
+                        continue;
+                    }
+                    throw new RuntimeRefused("port " + listen.port() + " of " + listen.address() + " on " + plan.machine() + " (for "
+                            + daemon.daemon().label() + ") is held by " + fields[0] + " (pid " + pid + ", user " + fields[2]
+                            + "); nothing was switched: stop that process or choose another port (inference.port, inference.settings.rpcPort)");
+                }
+            }
+        }
+    }
+
+    /** Phase two: everything out, then this plan's daemons in by start order, each order ready before the next. */
+    public void switchAll(SshRun run, RuntimePlan plan, NodeDeployer.Listener listener) {
+        List<String> planned = plan.machines().stream().flatMap(machine -> machine.daemons().stream()).map(daemon -> daemon.daemon().label())
+                .distinct().toList();
+        failOn(run.onFleet(plan.machines().stream().map(MachinePlan::ssh).toList(), machine -> {
+            listener.step(machine.target().machine(), "stopping the old daemons");
+            for (String label : allLabels) {
+                bootout(machine, label);
+                if (!planned.contains(label)) {
+                    // A reboot loads every plist in /Library/LaunchDaemons; a disabled one stays down.
+                    machine.execute(Command.sudo(PrivilegedProgram.LAUNCHCTL, "disable", "system/" + label));
+                }
+            }
+            return null;
+        }), "stopping the old daemons");
+        for (int order : plan.startOrders()) {
+            List<MachinePlan> starting = plan.machines().stream()
+                    .filter(machine -> machine.daemons().stream().anyMatch(daemon -> daemon.startOrder() == order)).toList();
+            failOn(run.onFleet(starting.stream().map(MachinePlan::ssh).toList(), machine -> {
+                for (DaemonPlan daemon : plan.machine(machine.target().machine()).daemons()) {
+                    if (daemon.startOrder() == order) {
+                        listener.step(machine.target().machine(), "starting " + daemon.daemon().label());
+                        start(machine, daemon.daemon());
+                    }
+                }
+                return null;
+            }), "starting the new daemons");
+            for (MachinePlan machine : starting) {
+                for (DaemonPlan daemon : machine.daemons()) {
+                    if (daemon.startOrder() == order) {
+                        awaitReady(machine.machine(), daemon.daemon().label(), daemon.readiness());
+                    }
+                }
+            }
+        }
+        awaitReady(plan.machines().getFirst().machine(), "the cluster", plan.health());
+    }
+
+    static void start(MachineSession machine, LaunchDaemon daemon) {
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-o", "root", "-g", "wheel", "-m", "644", stagedPlist(daemon),
+                daemon.plistPath())), "cannot install " + daemon.plistPath());
+        try {
+            Launchctl.enableAndBootstrap(Launchctl.over(machine::execute), daemon.label());
+        } catch (IOException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    static void bootout(MachineSession machine, String label) {
+        CommandResult out = machine.execute(Command.sudo(PrivilegedProgram.LAUNCHCTL, "bootout", "system/" + label));
+        // 113: not loaded; 3 ("No such process"): older macOS says so for the same.
+        if (!out.succeeded() && out.exitStatus() != null && out.exitStatus() != 113 && out.exitStatus() != 3) {
+            throw new IllegalStateException("launchctl bootout system/" + label + " failed (exit " + out.exitStatus() + "): " + out.stderr().strip());
+        }
+    }
+
+    static LaunchdService launchd(MachineSession machine, String label) {
+        CommandResult print = machine.execute(Command.reading("launchctl", "print", "system/" + label));
+        return LaunchdService.parse(print.exitStatus() == null ? -1 : print.exitStatus(), print.stdout(), print.stderr());
+    }
+
+    static String stagedPlist(LaunchDaemon daemon) {
+        return STAGING + "/" + daemon.label() + ".plist";
+    }
+
+    /** Polls a probe until it answers or the timeout passes; fails naming the daemon and what the probe last saw. */
+    void awaitReady(String machine, String what, Probe probe) {
+        long deadline = System.nanoTime() + readyTimeout.toNanos();
+        String last = "no answer";
+        while (System.nanoTime() < deadline) {
+            Optional<String> problem = check(probe);
+            if (problem.isEmpty()) {
+                return;
+            }
+            last = problem.get();
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        throw new NodeDeployer.DeployFailedException(what + " on " + machine + " was started but did not become ready within "
+                + readyTimeout.toSeconds() + " s: " + probe + " last said " + last + " (macfleet node logs " + machine + " shows its log)", true, null);
+    }
+
+    static boolean ready(Probe probe) {
+        return check(probe).isEmpty();
+    }
+
+    /** Empty when the probe answers as a ready daemon does, else what it saw. */
+    static Optional<String> check(Probe probe) {
+        return switch (probe) {
+            case Probe.Tcp tcp -> {
+                try (Socket socket = new Socket()) {
+                    socket.connect(new InetSocketAddress(tcp.host(), tcp.port()), 1000);
+                    yield Optional.empty();
+                } catch (IOException e) {
+                    yield Optional.of(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+                }
+            }
+            case Probe.Http http -> {
+                try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+                    HttpResponse<String> response = client.send(HttpRequest.newBuilder(http.uri()).timeout(Duration.ofSeconds(5)).build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    yield response.statusCode() == 200 ? Optional.empty()
+                            : Optional.of("HTTP " + response.statusCode() + " " + abbreviate(response.body().strip()));
+                } catch (IOException e) {
+                    yield Optional.of(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    yield Optional.of("interrupted");
+                }
+            }
+        };
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() > 200 ? text.substring(0, 200) + "..." : text;
+    }
+
+    private static void failOn(List<MachineResult<Object>> results, String what) {
+        List<String> failures = results.stream().filter(result -> !result.succeeded())
+                .map(result -> result.machine() + ": " + message(result.error())).toList();
+        if (!failures.isEmpty()) {
+            throw new NodeDeployer.DeployFailedException(what + " failed: " + String.join("; ", failures)
+                    + " (run the deployment again: every step is repeated safely)", true, null);
+        }
+    }
+
+    private static CommandResult require(CommandResult result, String what) {
+        if (!result.succeeded()) {
+            throw new IllegalStateException(what + ": `" + result.command().display() + "` exited " + result.exitStatus()
+                    + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
+        }
+        return result;
+    }
+
+    static RemoteShell shell(MachineSession machine) {
+        return new RemoteShell() {
+            @Override
+            public Answer run(String commandLine) {
+                throw new UnsupportedOperationException("command lines are not sent as text; use run(program, arguments)");
+            }
+
+            @Override
+            public Answer run(String program, List<String> arguments) {
+                CommandResult result = machine.execute(Command.reading(program, arguments.toArray(String[]::new)));
+                return new Answer(result.exitStatus() == null ? -1 : result.exitStatus(), result.stdout(), result.stderr());
+            }
+        };
+    }
+
+    static String message(Throwable error) {
+        if (error == null) {
+            return "unknown error";
+        }
+        return error.getMessage() == null ? error.toString() : error.getMessage();
+    }
+}

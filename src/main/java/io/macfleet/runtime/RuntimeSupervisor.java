@@ -1,0 +1,189 @@
+package io.macfleet.runtime;
+
+import io.macfleet.runtime.RuntimeService.DaemonStatus;
+import io.macfleet.ssh.Command;
+import io.macfleet.ssh.CommandResult;
+import io.macfleet.ssh.MachineResult;
+import io.macfleet.ssh.PrivilegedProgram;
+import io.macfleet.ssh.SshRun;
+import io.macfleet.ssh.SshTarget;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Supervises the daemons of a runtime with more than one kind of daemon (llama.cpp: ggml-rpc-servers and the
+ * llama-server that holds a connection to each): one look per round at every daemon (launchd, probe), then a
+ * decision. A daemon that is down, or an rpc-server that started again since the cluster last served (the head's
+ * connection to it is gone even when launchd brought it back), means an ordered restart: the daemons in the runtime's
+ * {@link InferenceRuntime#startOrder()}, each kind ready before the next (rpc-servers first, then the head). After
+ * {@value #ATTEMPTS} ordered restarts without the cluster serving in between, it is a crash loop: an alert naming the
+ * daemon, its runs and last exit, and no more restarts until the cluster serves again or {@link #reset()}.
+ */
+public final class RuntimeSupervisor {
+
+    static final int ATTEMPTS = 3;
+
+    /** What a round saw and did. */
+    public sealed interface Decision {
+        record Serving(List<DaemonStatus> daemons) implements Decision {
+        }
+
+        record Restarted(String reason, List<String> order, Duration took) implements Decision {
+        }
+
+        /** @param raisedNow true the first time (report it), false while it stays open */
+        record Alert(String message, boolean raisedNow) implements Decision {
+        }
+
+        /** No daemon of the runtime is installed on any Mac: nothing to supervise until a deployment. */
+        record NotDeployed() implements Decision {
+        }
+    }
+
+    private final String cluster;
+    private final InferenceRuntime runtime;
+    private final Map<String, SshTarget> machines;
+    private final Map<String, Integer> ranks;
+    private final Duration readyTimeout;
+    private final Clock clock;
+    private Map<String, Long> servingPids = Map.of();
+    private int attempts;
+    private Optional<String> alert = Optional.empty();
+
+    /** @param machines the cluster's Macs in rank order */
+    public RuntimeSupervisor(String cluster, InferenceRuntime runtime, List<SshTarget> machines, Duration readyTimeout, Clock clock) {
+        this.cluster = cluster;
+        this.runtime = runtime;
+        this.machines = new java.util.LinkedHashMap<>();
+        this.ranks = new HashMap<>();
+        for (int rank = 0; rank < machines.size(); rank++) {
+            this.machines.put(machines.get(rank).machine(), machines.get(rank));
+            this.ranks.put(machines.get(rank).machine(), rank);
+        }
+        this.readyTimeout = readyTimeout;
+        this.clock = clock;
+    }
+
+    /** Every daemon on every Mac now. */
+    public List<DaemonStatus> look(SshRun run) {
+        List<MachineResult<List<DaemonStatus>>> results = run.onFleet(machines.values(),
+                machine -> RuntimeProbe.look(machine, ranks.get(machine.target().machine()), runtime));
+        List<DaemonStatus> all = new ArrayList<>();
+        for (MachineResult<List<DaemonStatus>> result : results) {
+            if (result.succeeded()) {
+                all.addAll(result.value());
+            } else {
+                all.add(new DaemonStatus(result.machine(), ranks.get(result.machine()), "-", io.macfleet.deployment.LaunchdService.notLoaded(), "-",
+                        Optional.of("unreachable"), Optional.empty(), Optional.of(RuntimeDeployer.message(result.error()))));
+            }
+        }
+        return all;
+    }
+
+    /** One look and what follows from it. */
+    public Decision round(SshRun run) {
+        List<DaemonStatus> daemons = look(run);
+        if (daemons.stream().noneMatch(daemon -> daemon.launchd().loaded())) {
+            return new Decision.NotDeployed();
+        }
+        List<DaemonStatus> down = daemons.stream().filter(daemon -> !daemon.ready()).toList();
+        List<DaemonStatus> restarted = daemons.stream().filter(daemon -> daemon.launchd().pid().isPresent()
+                && servingPids.containsKey(key(daemon)) && servingPids.get(key(daemon)) != daemon.launchd().pid().getAsLong()).toList();
+        if (down.isEmpty() && restarted.isEmpty() && !daemons.isEmpty()) {
+            servingPids = daemons.stream().filter(daemon -> daemon.launchd().pid().isPresent())
+                    .collect(Collectors.toMap(RuntimeSupervisor::key, daemon -> daemon.launchd().pid().getAsLong()));
+            attempts = 0;
+            alert = Optional.empty();
+            return new Decision.Serving(daemons);
+        }
+        if (alert.isPresent()) {
+            return new Decision.Alert(alert.get(), false);
+        }
+        if (attempts >= ATTEMPTS) {
+            // The cause is the earliest in start order (a head that cannot reach a crashing rpc-server is down too).
+            DaemonStatus worst = (down.isEmpty() ? restarted : down).stream()
+                    .min(java.util.Comparator.comparingInt(daemon -> Math.max(0, runtime.startOrder().indexOf(daemon.label())))).orElseThrow();
+            alert = Optional.of("cluster " + cluster + ": crash loop: " + worst.label() + " on " + worst.machine() + " did not stay up after "
+                    + attempts + " ordered restarts (launchd runs " + (worst.launchd().runs().isPresent() ? worst.launchd().runs().getAsInt() : "?")
+                    + ", last exit " + worst.launchd().lastExit() + ", " + worst.problem().or(worst::error).orElse("restarted") + "); not restarting"
+                    + " again until it serves or an operator acts (macfleet node logs " + worst.machine() + ", macfleet node restart " + cluster + ")");
+            return new Decision.Alert(alert.get(), true);
+        }
+        attempts++;
+        String reason = (down.isEmpty() ? "" : "down: " + describe(down)) + (down.isEmpty() || restarted.isEmpty() ? "" : "; ")
+                + (restarted.isEmpty() ? "" : "started again since the cluster served: " + describe(restarted));
+        Instant start = clock.instant();
+        List<String> order = orderedRestart(run, daemons);
+        // Every restarted daemon has a new pid: the next look that finds them all ready records the serving pids afresh.
+        servingPids = Map.of();
+        return new Decision.Restarted(reason, order, Duration.between(start, clock.instant()));
+    }
+
+    /** Forgets the crash loop (an operator acted). */
+    public void reset() {
+        attempts = 0;
+        alert = Optional.empty();
+    }
+
+    /**
+     * Restarts every daemon of the runtime in its start order: each label on every Mac that has it, then waits for
+     * their probes before the next label. A daemon of an earlier label that is fine is restarted only when it was the
+     * one that failed; the later labels (the head) always restart, as their connections to the earlier ones are gone.
+     */
+    private List<String> orderedRestart(SshRun run, List<DaemonStatus> daemons) {
+        List<String> done = new ArrayList<>();
+        boolean restartRest = false;
+        for (String label : runtime.startOrder()) {
+            List<DaemonStatus> ofLabel = daemons.stream().filter(daemon -> daemon.label().equals(label)).toList();
+            List<DaemonStatus> chosen = restartRest ? ofLabel : ofLabel.stream().filter(daemon -> !daemon.ready()
+                    || (daemon.launchd().pid().isPresent() && servingPids.containsKey(key(daemon))
+                    && servingPids.get(key(daemon)) != daemon.launchd().pid().getAsLong())).toList();
+            if (chosen.isEmpty()) {
+                continue;
+            }
+            restartRest = true;
+            for (DaemonStatus daemon : chosen) {
+                CommandResult kick = run.execute(machines.get(daemon.machine()), Command.sudo(PrivilegedProgram.LAUNCHCTL, "kickstart", "-k",
+                        "system/" + label));
+                done.add(daemon.machine() + " " + label + (kick.succeeded() ? "" : " (kickstart exit " + kick.exitStatus() + ")"));
+            }
+            long deadline = System.nanoTime() + readyTimeout.toNanos();
+            for (DaemonStatus daemon : chosen) {
+                List<DaemonStatus> now = List.of();
+                while (System.nanoTime() < deadline) {
+                    now = run.onFleet(List.of(machines.get(daemon.machine())), machine -> RuntimeProbe.look(machine, daemon.rank(), runtime))
+                            .getFirst().value();
+                    if (now != null && now.stream().anyMatch(status -> status.label().equals(label) && status.ready())) {
+                        break;
+                    }
+                    sleep(250);
+                }
+            }
+        }
+        return done;
+    }
+
+    private static String describe(List<DaemonStatus> daemons) {
+        return daemons.stream().map(daemon -> daemon.label() + " on " + daemon.machine() + daemon.problem().map(problem -> " (" + problem + ")").orElse(""))
+                .collect(Collectors.joining(", "));
+    }
+
+    private static String key(DaemonStatus daemon) {
+        return daemon.machine() + "/" + daemon.label();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
