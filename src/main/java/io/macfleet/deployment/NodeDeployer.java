@@ -502,7 +502,8 @@ public final class NodeDeployer {
         return results.stream().filter(MachineResult::succeeded).map(MachineResult::value).filter(java.util.Objects::nonNull).toList();
     }
 
-    private static void failOn(List<MachineResult<Object>> results, String what) {
+    /** Fails naming every machine whose part of a step failed (the runtime deployer shares it). */
+    public static void failOn(List<MachineResult<Object>> results, String what) {
         List<String> failures = results.stream().filter(result -> !result.succeeded())
                 .map(result -> result.machine() + ": " + message(result.error())).toList();
         if (!failures.isEmpty()) {
@@ -511,7 +512,7 @@ public final class NodeDeployer {
         }
     }
 
-    private static CommandResult require(CommandResult result, String what) {
+    public static CommandResult require(CommandResult result, String what) {
         if (!result.succeeded()) {
             throw new IllegalStateException(what + ": `" + result.command().display() + "` exited " + result.exitStatus()
                     + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
@@ -519,7 +520,7 @@ public final class NodeDeployer {
         return result;
     }
 
-    static RemoteShell shell(MachineSession machine) {
+    public static RemoteShell shell(MachineSession machine) {
         return new RemoteShell() {
             @Override
             public Answer run(String commandLine) {
@@ -534,7 +535,7 @@ public final class NodeDeployer {
         };
     }
 
-    static String message(Throwable error) {
+    public static String message(Throwable error) {
         if (error == null) {
             return "unknown error";
         }

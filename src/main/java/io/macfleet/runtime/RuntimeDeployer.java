@@ -1,5 +1,10 @@
 package io.macfleet.runtime;
 
+import static io.macfleet.deployment.NodeDeployer.failOn;
+import static io.macfleet.deployment.NodeDeployer.message;
+import static io.macfleet.deployment.NodeDeployer.require;
+import static io.macfleet.deployment.NodeDeployer.shell;
+
 import io.macfleet.deployment.CopyOutcome;
 import io.macfleet.deployment.FileCopy;
 import io.macfleet.deployment.LaunchDaemon;
@@ -330,44 +335,5 @@ public final class RuntimeDeployer {
 
     private static String abbreviate(String text) {
         return text.length() > 200 ? text.substring(0, 200) + "..." : text;
-    }
-
-    private static void failOn(List<MachineResult<Object>> results, String what) {
-        List<String> failures = results.stream().filter(result -> !result.succeeded())
-                .map(result -> result.machine() + ": " + message(result.error())).toList();
-        if (!failures.isEmpty()) {
-            throw new NodeDeployer.DeployFailedException(what + " failed: " + String.join("; ", failures)
-                    + " (run the deployment again: every step is repeated safely)", true, null);
-        }
-    }
-
-    private static CommandResult require(CommandResult result, String what) {
-        if (!result.succeeded()) {
-            throw new IllegalStateException(what + ": `" + result.command().display() + "` exited " + result.exitStatus()
-                    + (result.stderr().isBlank() ? "" : ": " + result.stderr().strip()));
-        }
-        return result;
-    }
-
-    static RemoteShell shell(MachineSession machine) {
-        return new RemoteShell() {
-            @Override
-            public Answer run(String commandLine) {
-                throw new UnsupportedOperationException("command lines are not sent as text; use run(program, arguments)");
-            }
-
-            @Override
-            public Answer run(String program, List<String> arguments) {
-                CommandResult result = machine.execute(Command.reading(program, arguments.toArray(String[]::new)));
-                return new Answer(result.exitStatus() == null ? -1 : result.exitStatus(), result.stdout(), result.stderr());
-            }
-        };
-    }
-
-    static String message(Throwable error) {
-        if (error == null) {
-            return "unknown error";
-        }
-        return error.getMessage() == null ? error.toString() : error.getMessage();
     }
 }

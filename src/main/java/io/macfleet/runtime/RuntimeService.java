@@ -194,7 +194,7 @@ public class RuntimeService {
                 } else {
                     int rank = ranks.stream().filter(target -> target.machine().equals(result.machine())).findFirst().orElseThrow().rank();
                     all.add(new DaemonStatus(result.machine(), rank, String.join(",", runtime.labels()), LaunchdService.notLoaded(), "-",
-                            Optional.of("unreachable"), Optional.empty(), Optional.of(RuntimeDeployer.message(result.error()))));
+                            Optional.of("unreachable"), Optional.empty(), Optional.of(io.macfleet.deployment.NodeDeployer.message(result.error()))));
                 }
             }
             all.sort(java.util.Comparator.comparingInt(DaemonStatus::rank));

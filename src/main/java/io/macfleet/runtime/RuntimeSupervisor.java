@@ -81,7 +81,7 @@ public final class RuntimeSupervisor {
                 all.addAll(result.value());
             } else {
                 all.add(new DaemonStatus(result.machine(), ranks.get(result.machine()), "-", io.macfleet.deployment.LaunchdService.notLoaded(), "-",
-                        Optional.of("unreachable"), Optional.empty(), Optional.of(RuntimeDeployer.message(result.error()))));
+                        Optional.of("unreachable"), Optional.empty(), Optional.of(io.macfleet.deployment.NodeDeployer.message(result.error()))));
             }
         }
         return all;
