@@ -5,6 +5,8 @@ import io.macfleet.node.gguf.GgufFile;
 import io.macfleet.node.kernel.PackedColumns;
 import io.macfleet.node.kernel.WeightMatrix;
 import io.macfleet.node.kernel.WorkerPool;
+import io.macfleet.node.model.Architectures;
+import io.macfleet.node.model.DecoderModel;
 import io.macfleet.node.model.KvCache;
 import io.macfleet.node.model.LayerRange;
 import io.macfleet.node.model.LayerWeights;
@@ -59,7 +61,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
     private volatile boolean closed;
     private int prefixEpoch = -1;
     private ShardPlan plan;
-    private LlamaModel model;
+    private DecoderModel model;
     private KvCache cache;
     private Collectives collectives;
     private long shardBytes;
@@ -206,6 +208,10 @@ public final class ClusterNode implements Placement, AutoCloseable {
         if (cluster.parallelism() == ClusterFile.Parallelism.PIPELINE) {
             return ShardPlan.pipeline(config, cluster.weights());
         }
+        if (!Architectures.of(file, config).tensorParallel()) {
+            throw file.error("tensor parallelism is not implemented for architecture '" + config.architecture()
+                    + "'; use \"parallelism\": \"pipeline\" in the cluster file");
+        }
         int outputBlock = file.tensor("blk.0.attn_output.weight").type().blockSize();
         if (config.mixtureOfExperts()) {
             // Expert parallelism: the attention splits as for a dense model, the experts are dealt out whole
@@ -222,7 +228,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
     @Override
     public Placed place(GgufFile file, LlamaConfig config, int contextLength, WorkerPool pool) {
         plan = plan(file, config, cluster);
-        LlamaWeights weights;
+        LlamaWeights weights = null;
         LlamaConfig local;
         if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
             ShardPlan.TensorShard shard = plan.tensor().get(rank);
@@ -246,24 +252,29 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 vocabularyStarts[r + 1] = vocabularyStarts[r] + plan.tensor().get(r).vocabularyRows();
             }
             cache = KvCache.allocate(local, contextLength);
+            model = new LlamaModel(weights, pool);
         } else {
             LayerRange stage = plan.stages().get(rank);
-            weights = LlamaWeights.load(file, config, stage);
+            model = Architectures.of(file, config).load(file, config, stage, pool);
+            weights = model instanceof LlamaModel llama ? llama.weights() : null;
             local = config;
-            cache = KvCache.allocate(config.stage(stage.count()), contextLength);
+            cache = model.allocateCache(contextLength);
         }
-        model = new LlamaModel(weights, pool);
         if (Boolean.getBoolean(PHASE_PROFILE_PROPERTY)) {
             phaseNanos = new long[LlamaModel.Phase.values().length];
             model.profileWall(phaseNanos); // wall only: a platform thread's CPU clock costs up to milliseconds a read here
         }
         shardBytes = 0;
-        for (LayerWeights block : weights.blocks()) {
-            shardBytes += block.matrixBytes();
-        }
-        shardBytes += weights.tokenEmbedding().byteSize() / weights.tokenEmbedding().rows();
-        if (rank == 0 || plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
-            shardBytes += weights.output().byteSize(); // tensor: this rank's vocabulary rows; pipeline: rank 0 alone
+        if (weights == null) {
+            shardBytes = model.bytesPerToken(); // another architecture's stage: its layers, embedding row and output
+        } else {
+            for (LayerWeights block : weights.blocks()) {
+                shardBytes += block.matrixBytes();
+            }
+            shardBytes += weights.tokenEmbedding().byteSize() / weights.tokenEmbedding().rows();
+            if (rank == 0 || plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
+                shardBytes += weights.output().byteSize(); // tensor: this rank's vocabulary rows; pipeline: rank 0 alone
+            }
         }
         command = new int[contextLength + 8];
         hidden = new float[LlamaModel.MAX_BATCH * config.dimension()];
