@@ -38,6 +38,11 @@ final class DeepSeek2Generator {
 
     static void write(ModelGenerator.Shape shape, boolean sigmoidRouting, QuantizationMix mix, long seed, Path out)
             throws IOException {
+        write(shape, sigmoidRouting, mix, seed, out, writer -> { });
+    }
+
+    static void write(ModelGenerator.Shape shape, boolean sigmoidRouting, QuantizationMix mix, long seed, Path out,
+                      java.util.function.Consumer<GgufWriter> metadata) throws IOException {
         Latent l = latent(shape);
         VocabularyBuilder.Vocabulary vocabulary = VocabularyBuilder.build(shape.vocabulary(), seed);
         List<String> tokens = vocabulary.tokens();
@@ -94,6 +99,7 @@ final class DeepSeek2Generator {
         } else {
             writer.putFloat32(a + "expert_weights_scale", 1f).putUInt32(a + "expert_gating_func", 1);
         }
+        metadata.accept(writer);
         long s = seed * 1_000_003L;
         int experts = l.experts();
         GgmlType embeddingType = type(mix, QuantizationMix.Role.TOKEN_EMBEDDING, 0, layers, experts, dim);

@@ -222,6 +222,15 @@ public final class ModelGenerator {
         writer.write(out);
     }
 
+    /**
+     * A deepseek2 file (V3 routing when {@code sigmoidRouting}) whose metadata {@code metadata} may change after it is
+     * put (to test how files with other values are refused).
+     */
+    public static void writeDeepSeek2(Shape shape, boolean sigmoidRouting, QuantizationMix mix, long seed, Path out,
+                                      java.util.function.Consumer<GgufWriter> metadata) throws IOException {
+        DeepSeek2Generator.write(shape, sigmoidRouting, mix, seed, out, metadata);
+    }
+
     /** Uniform weights with variance 1/fanIn (times gain), so activations stay in range through the layers. */
     static float scale(int fanIn) {
         return (float) Math.sqrt(3.0 / fanIn);

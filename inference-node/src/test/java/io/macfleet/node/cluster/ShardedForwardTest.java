@@ -144,6 +144,14 @@ class ShardedForwardTest {
         assertSame(TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.Q8_0), 2, ClusterFile.Parallelism.PIPELINE, null);
     }
 
+    /** deepseek2 by layers: each stage keeps its layers' latent cache, dense and MoE blocks alike. */
+    @Test
+    void pipelineOfDeepSeek2() throws IOException {
+        Path model = TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2, GgmlType.Q8_0);
+        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null);
+        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null, 3, new int[][] {PROMPTS[1]});
+    }
+
     /**
      * Tensor parallelism of a mixture of experts deals the experts out whole (the tiny qwen3moe model: 4 experts,
      * 2 used per token) and splits the attention as for a dense model: 2 ranks (2/2 experts), 2 ranks weighted 3:1
