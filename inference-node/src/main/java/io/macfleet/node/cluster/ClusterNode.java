@@ -5,6 +5,7 @@ import io.macfleet.node.gguf.GgufFile;
 import io.macfleet.node.kernel.PackedColumns;
 import io.macfleet.node.kernel.WeightMatrix;
 import io.macfleet.node.kernel.WorkerPool;
+import io.macfleet.node.model.Architecture;
 import io.macfleet.node.model.Architectures;
 import io.macfleet.node.model.DecoderModel;
 import io.macfleet.node.model.KvCache;
@@ -213,6 +214,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
                     + "'; use \"parallelism\": \"pipeline\" in the cluster file");
         }
         int outputBlock = file.tensor("blk.0.attn_output.weight").type().blockSize();
+        config = Architectures.of(file, config).attentionOutputView(file, config);
         if (config.mixtureOfExperts()) {
             // Expert parallelism: the attention splits as for a dense model, the experts are dealt out whole
             // (granule 1) by weight; every rank routes every token (the router is replicated) and adds the selected
@@ -229,8 +231,24 @@ public final class ClusterNode implements Placement, AutoCloseable {
     public Placed place(GgufFile file, LlamaConfig config, int contextLength, WorkerPool pool) {
         plan = plan(file, config, cluster);
         LlamaWeights weights = null;
-        LlamaConfig local;
+        LlamaConfig local = config;
+        model = null;
         if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
+            ShardPlan.TensorShard shard = plan.tensor().get(rank);
+            vocabularyStarts = new int[cluster.size() + 1];
+            for (int r = 0; r < cluster.size(); r++) {
+                vocabularyStarts[r + 1] = vocabularyStarts[r] + plan.tensor().get(r).vocabularyRows();
+            }
+            DecoderModel own = Architectures.of(file, config).loadTensorShard(file, config, new Architecture.TensorSlice(
+                    shard.firstHead(), shard.headCount(), shard.firstUnit(), shard.unitCount(), config.experts(),
+                    shard.firstVocabularyRow(), shard.vocabularyRows()), pool);
+            if (own != null) { // an architecture that shards itself (column slices stay views of the file)
+                model = own;
+                local = own.config();
+                cache = model.allocateCache(contextLength);
+            }
+        }
+        if (model == null && plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
             ShardPlan.TensorShard shard = plan.tensor().get(rank);
             local = config.shard(shard.headCount(), shard.kvHeadCount(), shard.unitCount());
             LlamaWeights full = LlamaWeights.load(file, config);
@@ -253,7 +271,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
             }
             cache = KvCache.allocate(local, contextLength);
             model = new LlamaModel(weights, pool);
-        } else {
+        } else if (plan.parallelism() == ClusterFile.Parallelism.PIPELINE) {
             LayerRange stage = plan.stages().get(rank);
             model = Architectures.of(file, config).load(file, config, stage, pool);
             weights = model instanceof LlamaModel llama ? llama.weights() : null;

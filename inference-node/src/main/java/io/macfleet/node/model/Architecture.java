@@ -26,4 +26,28 @@ public interface Architecture {
     default boolean tensorParallel() {
         return false;
     }
+
+    /**
+     * The configuration a tensor-parallel plan checks column slices of the attention output against: its
+     * {@code headDimension} must be the output columns per head (the value head width where it differs).
+     */
+    default LlamaConfig attentionOutputView(GgufFile file, LlamaConfig config) {
+        return config;
+    }
+
+    /**
+     * A tensor-parallel rank's part when the architecture shards itself; null for the Llama family, whose
+     * {@link LlamaWeights} the cluster code slices ({@code ClusterNode.place}).
+     */
+    default DecoderModel loadTensorShard(GgufFile file, LlamaConfig config, TensorSlice slice, WorkerPool pool) {
+        return null;
+    }
+
+    /**
+     * A tensor-parallel rank's share: query heads [firstHead, firstHead + headCount), FFN units (experts)
+     * [firstUnit, firstUnit + unitCount) of {@code units}, vocabulary rows of the output matrix.
+     */
+    record TensorSlice(int firstHead, int headCount, int firstUnit, int unitCount, int units, int firstVocabularyRow,
+                       int vocabularyRows) {
+    }
 }

@@ -48,6 +48,33 @@ final class DeepSeek2 implements Architecture {
         return new DeepSeek2Model(hyperparameters(file), file, layers, pool);
     }
 
+    @Override
+    public boolean tensorParallel() {
+        return true;
+    }
+
+    @Override
+    public LlamaConfig attentionOutputView(GgufFile file, LlamaConfig config) {
+        Hyperparameters h = hyperparameters(file);
+        return new LlamaConfig(config.architecture(), config.name(), config.dimension(), config.layers(), config.heads(),
+                config.kvHeads(), h.valueHead(), config.feedForward(), config.vocabulary(), config.contextLength(),
+                config.rmsEpsilon(), config.ropeTheta(), config.ropeDimensions(), config.ropeHalves(),
+                config.ropeScalingType(), config.ropeScalingFactor(), config.ropeOriginalContext(),
+                config.ropeLowFrequencyFactor(), config.ropeHighFrequencyFactor(), config.experts(), config.expertsUsed(),
+                config.expertFeedForward());
+    }
+
+    /**
+     * Heads split across ranks (their query rows, their slices of attn_k_b and attn_v_b, the matching columns of
+     * attn_output); the low-rank query and latent projections replicated (each rank needs the whole latent row, and
+     * they are small: kv_lora_rank + rope rows); experts dealt out whole; dense and shared-expert FFN rows split in
+     * the same proportions; the output matrix by vocabulary rows. The ranks' attention and FFN outputs are partial sums.
+     */
+    @Override
+    public DecoderModel loadTensorShard(GgufFile file, LlamaConfig config, TensorSlice slice, WorkerPool pool) {
+        return new DeepSeek2Model(hyperparameters(file), file, new LayerRange(0, config.layers()), pool, slice);
+    }
+
     static Hyperparameters hyperparameters(GgufFile file) {
         String p = NAME + ".";
         int dimension = LlamaConfig.positive(file, p + "embedding_length");

@@ -48,6 +48,7 @@ final class DeepSeek2Model implements DecoderModel {
     private final LayerRange layers;
     private final WorkerPool pool;
     private final WeightMatrix embedding, output;
+    private float[] logitRows;
     private final float[] outputNorm;
     private final Block[] blocks;
     private final MixtureOfExperts experts;
@@ -63,8 +64,14 @@ final class DeepSeek2Model implements DecoderModel {
     private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     DeepSeek2Model(DeepSeek2.Hyperparameters hyper, GgufFile file, LayerRange range, WorkerPool pool) {
+        this(hyper, file, range, pool, null);
+    }
+
+    /** With a tensor-parallel {@code slice} (null: the whole of each layer). */
+    DeepSeek2Model(DeepSeek2.Hyperparameters hyper, GgufFile file, LayerRange range, WorkerPool pool,
+                   Architecture.TensorSlice slice) {
         this.hyper = hyper;
-        this.config = hyper.base();
+        LlamaConfig config = hyper.base();
         this.layers = range;
         this.pool = pool;
         if (range.end() > config.layers()) {
@@ -72,7 +79,7 @@ final class DeepSeek2Model implements DecoderModel {
         }
         int dim = config.dimension(), heads = config.heads(), keyLength = config.headDimension();
         embedding = LlamaWeights.matrix(file, "token_embd.weight", dim, config.vocabulary());
-        output = file.optionalTensor("output.weight") == null ? embedding
+        WeightMatrix output = file.optionalTensor("output.weight") == null ? embedding
                 : LlamaWeights.matrix(file, "output.weight", dim, config.vocabulary());
         outputNorm = LlamaWeights.vector(file, "output_norm.weight", dim);
         blocks = new Block[range.count()];
@@ -111,6 +118,21 @@ final class DeepSeek2Model implements DecoderModel {
                     dense ? null : LlamaWeights.matrix(file, p + "ffn_up_shexp.weight", dim, sharedWidth),
                     dense ? null : LlamaWeights.matrix(file, p + "ffn_down_shexp.weight", sharedWidth, dim));
         }
+        WeightMatrix localOutput = output;
+        LlamaConfig localConfig = config;
+        if (slice != null) {
+            int denseRows = 0;
+            for (int i = 0; i < blocks.length; i++) {
+                blocks[i] = shard(blocks[i], slice);
+                if (blocks[i].gate() != null) {
+                    denseRows = blocks[i].gate().rows();
+                }
+            }
+            localOutput = output.rowSlice(slice.firstVocabularyRow(), slice.vocabularyRows());
+            localConfig = config.shard(slice.headCount(), slice.headCount(), denseRows);
+        }
+        this.output = localOutput;
+        this.config = localConfig;
         experts = new MixtureOfExperts(dim, config.expertFeedForward());
         int pairs = hyper.keyRope() / 2;
         inverseFrequencies = new float[pairs];
@@ -121,6 +143,45 @@ final class DeepSeek2Model implements DecoderModel {
             float y = (i - hyper.correctionLow()) / Math.max(0.001f, hyper.correctionHigh() - hyper.correctionLow());
             ramp[i] = (1 - Math.min(1, Math.max(0, y))) * hyper.extrapolation();
         }
+    }
+
+    /** A rank's slice of one block ({@link DeepSeek2#loadTensorShard}). */
+    private Block shard(Block b, Architecture.TensorSlice slice) {
+        int keyLength = hyper.base().headDimension(), kvRank = hyper.kvRank(), valueHead = hyper.valueHead();
+        int h0 = slice.firstHead(), hn = slice.headCount();
+        WeightMatrix gate = null, up = null, down = null, sharedGate = null, sharedUp = null, sharedDown = null;
+        if (b.gate() != null) {
+            int[] rows = proportionalRows(b.gate().rows(), b.down().type().blockSize(), slice);
+            gate = b.gate().rowSlice(rows[0], rows[1]);
+            up = b.up().rowSlice(rows[0], rows[1]);
+            down = b.down().columnSlice(rows[0], rows[1]);
+        }
+        if (b.sharedGate() != null) {
+            int[] rows = proportionalRows(b.sharedGate().rows(), b.sharedDown().type().blockSize(), slice);
+            sharedGate = b.sharedGate().rowSlice(rows[0], rows[1]);
+            sharedUp = b.sharedUp().rowSlice(rows[0], rows[1]);
+            sharedDown = b.sharedDown().columnSlice(rows[0], rows[1]);
+        }
+        return new Block(b.index(), b.attentionNorm(), b.queryA(), b.queryANorm(),
+                b.queryB() == null ? null : b.queryB().rowSlice(h0 * keyLength, hn * keyLength),
+                b.query() == null ? null : b.query().rowSlice(h0 * keyLength, hn * keyLength),
+                b.kvA(), b.kvANorm(), b.keyB().rowSlice(h0 * kvRank, hn * kvRank),
+                b.valueB().rowSlice(h0 * valueHead, hn * valueHead), b.output().columnSlice(h0 * valueHead, hn * valueHead),
+                b.ffnNorm(), gate, up, down,
+                b.experts() == null ? null : b.experts().localExperts(slice.firstUnit(), slice.unitCount()),
+                sharedGate, sharedUp, sharedDown);
+    }
+
+    /** Rows [first, first + count) of a dense FFN of {@code rows} in the rank's share of the units, on block bounds. */
+    private static int[] proportionalRows(int rows, int granule, Architecture.TensorSlice slice) {
+        int granules = rows / granule;
+        int first = (int) Math.round((double) granules * slice.firstUnit() / slice.units()) * granule;
+        int end = (int) Math.round((double) granules * (slice.firstUnit() + slice.unitCount()) / slice.units()) * granule;
+        if (end <= first) {
+            throw new IllegalArgumentException("a rank's share of an FFN of " + rows + " rows (blocks of " + granule
+                    + ") is empty; use fewer ranks");
+        }
+        return new int[] {first, end - first};
     }
 
     @Override
@@ -232,16 +293,26 @@ final class DeepSeek2Model implements DecoderModel {
         return logitsOf(hidden, offset, false);
     }
 
-    private float[] logitsOf(float[] hidden, int offset, boolean timed) {
-        long time = timed && profile != null ? System.nanoTime() : 0;
+    private float[] logitsOf(float[] hidden, int offset, boolean fromForward) {
+        long time = fromForward && profile != null ? System.nanoTime() : 0;
         int dim = config.dimension();
         float[] normedLast = new float[dim];
         rmsNorm(hidden, offset, outputNorm, normedLast, 0, dim);
-        time = timed ? mark(LlamaModel.Phase.OUTPUT_NORM, time) : 0;
+        time = fromForward ? mark(LlamaModel.Phase.OUTPUT_NORM, time) : 0;
         float[] result = new float[config.vocabulary()];
-        Kernels.matvec(pool, output, normedLast, result);
-        if (timed) {
-            mark(LlamaModel.Phase.LOGITS, time);
+        if (output.rows() == result.length) {
+            Kernels.matvec(pool, output, normedLast, result);
+        } else { // tensor parallelism: this rank's vocabulary rows, then gathered on rank 0
+            if (logitRows == null || logitRows.length != output.rows()) {
+                logitRows = new float[output.rows()];
+            }
+            Kernels.matvec(pool, output, normedLast, logitRows);
+            System.arraycopy(logitRows, 0, result, collective.firstVocabularyRow(), logitRows.length);
+        }
+        time = fromForward ? mark(LlamaModel.Phase.LOGITS, time) : 0;
+        if (fromForward) {
+            collective.gatherLogits(result);
+            mark(LlamaModel.Phase.LOGITS_GATHER, time);
         }
         return result;
     }

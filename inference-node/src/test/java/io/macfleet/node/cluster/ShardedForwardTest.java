@@ -153,6 +153,17 @@ class ShardedForwardTest {
     }
 
     /**
+     * deepseek2 by heads and experts: 2 ranks (2 of 4 heads, 2 of 4 experts, half the dense and shared-expert rows
+     * each) and 2 ranks weighted 3:1, F32 and Q8_0 (column slices on block bounds), give one node's tokens and logits.
+     */
+    @Test
+    void tensorOfDeepSeek2SplitsHeadsAndExperts() throws IOException {
+        assertSame(TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2, GgmlType.Q8_0), 2, ClusterFile.Parallelism.TENSOR, null);
+        assertSame(TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2_SOFTMAX, GgmlType.F32), 2,
+                ClusterFile.Parallelism.TENSOR, new double[] {3, 1});
+    }
+
+    /**
      * Tensor parallelism of a mixture of experts deals the experts out whole (the tiny qwen3moe model: 4 experts,
      * 2 used per token) and splits the attention as for a dense model: 2 ranks (2/2 experts), 2 ranks weighted 3:1
      * (3/1 experts) and 3 ranks (2/1/1 experts, KV heads replicated) give one node's tokens and logits.
