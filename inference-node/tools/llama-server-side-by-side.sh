@@ -17,7 +17,7 @@ echo "date $(date -u +%FT%TZ); load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for model in "$@"; do
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     log=$(mktemp)
-    "$bin/llama-server" -m "$model" --host 127.0.0.1 --port "$port" -t 2 -c 1024 -np 1 >"$log" 2>&1 &
+    LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin/llama-server" -m "$model" --host 127.0.0.1 --port "$port" -t 2 -c 1024 -np 1 >"$log" 2>&1 &
     server=$!
     trap 'kill $server 2>/dev/null || true' EXIT
     for _ in $(seq 600); do
