@@ -4,6 +4,8 @@
 # /completion per pair (a fresh server per file, warmed up by one short request) and reports its own timings.
 #   inference-node/tools/llama-server-side-by-side.sh [--pairs 3] FILE...
 # LLAMA_CPP_BIN: the directory with llama-server (default: MACFLEET_LLAMA_CPP_BIN, else .ci/llama-cpp.sh's output).
+# LLAMA_SERVER_OPTS: more llama-server options (e.g. "--poll 0": its threads sleep instead of spinning between tasks,
+# which on a machine loaded by other processes keeps its decode from collapsing).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -17,7 +19,7 @@ echo "date $(date -u +%FT%TZ); load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for model in "$@"; do
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     log=$(mktemp)
-    LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin/llama-server" -m "$model" --host 127.0.0.1 --port "$port" -t 2 -c 1024 -np 1 >"$log" 2>&1 &
+    LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin/llama-server" -m "$model" --host 127.0.0.1 --port "$port" -t 2 -c 1024 -np 1 ${LLAMA_SERVER_OPTS:-} >"$log" 2>&1 &
     server=$!
     trap 'kill $server 2>/dev/null || true' EXIT
     for _ in $(seq 600); do
