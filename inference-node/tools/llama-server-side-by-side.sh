@@ -5,7 +5,7 @@
 #   inference-node/tools/llama-server-side-by-side.sh [--pairs 3] FILE...
 # LLAMA_CPP_BIN: the directory with llama-server (default: MACFLEET_LLAMA_CPP_BIN, else .ci/llama-cpp.sh's output).
 # LLAMA_SERVER_OPTS: more llama-server options (e.g. "--poll 0": its threads sleep instead of spinning between tasks,
-# which on a machine loaded by other processes keeps its decode from collapsing).
+# which on a machine loaded by other processes keeps its decode from collapsing). THREADS: threads of each engine (2).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -19,7 +19,7 @@ echo "date $(date -u +%FT%TZ); load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for model in "$@"; do
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     log=$(mktemp)
-    LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin/llama-server" -m "$model" --host 127.0.0.1 --port "$port" -t 2 -c 1024 -np 1 ${LLAMA_SERVER_OPTS:-} >"$log" 2>&1 &
+    LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin/llama-server" -m "$model" --host 127.0.0.1 --port "$port" -t "${THREADS:-2}" -c 1024 -np 1 ${LLAMA_SERVER_OPTS:-} >"$log" 2>&1 &
     server=$!
     trap 'kill $server 2>/dev/null || true' EXIT
     for _ in $(seq 600); do
@@ -32,7 +32,7 @@ for model in "$@"; do
     node_decode=(); node_prompt=(); llama_decode=(); llama_prompt=()
     for pair in $(seq "$pairs"); do
         out=$("$java" --add-modules jdk.incubator.vector -cp "$classes" io.macfleet.node.Main bench --model "$model" \
-            --prompt-tokens 512 --decode-tokens 32 --threads 2 --bandwidth-mb 256 2>&1)
+            --prompt-tokens 512 --decode-tokens 32 --threads "${THREADS:-2}" --bandwidth-mb 256 2>&1)
         nd=$(sed -n 's/^decode: 32 tokens at \([0-9.]*\) tokens.*/\1/p' <<<"$out")
         np=$(sed -n 's/^prompt processing: 512 tokens in [0-9.]* s = \([0-9.]*\) tokens.*/\1/p' <<<"$out")
         kv=$(grep '^KV cache per token' <<<"$out" || true)

@@ -226,10 +226,41 @@ public final class ClusterNode implements Placement, AutoCloseable {
         return ShardPlan.tensor(config, cluster.weights(), outputBlock, ShardPlan.FeedForwardSharding.dense(config, downBlock));
     }
 
+    /** Overrides the memory {@link #checkFits} compares with (bytes; tests, or a rank that must leave room for others). */
+    static final String MEMORY_PROPERTY = "macfleet.node.memory-bytes";
+
+    /**
+     * Refuses a rank whose share of the model file is larger than its machine's memory, with the numbers: its weights
+     * would be paged in from disk on every token. The share is the rank's weight of the file (tensor) or its layers'
+     * fraction (pipeline; rank 0 also holds the embedding and output matrices, within the same estimate).
+     */
+    static void checkFits(GgufFile file, LlamaConfig config, ShardPlan plan, double[] weights, int rank, long memoryBytes) {
+        double share;
+        if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
+            double total = 0;
+            for (double weight : weights) {
+                total += weight;
+            }
+            share = weights[rank] / total;
+        } else {
+            share = (double) plan.stages().get(rank).count() / config.layers();
+        }
+        long needed = (long) (file.fileSize() * share);
+        if (needed > memoryBytes) {
+            throw file.error(String.format(java.util.Locale.ROOT, "rank %d would hold about %.2f GB of the %.2f GB model"
+                            + " (%.0f%% by the cluster file's %s plan) but its machine has %.2f GB of memory; give it a"
+                            + " smaller weight, add ranks, or use a smaller quantization", rank, needed / 1e9,
+                    file.fileSize() / 1e9, 100 * share, plan.parallelism().label(), memoryBytes / 1e9));
+        }
+    }
+
     /** Loads this rank's part of the model and starts forming the mesh. */
     @Override
     public Placed place(GgufFile file, LlamaConfig config, int contextLength, WorkerPool pool) {
         plan = plan(file, config, cluster);
+        long physical = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getTotalMemorySize();
+        checkFits(file, config, plan, cluster.weights(), rank, Long.getLong(MEMORY_PROPERTY, physical));
         LlamaWeights weights = null;
         LlamaConfig local = config;
         model = null;
