@@ -1,6 +1,6 @@
 import io.macfleet.node.engine.InferenceEngine;
 import io.macfleet.node.model.KvCache;
-import io.macfleet.node.model.LlamaModel;
+import io.macfleet.node.model.DecoderModel;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,8 +17,8 @@ public class NodeGreedy {
         for (String file : args) {
             try (InferenceEngine engine = InferenceEngine.load(Path.of(file), 256, 2)) {
                 List<Integer> prompt = engine.encodeCompletion("Once upon a time");
-                LlamaModel model = engine.model();
-                KvCache cache = KvCache.allocate(model.config(), 256);
+                DecoderModel model = engine.model();
+                KvCache cache = model.allocateCache(256);
                 int[] tokens = new int[prompt.size() + 12];
                 for (int i = 0; i < prompt.size(); i++) {
                     tokens[i] = prompt.get(i);

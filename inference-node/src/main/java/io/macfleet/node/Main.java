@@ -42,7 +42,7 @@ public final class Main {
               bench      --model FILE [--prompt-tokens 512] [--decode-tokens 32] [--threads N]
                          [--bandwidth-mb N] (default: 4x the last-level cache, at least 512)
               make-model --preset tiny|small|1b-shaped [--type q8_0|q4_0|q4_k_m|q5_k_m|q6_k|f32|f16|bf16]
-                         [--arch llama|qwen2|qwen3|qwen3moe]
+                         [--arch llama|qwen2|qwen3|qwen3moe|deepseek2] [--routing sigmoid|softmax] (deepseek2: V3 or V2)
                          [--seed N] --out FILE
             """;
 
@@ -108,7 +108,7 @@ public final class Main {
             "cluster-bench", Set.of("ranks", "sizes-kb", "iterations", "model", "tokens", "repeats", "bandwidth-mb"),
             "generate", Set.of("model", "prompt", "chat", "max-tokens", "temperature", "top-k", "top-p", "min-p", "seed", "context", "threads"),
             "bench", Set.of("model", "prompt-tokens", "decode-tokens", "threads", "bandwidth-mb"),
-            "make-model", Set.of("preset", "type", "arch", "seed", "out"));
+            "make-model", Set.of("preset", "type", "arch", "routing", "seed", "out"));
 
     private static Map<String, String> options(String[] args) {
         Map<String, String> options = new HashMap<>();
@@ -232,7 +232,15 @@ public final class Main {
         ModelGenerator.Shape shape = ModelGenerator.preset(required(options, "preset"));
         Path target = Path.of(required(options, "out"));
         long start = System.nanoTime();
-        ModelGenerator.write(shape, ModelGenerator.Architecture.parse(options.getOrDefault("arch", "llama")),
+        ModelGenerator.Architecture architecture = ModelGenerator.Architecture.parse(options.getOrDefault("arch", "llama"));
+        String routing = options.getOrDefault("routing", "sigmoid");
+        if (!routing.equals("sigmoid") && !routing.equals("softmax")) {
+            throw new IllegalArgumentException("--routing " + routing + ": sigmoid (DeepSeek V3) or softmax (V2)");
+        }
+        if (architecture == ModelGenerator.Architecture.DEEPSEEK2 && routing.equals("softmax")) {
+            architecture = ModelGenerator.Architecture.DEEPSEEK2_SOFTMAX;
+        }
+        ModelGenerator.write(shape, architecture,
                 io.macfleet.node.generator.QuantizationMix.parse(options.getOrDefault("type", "q8_0")), number(options, "seed", 42), target);
         out.printf("wrote %s (%s, %d MB) in %.1f s%n", target, shape.name(), java.nio.file.Files.size(target) >> 20,
                 (System.nanoTime() - start) / 1e9);

@@ -5,8 +5,10 @@ import io.macfleet.node.kernel.WeightMatrix;
 import io.macfleet.node.kernel.WorkerPool;
 import io.macfleet.node.model.KvCache;
 import io.macfleet.node.model.LlamaConfig;
+import io.macfleet.node.model.Architectures;
+import io.macfleet.node.model.DecoderModel;
+import io.macfleet.node.model.LayerRange;
 import io.macfleet.node.model.LlamaModel;
-import io.macfleet.node.model.LlamaWeights;
 import io.macfleet.node.tokenizer.Tokenizer;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
@@ -217,25 +219,6 @@ public final class Benchmark {
         }
     }
 
-    /** The weight matrices one decode step reads, in the order it reads them. */
-    private static List<MemorySegment> decodeWeights(LlamaWeights weights) {
-        List<MemorySegment> segments = new ArrayList<>();
-        for (var block : weights.blocks()) {
-            for (WeightMatrix m : List.of(block.query(), block.key(), block.value(), block.output())) {
-                segments.add(m.data().asSlice(0, m.byteSize()));
-            }
-            if (block.experts() != null) {
-                continue; // which experts a token reads depends on the token; the bandwidth stream reads the dense parts
-            }
-            for (WeightMatrix m : List.of(block.gate(), block.up(), block.down())) {
-                segments.add(m.data().asSlice(0, m.byteSize()));
-            }
-        }
-        WeightMatrix output = weights.output();
-        segments.add(output.data().asSlice(0, output.byteSize()));
-        return segments;
-    }
-
     public static Result run(Path modelPath, int promptTokens, int decodeTokens, int threads, long bandwidthBytes,
                              PrintStream log) throws IOException {
         try (WorkerPool pool = new WorkerPool(threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
@@ -253,11 +236,11 @@ public final class Benchmark {
                     pool.size(), bandwidth / 1e9);
             resetPeakRss();
             LlamaConfig config = LlamaConfig.from(file);
-            LlamaWeights weights = LlamaWeights.load(file, config);
+            DecoderModel model = Architectures.of(file, config).load(file, config, new LayerRange(0, config.layers()), pool);
+            DecoderModel weights = model; // bytes per token and the decode's weight stream
             Tokenizer tokenizer = Tokenizer.from(file);
-            LlamaModel model = new LlamaModel(weights, pool);
             int context = promptTokens + decodeTokens + 8;
-            KvCache cache = KvCache.allocate(config, context);
+            KvCache cache = model.allocateCache(context);
             int[] prompt = promptTokens(tokenizer, promptTokens);
             // Warm up the JIT on a short prompt and a few decode steps so the figures measure compiled kernels.
             model.forward(prompt, 0, Math.min(8, promptTokens), 0, cache);
@@ -323,7 +306,7 @@ public final class Benchmark {
             // The decode's own traffic: the same weight bytes in the same order, as a plain streaming read. Were part
             // of them served from cache on every token (the same 1 GB is read in the same order each time), this
             // would read faster than the buffer, and the bound must then be this figure.
-            double weightStream = bandwidth(pool, decodeWeights(weights), 5);
+            double weightStream = bandwidth(pool, weights.decodeWeights(), 5);
             log.printf("streaming read of the decode's weights (%d MB in decode order, best of 5): %.2f GB/s%n",
                     weights.bytesPerToken() >> 20, weightStream / 1e9);
             bandwidth = Math.max(Math.max(bandwidth, bandwidthAfter), weightStream);
@@ -331,9 +314,17 @@ public final class Benchmark {
             // Each decode step also reads every cached key and value of the positions so far (F32, or F16 with
             // -Dinference.kvCache=f16): the mean over the decode's positions, added to the weights, so that long
             // contexts do not flatter the fraction of the bound.
+            // Per position: 2 x KV heads x head width (grouped-query attention) or kv_lora_rank + qk_rope_head_dim
+            // (multi-head latent attention) values per layer, F32 (or F16), as the model's cache holds them.
+            int element = cache.half() ? 2 : Float.BYTES;
+            long kvPerPosition = model.kvValuesPerPosition() * element;
+            long multiHeadPerPosition = model.multiHeadKvValuesPerPosition() * element;
+            log.printf("KV cache per token: %d bytes (%d values x %d bytes over %d layers); plain multi-head attention"
+                            + " of the same model: %d bytes (%.1fx)%n", kvPerPosition, model.kvValuesPerPosition(), element,
+                    config.layers(), multiHeadPerPosition, multiHeadPerPosition / (double) kvPerPosition);
             long kvBytes = 0;
             for (int i = 0; i < decodeTokens; i++) {
-                kvBytes += config.kvCacheBytes(promptTokens + i + 1) / (cache.half() ? 2 : 1);
+                kvBytes += kvPerPosition * (promptTokens + i + 1);
             }
             long kvBytesPerToken = kvBytes / decodeTokens;
             long bytesPerToken = weights.bytesPerToken() + kvBytesPerToken;

@@ -5,6 +5,9 @@ import io.macfleet.node.gguf.GgufFile;
 import io.macfleet.node.kernel.PackedColumns;
 import io.macfleet.node.kernel.WeightMatrix;
 import io.macfleet.node.kernel.WorkerPool;
+import io.macfleet.node.model.Architecture;
+import io.macfleet.node.model.Architectures;
+import io.macfleet.node.model.DecoderModel;
 import io.macfleet.node.model.KvCache;
 import io.macfleet.node.model.LayerRange;
 import io.macfleet.node.model.LayerWeights;
@@ -66,7 +69,7 @@ public final class ClusterNode implements Placement, AutoCloseable {
     private volatile boolean closed;
     private int prefixEpoch = -1;
     private ShardPlan plan;
-    private LlamaModel model;
+    private DecoderModel model;
     private KvCache cache;
     private Collectives collectives;
     private long shardBytes;
@@ -261,7 +264,12 @@ public final class ClusterNode implements Placement, AutoCloseable {
         if (cluster.parallelism() == ClusterFile.Parallelism.PIPELINE) {
             return ShardPlan.pipeline(config, cluster.weights());
         }
+        if (!Architectures.of(file, config).tensorParallel()) {
+            throw file.error("tensor parallelism is not implemented for architecture '" + config.architecture()
+                    + "'; use \"parallelism\": \"pipeline\" in the cluster file");
+        }
         int outputBlock = file.tensor("blk.0.attn_output.weight").type().blockSize();
+        config = Architectures.of(file, config).attentionOutputView(file, config);
         if (config.mixtureOfExperts()) {
             // Expert parallelism: the attention splits as for a dense model, the experts are dealt out whole
             // (granule 1) by weight; every rank routes every token (the router is replicated) and adds the selected
@@ -273,13 +281,60 @@ public final class ClusterNode implements Placement, AutoCloseable {
         return ShardPlan.tensor(config, cluster.weights(), outputBlock, ShardPlan.FeedForwardSharding.dense(config, downBlock));
     }
 
+    /** Overrides the memory {@link #checkFits} compares with (bytes; tests, or a rank that must leave room for others). */
+    static final String MEMORY_PROPERTY = "macfleet.node.memory-bytes";
+
+    /**
+     * Refuses a rank whose share of the model file is larger than its machine's memory, with the numbers: its weights
+     * would be paged in from disk on every token. The share is the rank's weight of the file (tensor) or its layers'
+     * fraction (pipeline; rank 0 also holds the embedding and output matrices, within the same estimate).
+     */
+    static void checkFits(GgufFile file, LlamaConfig config, ShardPlan plan, double[] weights, int rank, long memoryBytes) {
+        double share;
+        if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
+            double total = 0;
+            for (double weight : weights) {
+                total += weight;
+            }
+            share = weights[rank] / total;
+        } else {
+            share = (double) plan.stages().get(rank).count() / config.layers();
+        }
+        long needed = (long) (file.fileSize() * share);
+        if (needed > memoryBytes) {
+            throw file.error(String.format(java.util.Locale.ROOT, "rank %d would hold about %.2f GB of the %.2f GB model"
+                            + " (%.0f%% by the cluster file's %s plan) but its machine has %.2f GB of memory; give it a"
+                            + " smaller weight, add ranks, or use a smaller quantization", rank, needed / 1e9,
+                    file.fileSize() / 1e9, 100 * share, plan.parallelism().label(), memoryBytes / 1e9));
+        }
+    }
+
     /** Loads this rank's part of the model and starts forming the mesh. */
     @Override
     public Placed place(GgufFile file, LlamaConfig config, int contextLength, WorkerPool pool) {
         plan = plan(file, config, cluster);
-        LlamaWeights weights;
-        LlamaConfig local;
+        long physical = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getTotalMemorySize();
+        checkFits(file, config, plan, cluster.weights(), rank, Long.getLong(MEMORY_PROPERTY, physical));
+        LlamaWeights weights = null;
+        LlamaConfig local = config;
+        model = null;
         if (plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
+            ShardPlan.TensorShard shard = plan.tensor().get(rank);
+            vocabularyStarts = new int[cluster.size() + 1];
+            for (int r = 0; r < cluster.size(); r++) {
+                vocabularyStarts[r + 1] = vocabularyStarts[r] + plan.tensor().get(r).vocabularyRows();
+            }
+            DecoderModel own = Architectures.of(file, config).loadTensorShard(file, config, new Architecture.TensorSlice(
+                    shard.firstHead(), shard.headCount(), shard.firstUnit(), shard.unitCount(), config.experts(),
+                    shard.firstVocabularyRow(), shard.vocabularyRows()), pool);
+            if (own != null) { // an architecture that shards itself (column slices stay views of the file)
+                model = own;
+                local = own.config();
+                cache = model.allocateCache(contextLength);
+            }
+        }
+        if (model == null && plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
             ShardPlan.TensorShard shard = plan.tensor().get(rank);
             local = config.shard(shard.headCount(), shard.kvHeadCount(), shard.unitCount());
             LlamaWeights full = LlamaWeights.load(file, config);
@@ -301,24 +356,29 @@ public final class ClusterNode implements Placement, AutoCloseable {
                 vocabularyStarts[r + 1] = vocabularyStarts[r] + plan.tensor().get(r).vocabularyRows();
             }
             cache = KvCache.allocate(local, contextLength);
-        } else {
+            model = new LlamaModel(weights, pool);
+        } else if (plan.parallelism() == ClusterFile.Parallelism.PIPELINE) {
             LayerRange stage = plan.stages().get(rank);
-            weights = LlamaWeights.load(file, config, stage);
+            model = Architectures.of(file, config).load(file, config, stage, pool);
+            weights = model instanceof LlamaModel llama ? llama.weights() : null;
             local = config;
-            cache = KvCache.allocate(config.stage(stage.count()), contextLength);
+            cache = model.allocateCache(contextLength);
         }
-        model = new LlamaModel(weights, pool);
         if (Boolean.getBoolean(PHASE_PROFILE_PROPERTY)) {
             phaseNanos = new long[LlamaModel.Phase.values().length];
             model.profileWall(phaseNanos); // wall only: a platform thread's CPU clock costs up to milliseconds a read here
         }
         shardBytes = 0;
-        for (LayerWeights block : weights.blocks()) {
-            shardBytes += block.matrixBytes();
-        }
-        shardBytes += weights.tokenEmbedding().byteSize() / weights.tokenEmbedding().rows();
-        if (rank == 0 || plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
-            shardBytes += weights.output().byteSize(); // tensor: this rank's vocabulary rows; pipeline: rank 0 alone
+        if (weights == null) {
+            shardBytes = model.bytesPerToken(); // another architecture's stage: its layers, embedding row and output
+        } else {
+            for (LayerWeights block : weights.blocks()) {
+                shardBytes += block.matrixBytes();
+            }
+            shardBytes += weights.tokenEmbedding().byteSize() / weights.tokenEmbedding().rows();
+            if (rank == 0 || plan.parallelism() == ClusterFile.Parallelism.TENSOR) {
+                shardBytes += weights.output().byteSize(); // tensor: this rank's vocabulary rows; pipeline: rank 0 alone
+            }
         }
         command = new int[contextLength + 8];
         maximumMessageBytes = maximumMessageBytes(config, contextLength);

@@ -82,6 +82,7 @@ public final class DecodeBenchmark {
         }
         PerformanceModel.printExoCheck(out);
         PerformanceModel.printM3UltraTable(out);
+        PerformanceModel.printDeepSeekV31Prediction(out);
         out.printf("SUMMARY decode tokens/s: 1 process x 1 thread %.2f, 1 process x 2 threads %.2f (%.2fx), tensor 2 x 1 thread"
                         + " %.2f (%.2fx; by the busiest rank's CPU per token %.2fx; target 1.6x), pipeline 2 %s; model for"
                         + " tensor 2 %s%n",

@@ -69,6 +69,46 @@ public record PerformanceModel(double weightBytes, double rankBandwidth, double 
     }
 
     /**
+     * Tensor parallelism over separate hosts with the layers split by {@code weights} (memory-weighted: a rank holds
+     * its weight's share of heads and experts): the rank with the largest share sets the pace. {@code replicatedBytes}
+     * of every token's weights are read by every rank (deepseek2's low-rank query and latent projections, which each
+     * rank needs whole). Experts are assumed to be chosen in proportion to where they are.
+     */
+    public Prediction tensorWeighted(double[] weights, double replicatedBytes, double allReduceLatencySeconds,
+                                     double linkBytesPerSecond) {
+        double total = 0, largest = 0;
+        for (double weight : weights) {
+            total += weight;
+            largest = Math.max(largest, weight);
+        }
+        int ranks = weights.length;
+        double bytes = largest / total * (weightBytes - replicatedBytes) + replicatedBytes;
+        double collectives = ranks == 1 ? 0
+                : 2.0 * layers * (allReduceLatencySeconds + (double) hidden * Float.BYTES * (ranks - 1) / linkBytesPerSecond);
+        return new Prediction(bytes / rankBandwidth, collectives, fixedSeconds);
+    }
+
+    /**
+     * DeepSeek V3.1 (671B, 37B active, 61 layers, hidden 7168) as Q4_K_M (a 404 GB file: 4.82 bits per weight, so
+     * 22.3 GB read per token) on 4 M3 Ultra Mac Studios of 512, 512, 256 and 256 GB, memory-weighted 2:2:1:1, against
+     * exo's published 32.5 tokens/s. Assumptions (docs/inference-node-cluster.md): 100 us per all-reduce (what the
+     * exo check solves to on 4 nodes), 10 GB/s links, 0.56 GB of replicated latent projections, 2 ms fixed per token;
+     * the effective bandwidth either 60% of 819 GB/s (the 70B table's assumption) or the 242 GB/s that calibrates the
+     * model on exo's one-node Qwen3-235B figure.
+     */
+    public static void printDeepSeekV31Prediction(PrintStream out) {
+        double[] memoryWeighted = {512, 512, 256, 256};
+        out.println("predicted decode tokens/s, DeepSeek V3.1 Q4_K_M on 4 M3 Ultra (2x512 + 2x256 GB), exo: 32.5:");
+        out.printf("%-34s %14s %14s%n", "effective bandwidth", "memory-weighted", "even split");
+        for (double bandwidth : new double[] {0.6 * 819e9, 12.4e9 * 19.5}) {
+            PerformanceModel model = separateHosts(22.3e9, bandwidth, 61, 7168, 0.002);
+            out.printf("%-34s %14.1f %14.1f%n", String.format("%.0f GB/s", bandwidth / 1e9),
+                    model.tensorWeighted(memoryWeighted, 0.56e9, 100e-6, 10e9).tokensPerSecond(),
+                    model.tensorWeighted(new double[] {1, 1, 1, 1}, 0.56e9, 100e-6, 10e9).tokensPerSecond());
+        }
+    }
+
+    /**
      * Collectives per decoded token in tensor parallelism the model charges: two all-reduces per layer. The gather of
      * the vocabulary-parallel logits on rank 0 is one more message, not charged (under 1/(2 x layers) of the total).
      */

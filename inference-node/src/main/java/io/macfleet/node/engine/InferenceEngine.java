@@ -4,8 +4,7 @@ import io.macfleet.node.gguf.GgufFile;
 import io.macfleet.node.kernel.WorkerPool;
 import io.macfleet.node.model.KvCache;
 import io.macfleet.node.model.LlamaConfig;
-import io.macfleet.node.model.LlamaModel;
-import io.macfleet.node.model.LlamaWeights;
+import io.macfleet.node.model.DecoderModel;
 import io.macfleet.node.tokenizer.ChatTemplate;
 import io.macfleet.node.tokenizer.Tokenizer;
 
@@ -41,7 +40,7 @@ public final class InferenceEngine implements AutoCloseable {
     }
 
     private final GgufFile file;
-    private final LlamaModel model;
+    private final DecoderModel model;
     private final Tokenizer tokenizer;
     private final ChatTemplate template;
     private final KvCache cache;
@@ -119,7 +118,7 @@ public final class InferenceEngine implements AutoCloseable {
         return modelId;
     }
 
-    public LlamaModel model() {
+    public DecoderModel model() {
         return model;
     }
 

@@ -2,10 +2,11 @@ package io.macfleet.node.engine;
 
 import io.macfleet.node.gguf.GgufFile;
 import io.macfleet.node.kernel.WorkerPool;
+import io.macfleet.node.model.Architectures;
+import io.macfleet.node.model.DecoderModel;
 import io.macfleet.node.model.KvCache;
+import io.macfleet.node.model.LayerRange;
 import io.macfleet.node.model.LlamaConfig;
-import io.macfleet.node.model.LlamaModel;
-import io.macfleet.node.model.LlamaWeights;
 
 /**
  * Where the model runs: on this node alone ({@link #LOCAL}), or on a cluster that this node drives (rank 0 of
@@ -13,7 +14,7 @@ import io.macfleet.node.model.LlamaWeights;
  */
 public interface Placement {
     /** This node's model part, its KV cache and the forward pass generations call. */
-    record Placed(LlamaModel model, KvCache cache, ForwardPass forward) {
+    record Placed(DecoderModel model, KvCache cache, ForwardPass forward) {
     }
 
     /** Runs positions through the whole model (wherever its parts are) and returns the last position's logits. */
@@ -32,8 +33,8 @@ public interface Placement {
     Placed place(GgufFile file, LlamaConfig config, int contextLength, WorkerPool pool);
 
     Placement LOCAL = (file, config, contextLength, pool) -> {
-        LlamaModel model = new LlamaModel(LlamaWeights.load(file, config), pool);
-        KvCache cache = KvCache.allocate(config, contextLength);
+        DecoderModel model = Architectures.of(file, config).load(file, config, new LayerRange(0, config.layers()), pool);
+        KvCache cache = model.allocateCache(contextLength);
         return new Placed(model, cache, (tokens, from, count, position) -> model.forward(tokens, from, count, position, cache));
     };
 

@@ -31,7 +31,11 @@ public final class ModelGenerator {
         LLAMA("llama", 500000, true, false, false),
         QWEN2("qwen2", 1000000, false, true, false),
         QWEN3("qwen3", 1000000, false, false, true),
-        QWEN3MOE("qwen3moe", 1000000, false, false, true);
+        QWEN3MOE("qwen3moe", 1000000, false, false, true),
+        /** DeepSeek V3 routing (sigmoid, selection bias, expert groups); written by {@link DeepSeek2Generator}. */
+        DEEPSEEK2("deepseek2", 10000, false, false, false),
+        /** DeepSeek V2 routing (softmax top-k), the same layout; {@code make-model --arch deepseek2 --routing softmax}. */
+        DEEPSEEK2_SOFTMAX("deepseek2", 10000, false, false, false);
 
         final String key;
         final double ropeTheta;
@@ -57,7 +61,7 @@ public final class ModelGenerator {
                     return architecture;
                 }
             }
-            throw new IllegalArgumentException("unknown architecture '" + name + "' (known: llama, qwen2, qwen3, qwen3moe)");
+            throw new IllegalArgumentException("unknown architecture '" + name + "' (known: llama, qwen2, qwen3, qwen3moe, deepseek2)");
         }
     }
     /**
@@ -110,6 +114,10 @@ public final class ModelGenerator {
 
     /** Writes a file whose weight matrices have the types {@code mix} gives them (llama-quantize's choice for its file type). */
     public static void write(Shape shape, Architecture architecture, QuantizationMix mix, long seed, Path out) throws IOException {
+        if (architecture == Architecture.DEEPSEEK2 || architecture == Architecture.DEEPSEEK2_SOFTMAX) {
+            DeepSeek2Generator.write(shape, architecture == Architecture.DEEPSEEK2, mix, seed, out);
+            return;
+        }
         VocabularyBuilder.Vocabulary vocabulary = VocabularyBuilder.build(shape.vocabulary(), seed);
         List<String> tokens = vocabulary.tokens();
         String arch = architecture.key;
@@ -214,8 +222,17 @@ public final class ModelGenerator {
         writer.write(out);
     }
 
+    /**
+     * A deepseek2 file (V3 routing when {@code sigmoidRouting}) whose metadata {@code metadata} may change after it is
+     * put (to test how files with other values are refused).
+     */
+    public static void writeDeepSeek2(Shape shape, boolean sigmoidRouting, QuantizationMix mix, long seed, Path out,
+                                      java.util.function.Consumer<GgufWriter> metadata) throws IOException {
+        DeepSeek2Generator.write(shape, sigmoidRouting, mix, seed, out, metadata);
+    }
+
     /** Uniform weights with variance 1/fanIn (times gain), so activations stay in range through the layers. */
-    private static float scale(int fanIn) {
+    static float scale(int fanIn) {
         return (float) Math.sqrt(3.0 / fanIn);
     }
 
@@ -240,12 +257,12 @@ public final class ModelGenerator {
         return factors;
     }
 
-    private static java.util.function.Consumer<MemorySegment> constant(float[] values) {
+    static java.util.function.Consumer<MemorySegment> constant(float[] values) {
         return segment -> MemorySegment.copy(values, 0, segment, ValueLayout.JAVA_FLOAT_UNALIGNED
                 .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), 0, values.length);
     }
 
-    private static java.util.function.Consumer<MemorySegment> norm(int length, long seed) {
+    static java.util.function.Consumer<MemorySegment> norm(int length, long seed) {
         float[] values = new float[length];
         long state = seed;
         for (int i = 0; i < length; i++) {
@@ -255,7 +272,7 @@ public final class ModelGenerator {
         return constant(values);
     }
 
-    private static java.util.function.Consumer<MemorySegment> bias(int length, long seed) {
+    static java.util.function.Consumer<MemorySegment> bias(int length, long seed) {
         float[] values = new float[length];
         long state = seed;
         for (int i = 0; i < length; i++) {
@@ -265,7 +282,7 @@ public final class ModelGenerator {
         return constant(values);
     }
 
-    private static java.util.function.Consumer<MemorySegment> random(GgmlType type, int columns, int rows, long seed,
+    static java.util.function.Consumer<MemorySegment> random(GgmlType type, int columns, int rows, long seed,
                                                                      float amplitude) {
         long rowBytes = type.bytesFor(columns);
         return segment -> IntStream.range(0, rows).parallel().forEach(row -> {

@@ -37,11 +37,6 @@ public enum GgmlType {
         return blockBytes;
     }
 
-    /** Whether the engine's kernels can compute with this type. */
-    public boolean supportedByEngine() {
-        return this == F32 || this == F16 || this == BF16 || this == Q8_0 || this == Q4_0 || this == Q4_K || this == Q5_K
-                || this == Q6_K;
-    }
 
     public long bytesFor(long elements) {
         return elements / blockSize * blockBytes;

@@ -30,6 +30,12 @@ public final class GgufWriter {
     private final List<PendingTensor> tensors = new ArrayList<>();
     private final int alignment = 32;
 
+    /** Drops a metadata key put before (tests write files with a key changed or missing). */
+    public GgufWriter remove(String key) {
+        entries.removeIf(entry -> entry.key().equals(key));
+        return this;
+    }
+
     public GgufWriter putString(String key, String value) {
         entries.add(new Entry(key, GgufValueType.STRING, value, null));
         return this;

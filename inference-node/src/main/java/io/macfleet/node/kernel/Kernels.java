@@ -33,23 +33,10 @@ public final class Kernels {
 
     /** Dot product of row {@code row} of {@code matrix} with {@code x[offset .. offset + columns)}. */
     public static float dot(WeightMatrix matrix, int row, float[] x, int offset) {
-        MemorySegment data = matrix.data();
-        long base = matrix.rowOffset(row);
-        int n = matrix.columns();
-        return switch (matrix.type()) {
-            case F32 -> dotF32(data, base, x, offset, n);
-            case F16 -> dotF16(data, base, x, offset, n);
-            case BF16 -> dotBF16(data, base, x, offset, n);
-            case Q8_0 -> dotQ8(data, base, x, offset, n);
-            case Q4_0 -> dotQ4(data, base, x, offset, n);
-            case Q4_K -> KQuantKernels.dotQ4K(data, base, x, offset, n);
-            case Q5_K -> KQuantKernels.dotQ5K(data, base, x, offset, n);
-            case Q6_K -> KQuantKernels.dotQ6K(data, base, x, offset, n);
-            default -> throw new IllegalStateException("unsupported type " + matrix.type());
-        };
+        return QuantizationTypes.of(matrix.type()).dot().dot(matrix.data(), matrix.rowOffset(row), x, offset, matrix.columns());
     }
 
-    private static float dotF32(MemorySegment data, long base, float[] x, int offset, int n) {
+    static float dotF32(MemorySegment data, long base, float[] x, int offset, int n) {
         FloatVector acc = FloatVector.zero(F);
         int i = 0;
         for (; i <= n - L; i += L) {
@@ -74,7 +61,7 @@ public final class Kernels {
         return h.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
     }
 
-    private static float dotF16(MemorySegment data, long base, float[] x, int offset, int n) {
+    static float dotF16(MemorySegment data, long base, float[] x, int offset, int n) {
         FloatVector acc = FloatVector.zero(F);
         int i = 0;
         for (; i <= n - L; i += L) {
@@ -88,7 +75,7 @@ public final class Kernels {
         return sum;
     }
 
-    private static float dotBF16(MemorySegment data, long base, float[] x, int offset, int n) {
+    static float dotBF16(MemorySegment data, long base, float[] x, int offset, int n) {
         FloatVector acc = FloatVector.zero(F);
         int i = 0;
         for (; i <= n - L; i += L) {
@@ -102,7 +89,7 @@ public final class Kernels {
         return sum;
     }
 
-    private static float dotQ8(MemorySegment data, long base, float[] x, int offset, int n) {
+    static float dotQ8(MemorySegment data, long base, float[] x, int offset, int n) {
         if (BYTE_PARTS == 1) {
             return dotQ8Wide(data, base, x, offset, n);
         }
@@ -146,7 +133,7 @@ public final class Kernels {
         return t0.add(t1).reduceLanes(VectorOperators.ADD);
     }
 
-    private static float dotQ4(MemorySegment data, long base, float[] x, int offset, int n) {
+    static float dotQ4(MemorySegment data, long base, float[] x, int offset, int n) {
         if (BYTE_PARTS == 1) {
             return dotQ4Wide(data, base, x, offset, n);
         }
@@ -189,62 +176,68 @@ public final class Kernels {
 
     /** Writes row {@code row} of {@code matrix} as floats into {@code out[offset ..]}. Exact for every type. */
     public static void dequantizeRow(WeightMatrix matrix, int row, float[] out, int offset) {
-        MemorySegment data = matrix.data();
-        long base = matrix.rowOffset(row);
-        int n = matrix.columns();
-        switch (matrix.type()) {
-            case F32 -> MemorySegment.copy(data, FLOAT, base, out, offset, n);
-            case F16, BF16 -> {
-                boolean half = matrix.type() == io.macfleet.node.gguf.GgmlType.F16;
-                int i = 0;
-                for (; i <= n - L; i += L) {
-                    ShortVector raw = ShortVector.fromMemorySegment(S, data, base + i * 2L, LE);
-                    (half ? halfToFloat(raw) : bf16ToFloat(raw)).intoArray(out, offset + i);
+        QuantizationTypes.of(matrix.type()).dequantize()
+                .dequantize(matrix.data(), matrix.rowOffset(row), matrix.columns(), out, offset);
+    }
+
+    static void dequantizeF32(MemorySegment data, long base, int n, float[] out, int offset) {
+        MemorySegment.copy(data, FLOAT, base, out, offset, n);
+    }
+
+    static void dequantizeF16(MemorySegment data, long base, int n, float[] out, int offset) {
+        dequantizeHalf(data, base, n, out, offset, true);
+    }
+
+    static void dequantizeBF16(MemorySegment data, long base, int n, float[] out, int offset) {
+        dequantizeHalf(data, base, n, out, offset, false);
+    }
+
+    private static void dequantizeHalf(MemorySegment data, long base, int n, float[] out, int offset, boolean half) {
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            ShortVector raw = ShortVector.fromMemorySegment(S, data, base + i * 2L, LE);
+            (half ? halfToFloat(raw) : bf16ToFloat(raw)).intoArray(out, offset + i);
+        }
+        for (; i < n; i++) {
+            short raw = data.get(SHORT, base + i * 2L);
+            out[offset + i] = half ? Float.float16ToFloat(raw) : Float.intBitsToFloat(raw << 16);
+        }
+    }
+
+    static void dequantizeQ8(MemorySegment data, long base, int n, float[] out, int offset) {
+        for (int b = 0; b < n / 32; b++) {
+            long block = base + b * 34L;
+            FloatVector scale = FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, block)));
+            for (int half = 0; half < 2; half++) {
+                ByteVector q = ByteVector.fromMemorySegment(B128, data, block + 2 + half * 16, LE);
+                if (BYTE_PARTS == 1) {
+                    ((FloatVector) q.castShape(F, 0)).mul(scale).intoArray(out, offset + b * 32 + half * 16);
+                    continue;
                 }
-                for (; i < n; i++) {
-                    short raw = data.get(SHORT, base + i * 2L);
-                    out[offset + i] = half ? Float.float16ToFloat(raw) : Float.intBitsToFloat(raw << 16);
-                }
-            }
-            case Q8_0 -> {
-                for (int b = 0; b < n / 32; b++) {
-                    long block = base + b * 34L;
-                    FloatVector scale = FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, block)));
-                    for (int half = 0; half < 2; half++) {
-                        ByteVector q = ByteVector.fromMemorySegment(B128, data, block + 2 + half * 16, LE);
-                        if (BYTE_PARTS == 1) {
-                            ((FloatVector) q.castShape(F, 0)).mul(scale).intoArray(out, offset + b * 32 + half * 16);
-                            continue;
-                        }
-                        for (int p = 0; p < BYTE_PARTS; p++) {
-                            ((FloatVector) q.convertShape(VectorOperators.B2F, F, p)).mul(scale)
-                                    .intoArray(out, offset + b * 32 + half * 16 + p * L);
-                        }
-                    }
-                }
-            }
-            case Q4_0 -> {
-                for (int b = 0; b < n / 32; b++) {
-                    long block = base + b * 18L;
-                    FloatVector scale = FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, block)));
-                    ByteVector packed = ByteVector.fromMemorySegment(B128, data, block + 2, LE);
-                    ByteVector low = packed.and((byte) 0x0F).sub((byte) 8);
-                    ByteVector high = packed.lanewise(VectorOperators.LSHR, 4).sub((byte) 8);
-                    if (BYTE_PARTS == 1) {
-                        ((FloatVector) low.castShape(F, 0)).mul(scale).intoArray(out, offset + b * 32);
-                        ((FloatVector) high.castShape(F, 0)).mul(scale).intoArray(out, offset + b * 32 + 16);
-                        continue;
-                    }
-                    for (int p = 0; p < BYTE_PARTS; p++) {
-                        ((FloatVector) low.convertShape(VectorOperators.B2F, F, p)).mul(scale).intoArray(out, offset + b * 32 + p * L);
-                        ((FloatVector) high.convertShape(VectorOperators.B2F, F, p)).mul(scale).intoArray(out, offset + b * 32 + 16 + p * L);
-                    }
+                for (int p = 0; p < BYTE_PARTS; p++) {
+                    ((FloatVector) q.convertShape(VectorOperators.B2F, F, p)).mul(scale)
+                            .intoArray(out, offset + b * 32 + half * 16 + p * L);
                 }
             }
-            case Q4_K -> KQuantKernels.dequantizeQ4K(data, base, n, out, offset);
-            case Q5_K -> KQuantKernels.dequantizeQ5K(data, base, n, out, offset);
-            case Q6_K -> KQuantKernels.dequantizeQ6K(data, base, n, out, offset);
-            default -> throw new IllegalStateException("unsupported type " + matrix.type());
+        }
+    }
+
+    static void dequantizeQ4(MemorySegment data, long base, int n, float[] out, int offset) {
+        for (int b = 0; b < n / 32; b++) {
+            long block = base + b * 18L;
+            FloatVector scale = FloatVector.broadcast(F, Float.float16ToFloat(data.get(SHORT, block)));
+            ByteVector packed = ByteVector.fromMemorySegment(B128, data, block + 2, LE);
+            ByteVector low = packed.and((byte) 0x0F).sub((byte) 8);
+            ByteVector high = packed.lanewise(VectorOperators.LSHR, 4).sub((byte) 8);
+            if (BYTE_PARTS == 1) {
+                ((FloatVector) low.castShape(F, 0)).mul(scale).intoArray(out, offset + b * 32);
+                ((FloatVector) high.castShape(F, 0)).mul(scale).intoArray(out, offset + b * 32 + 16);
+                continue;
+            }
+            for (int p = 0; p < BYTE_PARTS; p++) {
+                ((FloatVector) low.convertShape(VectorOperators.B2F, F, p)).mul(scale).intoArray(out, offset + b * 32 + p * L);
+                ((FloatVector) high.convertShape(VectorOperators.B2F, F, p)).mul(scale).intoArray(out, offset + b * 32 + 16 + p * L);
+            }
         }
     }
 

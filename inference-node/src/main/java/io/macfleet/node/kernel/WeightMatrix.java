@@ -15,10 +15,10 @@ import java.lang.foreign.MemorySegment;
 public record WeightMatrix(String name, GgmlType type, MemorySegment data, int rows, int columns, long rowStride) {
 
     public static WeightMatrix of(TensorInfo tensor) {
-        if (!tensor.type().supportedByEngine()) {
+        if (!QuantizationTypes.supports(tensor.type())) {
             throw new GgufFormatException("tensor '" + tensor.name() + "' has type " + tensor.type()
                     + " (ggml type id " + tensor.type().id() + "), which the engine does not support"
-                    + " (supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K)");
+                    + " (supported: " + String.join(", ", QuantizationTypes.supported().stream().map(Enum::name).toList()) + ")");
         }
         long[] dimensions = tensor.dimensions();
         long rows = 1;

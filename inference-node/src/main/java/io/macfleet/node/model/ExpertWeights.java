@@ -13,7 +13,18 @@ import java.util.Arrays;
  * contributions of the selected experts it holds (the ranks' partial sums add up to the whole FFN).
  */
 public record ExpertWeights(WeightMatrix router, WeightMatrix[] gates, WeightMatrix[] ups, WeightMatrix[] downs,
-                            int expertsUsed, boolean normalizeSelected) {
+                            int expertsUsed, boolean normalizeSelected, ExpertRouting routing) {
+
+    /** Qwen3 MoE's routing: softmax over all experts, top k, renormalized when {@code normalizeSelected}. */
+    public ExpertWeights(WeightMatrix router, WeightMatrix[] gates, WeightMatrix[] ups, WeightMatrix[] downs,
+                         int expertsUsed, boolean normalizeSelected) {
+        this(router, gates, ups, downs, expertsUsed, normalizeSelected, null);
+    }
+
+    /** These experts chosen by {@code routing} instead (DeepSeek). */
+    public ExpertWeights withRouting(ExpertRouting routing) {
+        return new ExpertWeights(router, gates, ups, downs, expertsUsed, normalizeSelected, routing);
+    }
 
     /** Slices the three expert tensors into one gate, up and down matrix per expert. */
     public static ExpertWeights of(WeightMatrix router, WeightMatrix gateExperts, WeightMatrix upExperts,
@@ -48,7 +59,7 @@ public record ExpertWeights(WeightMatrix router, WeightMatrix[] gates, WeightMat
         System.arraycopy(gates, first, g, first, count);
         System.arraycopy(ups, first, u, first, count);
         System.arraycopy(downs, first, d, first, count);
-        return new ExpertWeights(router, g, u, d, expertsUsed, normalizeSelected);
+        return new ExpertWeights(router, g, u, d, expertsUsed, normalizeSelected, routing);
     }
 
     /** Bytes read per token: the router and {@code expertsUsed} experts' three matrices (all experts are the same size). */

@@ -43,6 +43,41 @@ public final class KvCache {
         }
     }
 
+    /**
+     * A latent cache (multi-head latent attention): per layer one row of {@code width} F32 values per position
+     * ({@code keys[layer][position * width ..]}; the compressed KV and the rotated key part), no per-head entries and
+     * no values. Refuses with the numbers when the heap cannot hold it.
+     */
+    public static KvCache latent(int layers, int width, int contextLength) {
+        if (contextLength <= 0) {
+            throw new IllegalArgumentException("context length must be positive, got " + contextLength);
+        }
+        long needed = (long) layers * width * contextLength * Float.BYTES;
+        Runtime runtime = Runtime.getRuntime();
+        long available = runtime.maxMemory() - (runtime.totalMemory() - runtime.freeMemory());
+        if (needed > available - 64L * 1024 * 1024 || (long) width * contextLength > Integer.MAX_VALUE - 16) {
+            throw new InsufficientMemoryException("the latent KV cache for a context of " + contextLength + " tokens needs "
+                    + mb(needed) + " MB but only " + mb(available) + " MB of heap is available; ask for a smaller "
+                    + "context (--context / contextLength) or give the JVM more memory (-Xmx)");
+        }
+        return new KvCache(layers, width, contextLength);
+    }
+
+    private KvCache(int layers, int width, int capacity) {
+        this.capacity = capacity;
+        this.paddedPositions = capacity;
+        this.kvHeads = 1;
+        this.headDim = width;
+        keys = new float[layers][];
+        values = new float[layers][];
+        halfKeys = null;
+        halfValues = null;
+        for (int layer = 0; layer < layers; layer++) {
+            keys[layer] = new float[capacity * width];
+            values[layer] = new float[0];
+        }
+    }
+
     /** Whether entries are stored in half precision. */
     public boolean half() {
         return halfKeys != null;

@@ -9,7 +9,7 @@ import io.macfleet.node.kernel.WorkerPool;
  * scaling), grouped-query attention over the KV cache, SwiGLU FFN. A prompt is processed as a batch: every
  * projection is one matrix-matrix product over all its tokens; only attention walks token by token.
  */
-public final class LlamaModel {
+public final class LlamaModel implements DecoderModel {
     /** Prompt tokens per batch: bounds scratch memory while amortising each weight read over many tokens. */
     public static final int MAX_BATCH = 128;
 
@@ -146,6 +146,44 @@ public final class LlamaModel {
 
     public LlamaWeights weights() {
         return weights;
+    }
+
+    @Override
+    public long bytesPerToken() {
+        return weights.bytesPerToken();
+    }
+
+    @Override
+    public java.util.List<java.lang.foreign.MemorySegment> decodeWeights() {
+        java.util.List<java.lang.foreign.MemorySegment> segments = new java.util.ArrayList<>();
+        for (LayerWeights block : weights.blocks()) {
+            for (WeightMatrix m : java.util.List.of(block.query(), block.key(), block.value(), block.output())) {
+                segments.add(m.data().asSlice(0, m.byteSize()));
+            }
+            if (block.experts() != null) {
+                continue; // which experts a token reads depends on the token; the bandwidth stream reads the dense parts
+            }
+            for (WeightMatrix m : java.util.List.of(block.gate(), block.up(), block.down())) {
+                segments.add(m.data().asSlice(0, m.byteSize()));
+            }
+        }
+        segments.add(weights.output().data().asSlice(0, weights.output().byteSize()));
+        return segments;
+    }
+
+    @Override
+    public long kvValuesPerPosition() {
+        return 2L * weights.blocks().length * config.kvDimension();
+    }
+
+    @Override
+    public long multiHeadKvValuesPerPosition() {
+        return 2L * weights.blocks().length * config.queryDimension();
+    }
+
+    @Override
+    public KvCache allocateCache(int contextLength) {
+        return KvCache.allocate(config.stage(weights.blocks().length), contextLength);
     }
 
     /** Per-pair RoPE frequencies after scaling (rope_freqs tensor, llama3 or linear metadata). */

@@ -72,7 +72,7 @@ public record LlamaWeights(LlamaConfig config, LayerRange layers, WeightMatrix t
     }
 
     /** A 3-dimensional tensor [columns, rows, count] as one matrix of count x rows rows. */
-    private static WeightMatrix matrix(GgufFile file, String name, int columns, int rows, int count) {
+    static WeightMatrix matrix(GgufFile file, String name, int columns, int rows, int count) {
         TensorInfo tensor = file.tensor(name);
         long[] d = tensor.dimensions();
         if (d.length != 3 || d[0] != columns || d[1] != rows || d[2] != count) {
@@ -86,7 +86,7 @@ public record LlamaWeights(LlamaConfig config, LayerRange layers, WeightMatrix t
         }
     }
 
-    private static WeightMatrix matrix(GgufFile file, String name, int columns, int rows) {
+    static WeightMatrix matrix(GgufFile file, String name, int columns, int rows) {
         TensorInfo tensor = file.tensor(name);
         long[] d = tensor.dimensions();
         if (d.length != 2 || d[0] != columns || d[1] != rows) {
@@ -100,7 +100,7 @@ public record LlamaWeights(LlamaConfig config, LayerRange layers, WeightMatrix t
         }
     }
 
-    private static float[] vector(GgufFile file, String name, int length) {
+    static float[] vector(GgufFile file, String name, int length) {
         float[] values = optionalVector(file, name, length);
         if (values == null) {
             throw file.error("missing tensor '" + name + "'");
@@ -108,7 +108,7 @@ public record LlamaWeights(LlamaConfig config, LayerRange layers, WeightMatrix t
         return values;
     }
 
-    private static float[] optionalVector(GgufFile file, String name, int length) {
+    static float[] optionalVector(GgufFile file, String name, int length) {
         TensorInfo tensor = file.optionalTensor(name);
         if (tensor == null) {
             return null;

@@ -37,7 +37,11 @@ public final class MixtureOfExperts {
         ensure(batch, experts, used);
         Kernels.matmul(pool, weights.router(), normed, batch, logits);
         for (int t = 0; t < batch; t++) {
-            select(logits, t * experts, experts, used, weights.normalizeSelected(), selected, selectedWeights, t * used);
+            if (weights.routing() != null) {
+                weights.routing().select(logits, t * experts, experts, used, selected, selectedWeights, t * used);
+            } else {
+                select(logits, t * experts, experts, used, weights.normalizeSelected(), selected, selectedWeights, t * used);
+            }
         }
         Arrays.fill(out, 0, batch * dimension, 0f);
         if (batch == 1) {

@@ -62,6 +62,19 @@ class PerformanceModelTest {
     }
 
     @Test
+    void memoryWeightedTensorParallelismIsPacedByTheLargestShare() {
+        // DeepSeek V3.1 Q4_K_M on 2x512 + 2x256 GB M3 Ultra at 60% of 819 GB/s: the 512 GB ranks read a third of the
+        // split weights plus the replicated projections; 122 all-reduces of 7168 floats to 3 peers
+        PerformanceModel v31 = PerformanceModel.separateHosts(22.3e9, 0.6 * 819e9, 61, 7168, 0.002);
+        PerformanceModel.Prediction weighted = v31.tensorWeighted(new double[] {512, 512, 256, 256}, 0.56e9, 100e-6, 10e9);
+        assertThat(weighted.weightSeconds()).isCloseTo(((22.3e9 - 0.56e9) / 3 + 0.56e9) / (0.6 * 819e9), within(1e-12));
+        assertThat(weighted.collectiveSeconds()).isCloseTo(122 * (100e-6 + 7168 * 4 * 3 / 10e9), within(1e-12));
+        assertThat(weighted.tokensPerSecond()).isCloseTo(32.1, within(0.1));
+        assertThat(v31.tensorWeighted(new double[] {1, 1, 1, 1}, 0.56e9, 100e-6, 10e9).tokensPerSecond())
+                .isGreaterThan(weighted.tokensPerSecond());
+    }
+
+    @Test
     void badInputsAreRefusedByName() {
         assertThatThrownBy(() -> new PerformanceModel(1e9, 0, 1e9, 16, 2048, 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rank bandwidth 0");

@@ -144,6 +144,43 @@ class ShardedForwardTest {
         assertSame(TestModels.tiny(ModelGenerator.Architecture.QWEN3MOE, GgmlType.Q8_0), 2, ClusterFile.Parallelism.PIPELINE, null);
     }
 
+    /** deepseek2 by layers: each stage keeps its layers' latent cache, dense and MoE blocks alike. */
+    @Test
+    void pipelineOfDeepSeek2() throws IOException {
+        Path model = TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2, GgmlType.Q8_0);
+        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null);
+        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null, 3, new int[][] {PROMPTS[1]});
+    }
+
+    /**
+     * deepseek2 by heads and experts: 2 ranks (2 of 4 heads, 2 of 4 experts, half the dense and shared-expert rows
+     * each) and 2 ranks weighted 3:1, F32 and Q8_0 (column slices on block bounds), give one node's tokens and logits.
+     */
+    @Test
+    void tensorOfDeepSeek2SplitsHeadsAndExperts() throws IOException {
+        assertSame(TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2, GgmlType.Q8_0), 2, ClusterFile.Parallelism.TENSOR, null);
+        assertSame(TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2_SOFTMAX, GgmlType.F32), 2,
+                ClusterFile.Parallelism.TENSOR, new double[] {3, 1});
+    }
+
+    /** A rank whose share of the file exceeds its machine's memory is refused with the numbers. */
+    @Test
+    void aRankWhoseShareDoesNotFitItsMemoryIsRefused() throws IOException {
+        Path model = TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2, GgmlType.Q8_0);
+        try (GgufFile file = GgufFile.open(model)) {
+            LlamaConfig config = LlamaConfig.from(file);
+            ClusterFile cluster = ClusterFile.parse(ClusterFile.loopback(2, ClusterFile.Parallelism.TENSOR, LaunchLocal.freePorts(2),
+                    LaunchLocal.freePorts(2)), "test");
+            ShardPlan plan = ClusterNode.plan(file, config, cluster);
+            long half = file.fileSize() / 2;
+            ClusterNode.checkFits(file, config, plan, new double[] {1, 1}, 1, half + 1);
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> ClusterNode.checkFits(file, config, plan, new double[] {1, 3}, 1, half + 1))
+                    .hasMessageContaining("rank 1 would hold about").hasMessageContaining("(75% by the cluster file's tensor plan)")
+                    .hasMessageContaining("GB of memory");
+        }
+    }
+
     /**
      * Tensor parallelism of a mixture of experts deals the experts out whole (the tiny qwen3moe model: 4 experts,
      * 2 used per token) and splits the attention as for a dense model: 2 ranks (2/2 experts), 2 ranks weighted 3:1

@@ -1,0 +1,79 @@
+package io.macfleet.node.kernel;
+
+import io.macfleet.node.gguf.GgmlType;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one table of the weight types the engine computes with: each ggml type's row kernels (a dot product with
+ * float activations, an exact dequantization), beside its layout ({@link GgmlType}: elements and bytes per block).
+ * {@link Kernels#dot} and {@link Kernels#dequantizeRow} dispatch through it, so the matrix-vector and batched
+ * products, the embeddings and norms work for any type listed here. A new type is one {@link #register} line plus its
+ * two kernels; the faster decode paths ({@link Kernels#matvec}'s Q8_0 streams, {@link NibbleKernels} for Q4_0, Q4_K
+ * and Q6_K) are optional extras a type may add. Files with other types are refused when their tensors are mapped
+ * ({@link WeightMatrix#of}), naming the tensor and the type.
+ */
+public final class QuantizationTypes {
+    /** {@code row · x[offset .. offset + n)} for the row whose first block is at {@code data[base]}. */
+    @FunctionalInterface
+    public interface RowDot {
+        float dot(MemorySegment data, long base, float[] x, int offset, int n);
+    }
+
+    /** The row's {@code n} values into {@code out[offset ..]}, bit for bit as ggml's reference dequantization. */
+    @FunctionalInterface
+    public interface RowDequantizer {
+        void dequantize(MemorySegment data, long base, int n, float[] out, int offset);
+    }
+
+    /** One type's kernels. */
+    public record RowKernels(GgmlType type, RowDot dot, RowDequantizer dequantize) {
+    }
+
+    private static final RowKernels[] BY_TYPE = new RowKernels[GgmlType.values().length];
+
+    static {
+        register(GgmlType.F32, Kernels::dotF32, Kernels::dequantizeF32);
+        register(GgmlType.F16, Kernels::dotF16, Kernels::dequantizeF16);
+        register(GgmlType.BF16, Kernels::dotBF16, Kernels::dequantizeBF16);
+        register(GgmlType.Q8_0, Kernels::dotQ8, Kernels::dequantizeQ8);
+        register(GgmlType.Q4_0, Kernels::dotQ4, Kernels::dequantizeQ4);
+        register(GgmlType.Q4_K, KQuantKernels::dotQ4K, KQuantKernels::dequantizeQ4K);
+        register(GgmlType.Q5_K, KQuantKernels::dotQ5K, KQuantKernels::dequantizeQ5K);
+        register(GgmlType.Q6_K, KQuantKernels::dotQ6K, KQuantKernels::dequantizeQ6K);
+    }
+
+    private QuantizationTypes() {
+    }
+
+    private static void register(GgmlType type, RowDot dot, RowDequantizer dequantize) {
+        BY_TYPE[type.ordinal()] = new RowKernels(type, dot, dequantize);
+    }
+
+    /** Whether the engine computes with {@code type}. */
+    public static boolean supports(GgmlType type) {
+        return BY_TYPE[type.ordinal()] != null;
+    }
+
+    /** The supported types, in ggml id order. */
+    public static List<GgmlType> supported() {
+        List<GgmlType> types = new ArrayList<>();
+        for (RowKernels kernels : BY_TYPE) {
+            if (kernels != null) {
+                types.add(kernels.type());
+            }
+        }
+        return types;
+    }
+
+    /** The kernels of {@code type}; an unsupported type here is a bug (files with one are refused at load). */
+    public static RowKernels of(GgmlType type) {
+        RowKernels kernels = BY_TYPE[type.ordinal()];
+        if (kernels == null) {
+            throw new IllegalStateException("unsupported type " + type);
+        }
+        return kernels;
+    }
+}

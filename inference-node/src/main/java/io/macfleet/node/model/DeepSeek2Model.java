@@ -1,0 +1,511 @@
+package io.macfleet.node.model;
+
+import io.macfleet.node.gguf.GgufFile;
+import io.macfleet.node.kernel.Kernels;
+import io.macfleet.node.kernel.WeightMatrix;
+import io.macfleet.node.kernel.WorkerPool;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The DeepSeek V2/V3 forward pass (llama.cpp's deepseek2 graph with multi-head latent attention).
+ * <p>
+ * Attention: the query through a low-rank pair ({@code attn_q_a}, RMSNorm, {@code attn_q_b}) or {@code attn_q};
+ * per token one compressed row {@code attn_kv_a_mqa}: {@code kv_lora_rank} latent values (RMSNorm) and
+ * {@code qk_rope_head_dim} key values shared by all heads (RoPE). Only that row is cached
+ * ({@link KvCache#latent}): {@code kv_lora_rank + qk_rope_head_dim} values per position and layer. The per-head key
+ * and value up-projections are absorbed, as llama.cpp does: each head's non-rotated query goes through
+ * {@code attn_k_b} into latent space, so its scores are one dot product with each cached row, and the heads'
+ * attention-weighted latents go through {@code attn_v_b} afterwards. For one new token this reads kv_lora_rank x
+ * (nope + v) weights per head once instead of decompressing every cached position.
+ * <p>
+ * FFN: dense SwiGLU in the first {@code leading_dense_block_count} blocks, then routed experts
+ * ({@link MixtureOfExperts} with {@link ExpertRouting}) plus the shared experts' SwiGLU.
+ */
+final class DeepSeek2Model implements DecoderModel {
+    /** One block's weights; the query is either the low-rank pair or {@code query}, the FFN dense or experts + shared. */
+    record Block(int index, float[] attentionNorm, WeightMatrix queryA, float[] queryANorm, WeightMatrix queryB,
+                 WeightMatrix query, WeightMatrix kvA, float[] kvANorm, WeightMatrix keyB, WeightMatrix valueB,
+                 WeightMatrix output, float[] ffnNorm, WeightMatrix gate, WeightMatrix up, WeightMatrix down,
+                 ExpertWeights experts, WeightMatrix sharedGate, WeightMatrix sharedUp, WeightMatrix sharedDown) {
+
+        List<WeightMatrix> denseMatrices() {
+            List<WeightMatrix> matrices = new ArrayList<>();
+            for (WeightMatrix m : new WeightMatrix[] {queryA, queryB, query, kvA, keyB, valueB, output, gate, up, down,
+                    sharedGate, sharedUp, sharedDown}) {
+                if (m != null) {
+                    matrices.add(m);
+                }
+            }
+            return matrices;
+        }
+    }
+
+    private final DeepSeek2.Hyperparameters hyper;
+    private final LlamaConfig config;
+    private final LayerRange layers;
+    private final WorkerPool pool;
+    private final WeightMatrix embedding, output;
+    private float[] logitRows;
+    private final float[] outputNorm;
+    private final Block[] blocks;
+    private final MixtureOfExperts experts;
+    private final float[] inverseFrequencies;
+    private final float[] ramp;
+    private LlamaModel.Collective collective = LlamaModel.Collective.NONE;
+    private float[] x, normed, queryLatent, q, kv, attention, projected, gate, up, shared;
+    private float[][] queryRows, scores, context;
+    private int scratchTokens;
+    private long[] profile;
+    private boolean profileCpu;
+    private long lastCpu;
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    DeepSeek2Model(DeepSeek2.Hyperparameters hyper, GgufFile file, LayerRange range, WorkerPool pool) {
+        this(hyper, file, range, pool, null);
+    }
+
+    /** With a tensor-parallel {@code slice} (null: the whole of each layer). */
+    DeepSeek2Model(DeepSeek2.Hyperparameters hyper, GgufFile file, LayerRange range, WorkerPool pool,
+                   Architecture.TensorSlice slice) {
+        this.hyper = hyper;
+        LlamaConfig config = hyper.base();
+        this.layers = range;
+        this.pool = pool;
+        if (range.end() > config.layers()) {
+            throw new IllegalArgumentException("layer range " + range + " exceeds the model's " + config.layers() + " layers");
+        }
+        int dim = config.dimension(), heads = config.heads(), keyLength = config.headDimension();
+        embedding = LlamaWeights.matrix(file, "token_embd.weight", dim, config.vocabulary());
+        WeightMatrix output = file.optionalTensor("output.weight") == null ? embedding
+                : LlamaWeights.matrix(file, "output.weight", dim, config.vocabulary());
+        outputNorm = LlamaWeights.vector(file, "output_norm.weight", dim);
+        blocks = new Block[range.count()];
+        for (int layer = range.first(); layer < range.end(); layer++) {
+            String p = "blk." + layer + ".";
+            boolean lowRankQuery = hyper.queryRank() > 0;
+            boolean dense = layer < hyper.leadingDense();
+            int width = config.expertFeedForward(), sharedWidth = width * hyper.sharedExperts();
+            ExpertWeights routed = null;
+            if (!dense) {
+                ExpertRouting routing = hyper.routing().withBias(
+                        LlamaWeights.optionalVector(file, p + "exp_probs_b.bias", config.experts()));
+                routed = ExpertWeights.of(LlamaWeights.matrix(file, p + "ffn_gate_inp.weight", dim, config.experts()),
+                        LlamaWeights.matrix(file, p + "ffn_gate_exps.weight", dim, width, config.experts()),
+                        LlamaWeights.matrix(file, p + "ffn_up_exps.weight", dim, width, config.experts()),
+                        LlamaWeights.matrix(file, p + "ffn_down_exps.weight", width, dim, config.experts()),
+                        config.experts(), config.expertsUsed()).withRouting(routing);
+            }
+            blocks[layer - range.first()] = new Block(layer,
+                    LlamaWeights.vector(file, p + "attn_norm.weight", dim),
+                    lowRankQuery ? LlamaWeights.matrix(file, p + "attn_q_a.weight", dim, hyper.queryRank()) : null,
+                    lowRankQuery ? LlamaWeights.vector(file, p + "attn_q_a_norm.weight", hyper.queryRank()) : null,
+                    lowRankQuery ? LlamaWeights.matrix(file, p + "attn_q_b.weight", hyper.queryRank(), heads * keyLength) : null,
+                    lowRankQuery ? null : LlamaWeights.matrix(file, p + "attn_q.weight", dim, heads * keyLength),
+                    LlamaWeights.matrix(file, p + "attn_kv_a_mqa.weight", dim, hyper.latentWidth()),
+                    LlamaWeights.vector(file, p + "attn_kv_a_norm.weight", hyper.kvRank()),
+                    LlamaWeights.matrix(file, p + "attn_k_b.weight", hyper.keyNope(), hyper.kvRank(), heads),
+                    LlamaWeights.matrix(file, p + "attn_v_b.weight", hyper.kvRank(), hyper.valueHead(), heads),
+                    LlamaWeights.matrix(file, p + "attn_output.weight", heads * hyper.valueHead(), dim),
+                    LlamaWeights.vector(file, p + "ffn_norm.weight", dim),
+                    dense ? LlamaWeights.matrix(file, p + "ffn_gate.weight", dim, config.feedForward()) : null,
+                    dense ? LlamaWeights.matrix(file, p + "ffn_up.weight", dim, config.feedForward()) : null,
+                    dense ? LlamaWeights.matrix(file, p + "ffn_down.weight", config.feedForward(), dim) : null,
+                    routed,
+                    dense ? null : LlamaWeights.matrix(file, p + "ffn_gate_shexp.weight", dim, sharedWidth),
+                    dense ? null : LlamaWeights.matrix(file, p + "ffn_up_shexp.weight", dim, sharedWidth),
+                    dense ? null : LlamaWeights.matrix(file, p + "ffn_down_shexp.weight", sharedWidth, dim));
+        }
+        WeightMatrix localOutput = output;
+        LlamaConfig localConfig = config;
+        if (slice != null) {
+            int denseRows = 0;
+            for (int i = 0; i < blocks.length; i++) {
+                blocks[i] = shard(blocks[i], slice);
+                if (blocks[i].gate() != null) {
+                    denseRows = blocks[i].gate().rows();
+                }
+            }
+            localOutput = output.rowSlice(slice.firstVocabularyRow(), slice.vocabularyRows());
+            localConfig = config.shard(slice.headCount(), slice.headCount(), denseRows);
+        }
+        this.output = localOutput;
+        this.config = localConfig;
+        experts = new MixtureOfExperts(dim, config.expertFeedForward());
+        int pairs = hyper.keyRope() / 2;
+        inverseFrequencies = new float[pairs];
+        ramp = new float[pairs];
+        for (int i = 0; i < pairs; i++) {
+            inverseFrequencies[i] = (float) Math.pow(config.ropeTheta(), -2.0 * i / hyper.keyRope());
+            // ggml's rope_yarn_ramp over the pair index, times the extrapolation factor
+            float y = (i - hyper.correctionLow()) / Math.max(0.001f, hyper.correctionHigh() - hyper.correctionLow());
+            ramp[i] = (1 - Math.min(1, Math.max(0, y))) * hyper.extrapolation();
+        }
+    }
+
+    /** A rank's slice of one block ({@link DeepSeek2#loadTensorShard}). */
+    private Block shard(Block b, Architecture.TensorSlice slice) {
+        int keyLength = hyper.base().headDimension(), kvRank = hyper.kvRank(), valueHead = hyper.valueHead();
+        int h0 = slice.firstHead(), hn = slice.headCount();
+        WeightMatrix gate = null, up = null, down = null, sharedGate = null, sharedUp = null, sharedDown = null;
+        if (b.gate() != null) {
+            int[] rows = proportionalRows(b.gate().rows(), b.down().type().blockSize(), slice);
+            gate = b.gate().rowSlice(rows[0], rows[1]);
+            up = b.up().rowSlice(rows[0], rows[1]);
+            down = b.down().columnSlice(rows[0], rows[1]);
+        }
+        if (b.sharedGate() != null) {
+            int[] rows = proportionalRows(b.sharedGate().rows(), b.sharedDown().type().blockSize(), slice);
+            sharedGate = b.sharedGate().rowSlice(rows[0], rows[1]);
+            sharedUp = b.sharedUp().rowSlice(rows[0], rows[1]);
+            sharedDown = b.sharedDown().columnSlice(rows[0], rows[1]);
+        }
+        return new Block(b.index(), b.attentionNorm(), b.queryA(), b.queryANorm(),
+                b.queryB() == null ? null : b.queryB().rowSlice(h0 * keyLength, hn * keyLength),
+                b.query() == null ? null : b.query().rowSlice(h0 * keyLength, hn * keyLength),
+                b.kvA(), b.kvANorm(), b.keyB().rowSlice(h0 * kvRank, hn * kvRank),
+                b.valueB().rowSlice(h0 * valueHead, hn * valueHead), b.output().columnSlice(h0 * valueHead, hn * valueHead),
+                b.ffnNorm(), gate, up, down,
+                b.experts() == null ? null : b.experts().localExperts(slice.firstUnit(), slice.unitCount()),
+                sharedGate, sharedUp, sharedDown);
+    }
+
+    /** Rows [first, first + count) of a dense FFN of {@code rows} in the rank's share of the units, on block bounds. */
+    private static int[] proportionalRows(int rows, int granule, Architecture.TensorSlice slice) {
+        int granules = rows / granule;
+        int first = (int) Math.round((double) granules * slice.firstUnit() / slice.units()) * granule;
+        int end = (int) Math.round((double) granules * (slice.firstUnit() + slice.unitCount()) / slice.units()) * granule;
+        if (end <= first) {
+            throw new IllegalArgumentException("a rank's share of an FFN of " + rows + " rows (blocks of " + granule
+                    + ") is empty; use fewer ranks");
+        }
+        return new int[] {first, end - first};
+    }
+
+    @Override
+    public LlamaConfig config() {
+        return config;
+    }
+
+    @Override
+    public void collective(LlamaModel.Collective collective) {
+        this.collective = collective == null ? LlamaModel.Collective.NONE : collective;
+    }
+
+    @Override
+    public void profile(long[] nanos) {
+        profile = nanos;
+        profileCpu = true;
+        lastCpu = nanos == null ? 0 : THREADS.getCurrentThreadCpuTime();
+    }
+
+    @Override
+    public void profileWall(long[] nanos) {
+        profile = nanos;
+        profileCpu = false;
+    }
+
+    private long mark(LlamaModel.Phase phase, long since) {
+        if (profile == null) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        profile[phase.ordinal()] += now - since;
+        if (profileCpu) {
+            long cpu = THREADS.getCurrentThreadCpuTime();
+            profile[LlamaModel.Phase.values().length + phase.ordinal()] += cpu - lastCpu;
+            lastCpu = cpu;
+            return System.nanoTime();
+        }
+        return now;
+    }
+
+    @Override
+    public long bytesPerToken() {
+        long bytes = output.byteSize() + embedding.byteSize() / embedding.rows();
+        for (Block block : blocks) {
+            for (WeightMatrix m : block.denseMatrices()) {
+                bytes += m.byteSize();
+            }
+            bytes += block.experts() == null ? 0 : block.experts().bytesPerToken();
+        }
+        return bytes;
+    }
+
+    @Override
+    public List<MemorySegment> decodeWeights() {
+        List<MemorySegment> segments = new ArrayList<>();
+        for (Block block : blocks) {
+            for (WeightMatrix m : block.denseMatrices()) {
+                segments.add(m.data().asSlice(0, m.byteSize()));
+            }
+        }
+        segments.add(output.data().asSlice(0, output.byteSize()));
+        return segments;
+    }
+
+    @Override
+    public long kvValuesPerPosition() {
+        return (long) blocks.length * hyper.latentWidth();
+    }
+
+    @Override
+    public long multiHeadKvValuesPerPosition() {
+        return (long) blocks.length * config.heads() * (config.headDimension() + hyper.valueHead());
+    }
+
+    @Override
+    public KvCache allocateCache(int contextLength) {
+        return KvCache.latent(blocks.length, hyper.latentWidth(), contextLength);
+    }
+
+    @Override
+    public float[] forward(int[] tokens, int from, int count, int position, KvCache cache, boolean logits) {
+        if (position + count > cache.capacity()) {
+            throw new IllegalArgumentException("positions " + position + ".." + (position + count)
+                    + " exceed the context of " + cache.capacity() + " tokens");
+        }
+        float[] last = null;
+        for (int done = 0; done < count; done += LlamaModel.MAX_BATCH) {
+            int batch = Math.min(LlamaModel.MAX_BATCH, count - done);
+            forwardBatch(tokens, from + done, null, batch, position + done, cache);
+            if (logits && done + batch == count) {
+                last = logitsOf(x, (batch - 1) * config.dimension(), true);
+            }
+        }
+        return last;
+    }
+
+    @Override
+    public float[] forwardStage(int[] tokens, int from, float[] hidden, int count, int position, KvCache cache) {
+        if (count > LlamaModel.MAX_BATCH || position + count > cache.capacity()) {
+            throw new IllegalArgumentException("stage batch of " + count + " at position " + position
+                    + " exceeds the batch limit " + LlamaModel.MAX_BATCH + " or the context of " + cache.capacity());
+        }
+        forwardBatch(tokens, from, hidden, count, position, cache);
+        return x;
+    }
+
+    @Override
+    public float[] logits(float[] hidden, int offset) {
+        return logitsOf(hidden, offset, false);
+    }
+
+    private float[] logitsOf(float[] hidden, int offset, boolean fromForward) {
+        long time = fromForward && profile != null ? System.nanoTime() : 0;
+        int dim = config.dimension();
+        float[] normedLast = new float[dim];
+        rmsNorm(hidden, offset, outputNorm, normedLast, 0, dim);
+        time = fromForward ? mark(LlamaModel.Phase.OUTPUT_NORM, time) : 0;
+        float[] result = new float[config.vocabulary()];
+        if (output.rows() == result.length) {
+            Kernels.matvec(pool, output, normedLast, result);
+        } else { // tensor parallelism: this rank's vocabulary rows, then gathered on rank 0
+            if (logitRows == null || logitRows.length != output.rows()) {
+                logitRows = new float[output.rows()];
+            }
+            Kernels.matvec(pool, output, normedLast, logitRows);
+            System.arraycopy(logitRows, 0, result, collective.firstVocabularyRow(), logitRows.length);
+        }
+        time = fromForward ? mark(LlamaModel.Phase.LOGITS, time) : 0;
+        if (fromForward) {
+            collective.gatherLogits(result);
+            mark(LlamaModel.Phase.LOGITS_GATHER, time);
+        }
+        return result;
+    }
+
+    private void forwardBatch(int[] tokens, int from, float[] hidden, int batch, int position, KvCache cache) {
+        int dim = config.dimension(), heads = config.heads(), keyLength = config.headDimension();
+        int queryWidth = heads * keyLength, latentWidth = hyper.latentWidth(), kvRank = hyper.kvRank();
+        int valueWidth = heads * hyper.valueHead();
+        ensureScratch(batch, cache.capacity());
+        long time = profile == null ? 0 : System.nanoTime();
+        if (profile != null && profileCpu) {
+            lastCpu = THREADS.getCurrentThreadCpuTime();
+        }
+        if (hidden != null) {
+            System.arraycopy(hidden, 0, x, 0, batch * dim);
+        }
+        for (int t = 0; hidden == null && t < batch; t++) {
+            int token = tokens[from + t];
+            if (token < 0 || token >= config.vocabulary()) {
+                throw new IllegalArgumentException("token id " + token + " outside the vocabulary of " + config.vocabulary());
+            }
+            Kernels.dequantizeRow(embedding, token, x, t * dim);
+        }
+        time = mark(LlamaModel.Phase.EMBEDDING, time);
+        for (Block block : blocks) {
+            for (int t = 0; t < batch; t++) {
+                rmsNorm(x, t * dim, block.attentionNorm(), normed, t * dim, dim);
+            }
+            time = mark(LlamaModel.Phase.ATTENTION_NORM, time);
+            if (block.queryA() != null) {
+                Kernels.matmul(pool, block.queryA(), normed, batch, queryLatent);
+                for (int t = 0; t < batch; t++) {
+                    int offset = t * hyper.queryRank();
+                    rmsNorm(queryLatent, offset, block.queryANorm(), queryLatent, offset, hyper.queryRank());
+                }
+                Kernels.matmul(pool, block.queryB(), queryLatent, batch, q);
+            } else {
+                Kernels.matmul(pool, block.query(), normed, batch, q);
+            }
+            Kernels.matmul(pool, block.kvA(), normed, batch, kv);
+            time = mark(LlamaModel.Phase.QKV, time);
+            int layer = block.index() - layers.first();
+            float[] rows = cache.keys[layer];
+            for (int t = 0; t < batch; t++) {
+                int row = t * latentWidth;
+                rmsNorm(kv, row, block.kvANorm(), kv, row, kvRank);
+                rope(t, position + t, q, kv);
+                System.arraycopy(kv, row, rows, (position + t) * latentWidth, latentWidth);
+            }
+            time = mark(LlamaModel.Phase.ROPE_CACHE, time);
+            attend(block, rows, batch, position, queryWidth, valueWidth);
+            time = mark(LlamaModel.Phase.ATTENTION, time);
+            Kernels.matmul(pool, block.output(), attention, batch, projected);
+            collective.allReduce(projected, batch * dim);
+            time = mark(LlamaModel.Phase.ATTENTION_OUTPUT, time);
+            add(x, projected, batch * dim);
+            for (int t = 0; t < batch; t++) {
+                rmsNorm(x, t * dim, block.ffnNorm(), normed, t * dim, dim);
+            }
+            time = mark(LlamaModel.Phase.FFN_NORM, time);
+            if (block.experts() == null) {
+                swigluFeedForward(block.gate(), block.up(), block.down(), batch, projected);
+                time = mark(LlamaModel.Phase.DOWN, time);
+            } else {
+                experts.forward(pool, block.experts(), normed, batch, projected);
+                swigluFeedForward(block.sharedGate(), block.sharedUp(), block.sharedDown(), batch, shared);
+                add(projected, shared, batch * dim);
+                time = mark(LlamaModel.Phase.EXPERTS, time);
+            }
+            collective.allReduce(projected, batch * dim);
+            add(x, projected, batch * dim);
+            time = mark(LlamaModel.Phase.RESIDUAL, time);
+        }
+    }
+
+    private void swigluFeedForward(WeightMatrix gateMatrix, WeightMatrix upMatrix, WeightMatrix downMatrix, int batch,
+                                   float[] out) {
+        int width = gateMatrix.rows();
+        if (batch == 1) {
+            Kernels.matvec(pool, new WeightMatrix[] {gateMatrix, upMatrix}, normed, new float[][] {gate, up});
+        } else {
+            Kernels.matmul(pool, gateMatrix, normed, batch, gate);
+            Kernels.matmul(pool, upMatrix, normed, batch, up);
+        }
+        Kernels.swiglu(gate, up, batch * width);
+        Kernels.matmul(pool, downMatrix, gate, batch, out);
+    }
+
+    /**
+     * RoPE on interleaved pairs (llama.cpp's NORM rope type for deepseek2) of each head's last qk_rope_head_dim query
+     * values and of the token's shared key part, with YaRN as ggml's rope_yarn: the interpolated angle mixed with the
+     * extrapolated one by the ramp between the correction dimensions, both scaled by {@code ropeScale}.
+     */
+    private void rope(int t, int position, float[] queries, float[] latents) {
+        int heads = config.heads(), keyLength = config.headDimension(), nope = hyper.keyNope();
+        int keyOffset = t * hyper.latentWidth() + hyper.kvRank();
+        float scale = hyper.ropeScale(), frequencyScale = hyper.frequencyScale();
+        for (int i = 0; i < inverseFrequencies.length; i++) {
+            float extrapolated = position * inverseFrequencies[i];
+            float interpolated = frequencyScale * extrapolated;
+            float theta = interpolated * (1 - ramp[i]) + extrapolated * ramp[i];
+            float cos = (float) Math.cos(theta) * scale;
+            float sin = (float) Math.sin(theta) * scale;
+            rotate(latents, keyOffset + 2 * i, cos, sin);
+            for (int h = 0; h < heads; h++) {
+                rotate(queries, t * heads * keyLength + h * keyLength + nope + 2 * i, cos, sin);
+            }
+        }
+    }
+
+    private static void rotate(float[] values, int a, float cos, float sin) {
+        float x0 = values[a], x1 = values[a + 1];
+        values[a] = x0 * cos - x1 * sin;
+        values[a + 1] = x0 * sin + x1 * cos;
+    }
+
+    /** Absorbed multi-head latent attention of every (token, head), spread over the workers. */
+    private void attend(Block block, float[] rows, int batch, int position, int queryWidth, int valueWidth) {
+        int heads = config.heads(), keyLength = config.headDimension(), nope = hyper.keyNope();
+        int kvRank = hyper.kvRank(), latentWidth = hyper.latentWidth(), valueHead = hyper.valueHead();
+        float scale = hyper.attentionScale();
+        WeightMatrix keyB = block.keyB(), valueB = block.valueB();
+        float[][] queryRows = this.queryRows, scores = this.scores, context = this.context;
+        float[] q = this.q, attention = this.attention;
+        pool.parallelFor(batch * heads, (start, end, worker) -> {
+            float[] query = queryRows[worker], score = scores[worker], latent = context[worker];
+            for (int item = start; item < end; item++) {
+                int t = item / heads, h = item % heads;
+                int queryOffset = t * queryWidth + h * keyLength;
+                for (int r = 0; r < kvRank; r++) {
+                    query[r] = Kernels.dot(keyB, h * kvRank + r, q, queryOffset);
+                }
+                System.arraycopy(q, queryOffset + nope, query, kvRank, hyper.keyRope());
+                int length = position + t + 1;
+                float max = Float.NEGATIVE_INFINITY;
+                for (int s = 0; s < length; s++) {
+                    score[s] = Kernels.dot(query, 0, rows, s * latentWidth, latentWidth) * scale;
+                    max = Math.max(max, score[s]);
+                }
+                float sum = 0;
+                for (int s = 0; s < length; s++) {
+                    score[s] = (float) Math.exp(score[s] - max);
+                    sum += score[s];
+                }
+                java.util.Arrays.fill(latent, 0, kvRank, 0f);
+                float inverse = 1f / sum;
+                for (int s = 0; s < length; s++) {
+                    Kernels.axpy(latent, 0, score[s] * inverse, rows, s * latentWidth, kvRank);
+                }
+                int out = t * valueWidth + h * valueHead;
+                for (int j = 0; j < valueHead; j++) {
+                    attention[out + j] = Kernels.dot(valueB, h * valueHead + j, latent, 0);
+                }
+            }
+        });
+    }
+
+    private void ensureScratch(int batch, int capacity) {
+        int workers = pool.size();
+        if (scores == null || scores.length < workers || scores[0].length < capacity) {
+            queryRows = new float[workers][hyper.latentWidth()];
+            scores = new float[workers][capacity];
+            context = new float[workers][hyper.kvRank()];
+        }
+        if (batch <= scratchTokens) {
+            return;
+        }
+        int dim = config.dimension();
+        int ffn = Math.max(config.feedForward(), config.expertFeedForward() * hyper.sharedExperts());
+        x = new float[batch * dim];
+        normed = new float[batch * dim];
+        queryLatent = new float[batch * Math.max(1, hyper.queryRank())];
+        q = new float[batch * config.heads() * config.headDimension()];
+        kv = new float[batch * hyper.latentWidth()];
+        attention = new float[batch * config.heads() * hyper.valueHead()];
+        projected = new float[batch * dim];
+        shared = new float[batch * dim];
+        gate = new float[batch * ffn];
+        up = new float[batch * ffn];
+        scratchTokens = batch;
+    }
+
+    private void rmsNorm(float[] in, int inOffset, float[] weight, float[] out, int outOffset, int size) {
+        float sumOfSquares = Kernels.dot(in, inOffset, in, inOffset, size);
+        float inverse = (float) (1.0 / Math.sqrt(sumOfSquares / size + config.rmsEpsilon()));
+        for (int i = 0; i < size; i++) {
+            out[outOffset + i] = in[inOffset + i] * inverse * weight[i];
+        }
+    }
+
+    private static void add(float[] target, float[] addend, int length) {
+        for (int i = 0; i < length; i++) {
+            target[i] += addend[i];
+        }
+    }
+}
