@@ -118,7 +118,12 @@ public final class MlxRuntime implements InferenceRuntime {
                 + " macfleet cabling check " + cluster.name()));
         CablingReport report = cabling.check();
         PeerConfiguration peers = PeerConfiguration.from(report, cabling.facts());
-        String backend = backend(cluster, report);
+        String backend = chosenBackend(cluster, report);
+        if (backend.startsWith("jaccl")) {
+            // A missing device is named with its Mac and port first; then whatever else fails the check for a mesh.
+            deviceMatrix(cluster, cluster.machines(), peers, cabling.facts());
+        }
+        refuseUnfit(cluster, report, backend);
         int port = cluster.setting("coordinatorPort", Number.class).map(Number::intValue).orElse(DEFAULT_COORDINATOR_PORT);
         List<RuntimeCluster.Machine> ranks = backend.equals("ring") ? ringRanks(cluster, report) : cluster.machines();
         RuntimeCluster.Machine head = ranks.getFirst();
@@ -214,7 +219,12 @@ public final class MlxRuntime implements InferenceRuntime {
         }
         String endpoint = "http://" + head.managementAddress() + ":" + httpPort + "/v1";
         List<String> notes = new ArrayList<>();
-        notes.add("backend " + backend + (backend.equals("ring") ? " over the ring " + ranks.stream().map(RuntimeCluster.Machine::name).toList()
+        if (backend.equals("ring") && cluster.setting("backend", String.class).isEmpty()) {
+            notes.add("backend ring (TCP over the Thunderbolt ring) because the cluster fails the cabling check for jaccl: "
+                    + String.join("; ", report.findings().stream().filter(finding -> finding.severity() == Finding.Severity.ERROR)
+                    .limit(3).map(Finding::message).toList()) + " (set inference.settings.backend to choose)");
+        }
+        notes.addFirst("backend " + backend + (backend.equals("ring") ? " over the ring " + ranks.stream().map(RuntimeCluster.Machine::name).toList()
                 : ", coordinator " + head.managementAddress() + ":" + port) + "; " + (pipeline ? "pipeline (--pipeline)" : "tensor") + " parallelism over "
                 + ranks.size() + " ranks");
         notes.add("model " + model.directory() + ": " + model.files().size() + " files, copied to " + modelPath + " on every Mac");
@@ -229,11 +239,17 @@ public final class MlxRuntime implements InferenceRuntime {
                 + ": inference.settings." + setting + " is missing; the MLX runtime pins the same mlx and mlx-lm versions on every Mac"));
     }
 
-    /** jaccl when asked or by default when the cluster passes the cabling check; ring when asked or when only a ring works. */
-    static String backend(RuntimeCluster cluster, CablingReport report) {
-        Optional<String> asked = cluster.setting("backend", String.class);
+    /**
+     * jaccl when asked, or by default when the cluster passes the cabling check; ring when asked, or by default when the
+     * check fails and a ring through every Mac exists (the plan's first note says so).
+     */
+    static String chosenBackend(RuntimeCluster cluster, CablingReport report) {
+        boolean passes = report.findings().stream().noneMatch(finding -> finding.severity() == Finding.Severity.ERROR);
+        return cluster.setting("backend", String.class).orElse(passes || report.ringOrder().isEmpty() ? "jaccl" : "ring");
+    }
+
+    private static void refuseUnfit(RuntimeCluster cluster, CablingReport report, String chosen) {
         List<Finding> errors = report.findings().stream().filter(finding -> finding.severity() == Finding.Severity.ERROR).toList();
-        String chosen = asked.orElse(errors.isEmpty() ? "jaccl" : report.ringOrder().isPresent() ? "ring" : "jaccl");
         if (chosen.startsWith("jaccl") && !errors.isEmpty()) {
             String listed = String.join("; ", errors.stream().limit(5).map(Finding::message).toList());
             throw new RuntimeRefused("cluster " + cluster.name() + " fails the cabling check, which backend " + chosen + " needs (a full mesh"
@@ -246,7 +262,6 @@ public final class MlxRuntime implements InferenceRuntime {
             throw new RuntimeRefused("cluster " + cluster.name() + " has no Thunderbolt ring through every Mac (" + report.verdict()
                     + "), which backend ring needs: fix the cabling (macfleet cabling check " + cluster.name() + ")");
         }
-        return chosen;
     }
 
     /** The ring order of the cabling check, turned so that the head (rank 0, which serves HTTP) comes first. */
@@ -285,7 +300,7 @@ public final class MlxRuntime implements InferenceRuntime {
                 }
                 List<PeerConfiguration.PeerLink> links = peers.between(machine.name(), peer.name());
                 if (links.isEmpty()) {
-                    problems.add(machine.name() + " has no cable to " + peer.name());
+                    // A missing cable is the cabling check's finding (refused with the others, and the ring suggested).
                     row.add(null);
                     continue;
                 }
