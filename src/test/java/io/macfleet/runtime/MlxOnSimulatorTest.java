@@ -138,6 +138,31 @@ class MlxOnSimulatorTest {
         assertThat(answer).contains("stand-in");
     }
 
+    @Test
+    @Order(3)
+    void aRankWhoseDeviceFileNamesADeviceTheMacLacksRefusesAsJacclDoes() throws Exception {
+        Path devices = simulation.fleet.machine("studio-02").resolve(MlxRuntime.HOME + "/ibv-devices.json");
+        String good = Files.readString(devices);
+        com.fasterxml.jackson.databind.node.ArrayNode matrix = (com.fasterxml.jackson.databind.node.ArrayNode) JSON.readTree(good);
+        ((com.fasterxml.jackson.databind.node.ArrayNode) matrix.get(1)).set(0, "rdma_en9");
+        Files.writeString(devices, JSON.writeValueAsString(matrix) + "\n");
+        Path log = simulation.fleet.machine("studio-02").resolve(io.macfleet.deployment.LaunchDaemon.LOG_DIRECTORY + MlxRuntime.LABEL + ".err.log");
+        long pid = simulation.fleet.machine("studio-02").launchd().pid(MlxRuntime.LABEL).orElseThrow();
+        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        long started = System.nanoTime();
+        // rdma.cpp:315-319: what jaccl says when the matrix names a device this Mac does not have.
+        String expected = "[jaccl] Could not find device rdma_en9 (6 available)";
+        while (System.nanoTime() - started < Duration.ofSeconds(60).toNanos() && !(Files.exists(log) && Files.readString(log).contains(expected))) {
+            Thread.sleep(300);
+        }
+        assertThat(Files.readString(log)).contains(expected);
+        Files.writeString(devices, good);
+        while (System.nanoTime() - started < Duration.ofSeconds(120).toNanos() && !chat(runtimes.endpoint("llm-a")).contains("stand-in")) {
+            Thread.sleep(500);
+        }
+        assertThat(chat(runtimes.endpoint("llm-a"))).contains("stand-in");
+    }
+
     static String chat(String endpoint) {
         try (HttpClient client = HttpClient.newHttpClient()) {
             return client.send(HttpRequest.newBuilder(URI.create(endpoint + "/chat/completions")).timeout(Duration.ofSeconds(10))
