@@ -40,6 +40,8 @@ public final class MlxRuntime implements InferenceRuntime {
     public static final String MODEL_DIRECTORY = "/usr/local/macfleet/models";
     /** mlx.launch's --starting-port default (launch.py:508-512): the JACCL coordinator port, and the ring's first port. */
     public static final int DEFAULT_COORDINATOR_PORT = 32323;
+    /** In each rank's environment: rank 0's GET /v1/models, the readiness of every rank (read back by {@link #probe}). */
+    static final String MODELS_URL = "MACFLEET_MLX_READY_URL";
 
     /** "mlx 0.29.3 mlx-lm 0.28.2", what {@link #versionCommand} prints. */
     private static final Pattern VERSION = Pattern.compile("mlx (\\S+) mlx-lm (\\S+)");
@@ -94,8 +96,13 @@ public final class MlxRuntime implements InferenceRuntime {
 
     @Override
     public Optional<Probe> probe(LaunchDaemon installed) {
-        if (!installed.label().equals(LABEL) || !"0".equals(installed.environment().get("MLX_RANK"))) {
+        if (!installed.label().equals(LABEL)) {
             return Optional.empty();
+        }
+        // Every rank is up when the group serves, and only rank 0 answers HTTP: each rank's plist names rank 0's models URL.
+        String models = installed.environment().get(MODELS_URL);
+        if (models != null) {
+            return Optional.of(new Probe.Http(URI.create(models)));
         }
         List<String> arguments = installed.programArguments();
         return Optional.of(new Probe.Http(URI.create("http://" + after(arguments, "--host").orElse("127.0.0.1") + ":"
@@ -183,6 +190,7 @@ public final class MlxRuntime implements InferenceRuntime {
             environment.put("MACFLEET_RUNTIME", NAME);
             environment.put("MACFLEET_MLX_PACKAGES", "mlx==" + mlxVersion + " mlx-lm==" + mlxLmVersion);
             environment.put("MACFLEET_MODEL_SHA256", model.digest());
+            environment.put(MODELS_URL, "http://" + head.managementAddress() + ":" + httpPort + "/v1/models");
             // mlx_lm.server binds --host (127.0.0.1 by default, server.py:1732-1737); only rank 0 serves (server.py:1714-1717).
             List<String> arguments = new ArrayList<>(List.of(VENV + "/bin/python3", "-m", "mlx_lm.server", "--model", modelPath,
                     "--host", machine.managementAddress(), "--port", Integer.toString(httpPort)));

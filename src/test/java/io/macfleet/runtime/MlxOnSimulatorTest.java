@@ -117,6 +117,14 @@ class MlxOnSimulatorTest {
         for (String mac : List.of("studio-01", "studio-02", "studio-03")) {
             assertThat(simulation.fleet.machine(mac).launchd().pid(MlxRuntime.LABEL)).as(mac).isPresent();
         }
+        // Status and supervision read every rank's readiness back from its plist: all ready, the supervisor sees it serving.
+        assertThat(runtimes.status("llm-a", settings)).hasSize(3).allSatisfy(daemon -> assertThat(daemon.ready()).as(daemon.toString()).isTrue());
+        try (io.macfleet.ssh.SshRun run = new io.macfleet.ssh.SshTransport(settings, new InMemoryHostKeyStore(), event -> {
+        }, Clock.systemUTC()).openRun()) {
+            RuntimeSupervisor supervisor = new RuntimeSupervisor("llm-a", new MlxRuntime(), plan.machines().stream().map(RuntimePlan.MachinePlan::ssh).toList(),
+                    Duration.ofSeconds(60), Clock.systemUTC());
+            assertThat(supervisor.round(run)).isInstanceOf(RuntimeSupervisor.Decision.Serving.class);
+        }
     }
 
     @Test
