@@ -91,13 +91,29 @@ final class MlxPythonProgram implements SimulatedProgram {
         Files.writeString(venv.resolve("pyvenv.cfg"), "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.9.6\n");
         String java = ProcessHandle.current().info().command().orElse("java");
         String script = "#!/bin/sh\n# The simulator's stand-in for this virtual environment's python3 (no MLX off Apple silicon).\n"
-                + "exec '" + java + "' -Xmx96m -XX:TieredStopAtLevel=1 -cp '" + System.getProperty("java.class.path") + "' "
+                + "exec '" + java + "' -Xmx96m -XX:TieredStopAtLevel=1 -cp '" + classPath() + "' "
                 + MlxServerStandIn.class.getName() + " \"$@\"\n";
         Path python = venv.resolve("bin/python3");
         Files.writeString(python, script, StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(python, PosixFilePermissions.fromString("rwxr-xr-x"));
         writeDevices(call, venv);
         return Result.ok("");
+    }
+
+    /**
+     * The class path the stand-in runs with: this JVM's, or for a Quarkus fast-jar (quarkus-run.jar, whose own class loader
+     * finds the application) the application's and libraries' jars next to it.
+     */
+    static String classPath() {
+        String classPath = System.getProperty("java.class.path");
+        for (String entry : classPath.split(java.io.File.pathSeparator)) {
+            if (entry.endsWith("quarkus-run.jar")) {
+                Path app = Path.of(entry).toAbsolutePath().getParent();
+                return app.resolve("app") + "/*" + java.io.File.pathSeparator + app.resolve("lib/main") + "/*" + java.io.File.pathSeparator
+                        + app.resolve("lib/boot") + "/*";
+            }
+        }
+        return classPath;
     }
 
     /** The Mac's RDMA devices with an active port, as ibv_devices lists them when RDMA is on. */

@@ -294,6 +294,18 @@ class MlxRuntimeTest {
         assertThat(matches(lines, "[jaccl] Changing queue pair to RTR failed with errno 12")).isFalse();
     }
 
+    @Test
+    void theDemoSwitchesItsFirstClusterToMlxWithAModelDirectory() throws Exception {
+        String yaml = "clusters:\n  - name: llm-a\n    inference:\n      model: \"/x/tiny.gguf\"\n      parallelism: tensor\n      port: 8080\n"
+                + "  - name: llm-b\n    inference:\n      model: \"/x/tiny.gguf\"\n";
+        Path demoModel = DemoMlx.demoModel(directory);
+        String switched = DemoMlx.withMlx(yaml, "llm-a", demoModel);
+        assertThat(switched).contains("    inference:\n      runtime: mlx\n      model: \"" + demoModel + "\"\n      settings:\n        mlxVersion: \"0.29.3\"")
+                .contains("  - name: llm-b\n    inference:\n      model: \"/x/tiny.gguf\"");
+        assertThat(switched.indexOf("tiny.gguf")).isEqualTo(switched.lastIndexOf("tiny.gguf"));
+        assertThat(MlxModel.of(demoModel).files()).hasSize(2);
+    }
+
     private static boolean matches(List<Pattern> patterns, String line) {
         return patterns.stream().anyMatch(pattern -> pattern.matcher(line).find());
     }
