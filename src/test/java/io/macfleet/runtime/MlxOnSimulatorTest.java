@@ -171,6 +171,38 @@ class MlxOnSimulatorTest {
         assertThat(chat(runtimes.endpoint("llm-a"))).contains("stand-in");
     }
 
+    /**
+     * The simulator's wedge-rdma fault makes every daemon of the Mac print what JACCL prints when its RDMA state is bad
+     * (rdma.cpp: "Changing queue pair to RTR failed with errno 22"; exo #1847) and exit: the rank's log then holds a line
+     * of MlxRuntime.rdmaFaultLines(). (What the supervisor does with it for non-bundled runtimes, the coordinated
+     * reboot, is not wired yet: DEVELOPMENT.md, MLX.)
+     */
+    @Test
+    @Order(4)
+    void aWedgedRdmaStateShowsInTheRanksLogAsAnMlxRdmaFault() throws Exception {
+        io.macfleet.simulator.SimulatedMac mac = simulation.fleet.machine("studio-02");
+        Path log = mac.resolve(io.macfleet.deployment.LaunchDaemon.LOG_DIRECTORY + MlxRuntime.LABEL + ".err.log");
+        long before = Files.exists(log) ? Files.size(log) : 0;
+        mac.faults().rdmaWedged = true;
+        try {
+            mac.launchd().crash(MlxRuntime.LABEL);
+            long started = System.nanoTime();
+            String added = "";
+            while (System.nanoTime() - started < Duration.ofSeconds(30).toNanos()) {
+                added = Files.exists(log) ? Files.readString(log).substring((int) before) : "";
+                String current = added;
+                if (new MlxRuntime().rdmaFaultLines().stream().anyMatch(pattern -> pattern.matcher(current).find())) {
+                    break;
+                }
+                Thread.sleep(300);
+            }
+            String since = added;
+            assertThat(new MlxRuntime().rdmaFaultLines()).anySatisfy(pattern -> assertThat(pattern.matcher(since).find()).as(since).isTrue());
+        } finally {
+            mac.faults().rdmaWedged = false;
+        }
+    }
+
     static String chat(String endpoint) {
         try (HttpClient client = HttpClient.newHttpClient()) {
             return client.send(HttpRequest.newBuilder(URI.create(endpoint + "/chat/completions")).timeout(Duration.ofSeconds(10))
