@@ -48,6 +48,9 @@ public final class EngineConfigurations {
             refuseUnlessFit(format, report);
         }
         PeerConfiguration peers = PeerConfiguration.from(report, facts);
+        if (format == Format.MLX_JACCL) {
+            refuseWithoutCoordinator(report, peers);
+        }
         ObjectNode document = switch (format) {
             case MLX_JACCL -> jaccl(report, peers, envs);
             case MLX_RING -> ring(report, peers, envs);
@@ -57,6 +60,24 @@ public final class EngineConfigurations {
             return JSON.writeValueAsString(document) + "\n";
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * mlx.launch refuses a jaccl hostfile whose rank 0 has no IP ("Rank 0 should have an IP reachable from all other
+     * ranks", ml-explore/mlx python/mlx/_distributed_utils/launch.py:374-375): rank 0's first IP is the JACCL
+     * coordinator. Refused even with --force, since the file would be unusable.
+     */
+    private static void refuseWithoutCoordinator(CablingReport report, PeerConfiguration peers) {
+        if (report.machines().isEmpty()) {
+            return;
+        }
+        String rankZero = report.machines().getFirst();
+        if (peers.managementAddress(rankZero).isEmpty()) {
+            throw new RefusedException("rank 0 (" + rankZero + ") of cluster " + report.cluster() + " has no known management address;"
+                    + " mlx.launch needs rank 0's IP, reachable from every rank, as the JACCL coordinator (it rejects \"ips\": [] for rank 0)."
+                    + " Offline: write it to " + rankZero + "/" + CaptureDirectory.ADDRESS + " in the capture directory (ipconfig getifaddr en0"
+                    + " on that Mac); live: macfleet facts " + rankZero);
         }
     }
 

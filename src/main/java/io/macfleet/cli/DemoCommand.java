@@ -79,8 +79,9 @@ public class DemoCommand implements Callable<Integer> {
     boolean noNode;
 
     @Option(names = "--runtime", paramLabel = "RUNTIME", defaultValue = "bundled",
-            description = "What serves the first cluster: bundled (the inference node, default) or llama.cpp (the real llama-server and"
-                    + " ggml-rpc-server, built once by .ci/llama-cpp.sh: about 15 CPU-minutes when the cache is cold).")
+            description = "What serves the first cluster: bundled (the inference node, default) llama.cpp (the real llama-server and"
+                    + " ggml-rpc-server, built once by .ci/llama-cpp.sh: about 15 CPU-minutes when the cache is cold) or mlx (the simulator's"
+                    + " mlx_lm.server stand-in per rank, with the environment and files mlx.launch gives each rank).")
     String runtime;
 
     @Inject
@@ -119,8 +120,8 @@ public class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!runtime.equals("bundled") && !runtime.equals("llama.cpp")) {
-            System.err.println("macfleet demo: --runtime " + runtime + " is not a runtime the demo runs; expected bundled or llama.cpp");
+        if (!runtime.equals("bundled") && !runtime.equals("llama.cpp") && !runtime.equals("mlx")) {
+            System.err.println("macfleet demo: --runtime " + runtime + " is not a runtime the demo runs; expected bundled, llama.cpp or mlx");
             return ExitCodes.USAGE;
         }
         Path dir = directory != null ? directory.toAbsolutePath() : defaultDirectory();
@@ -180,7 +181,8 @@ public class DemoCommand implements Callable<Integer> {
         }
         java.util.Optional<String> endpoint = java.util.Optional.empty();
         boolean llamaCpp = "llama.cpp".equals(runtime);
-        if (!noNode && !llamaCpp) {
+        boolean mlx = "mlx".equals(runtime);
+        if (!noNode && !llamaCpp && !mlx) {
             endpoint = io.macfleet.deployment.DemoNode.deploy(nodes, DemoEnvironment.CLUSTER, dir, out);
         }
         java.util.Optional<io.macfleet.runtime.DemoLlamaCpp.Serving> llamaCppServing = java.util.Optional.empty();
@@ -192,6 +194,11 @@ public class DemoCommand implements Callable<Integer> {
             } catch (IOException e) {
                 out.println("llama.cpp was not deployed: " + e.getMessage());
             }
+        }
+        if (!noNode && mlx) {
+            llamaCppServing = io.macfleet.runtime.DemoMlx.deploy(runtimes, desiredState, clusterCabling, demo.fleet(), demo.inventoryDirectory(),
+                    DemoEnvironment.CLUSTER, dir, out);
+            endpoint = llamaCppServing.map(io.macfleet.runtime.DemoLlamaCpp.Serving::endpoint);
         }
         if (!asDelivered) {
             out.println(DemoMainJob.conclusion(DemoEnvironment.CLUSTER, provisioned, updated, DemoEnvironment.TARGET_MACOS + " (" + DemoEnvironment.TARGET_BUILD + ")",

@@ -40,6 +40,14 @@ public interface InferenceRuntime {
         return List.of();
     }
 
+    /**
+     * Commands run on one Mac after its files are staged and before its build is read back (argv each, absolute program
+     * first, as the SSH user): e.g. MLX's virtual environment and its pinned packages. Each must be idempotent.
+     */
+    default List<List<String>> installCommands(MachinePlan machine) {
+        return List.of();
+    }
+
     /** The build a version command printed (standard output and error together), or empty when unreadable. */
     default Optional<String> build(String versionOutput) {
         return Optional.empty();

@@ -31,9 +31,9 @@ public final class InferenceRuntimes {
         this.byName = map;
     }
 
-    /** The built-in runtimes: the bundled node and llama.cpp. */
+    /** The built-in runtimes: the bundled node, llama.cpp and MLX. */
     public static InferenceRuntimes standard() {
-        return new InferenceRuntimes(List.of(new BundledRuntime(), new LlamaCppRuntime()));
+        return new InferenceRuntimes(List.of(new BundledRuntime(), new LlamaCppRuntime(), new MlxRuntime()));
     }
 
     /** These runtimes and one more. */

@@ -14,7 +14,14 @@ import java.util.Optional;
  * configured on both ends (the bundled node's cluster file names them).
  */
 public record RuntimeCluster(String name, InferenceSettings inference, List<Machine> machines, Optional<Path> model,
-                             Optional<Path> nodeJar, List<PeerConfiguration.PeerLink> configuredLinks) {
+                             Optional<Path> nodeJar, List<PeerConfiguration.PeerLink> configuredLinks,
+                             Optional<io.macfleet.cabling.ClusterCabling.Cluster> cabling) {
+
+    /** Without the cabling facts (a runtime that needs them, e.g. MLX's JACCL device matrix, refuses then). */
+    public RuntimeCluster(String name, InferenceSettings inference, List<Machine> machines, Optional<Path> model,
+                          Optional<Path> nodeJar, List<PeerConfiguration.PeerLink> configuredLinks) {
+        this(name, inference, machines, model, nodeJar, configuredLinks, Optional.empty());
+    }
 
     /**
      * One Mac.

@@ -161,7 +161,21 @@ public final class RuntimeDeployer {
                     }
                     copies.add(same ? CopyOutcome.Kind.ALREADY_PRESENT : CopyOutcome.Kind.COPIED);
                 }
+                case StagedFile.Source.Content text -> {
+                    byte[] content = text.text().getBytes(StandardCharsets.UTF_8);
+                    CommandResult current = machine.execute(Command.reading("shasum", "-a", "256", file.destination()));
+                    boolean same = current.succeeded() && current.stdout().startsWith(io.macfleet.deployment.NodeRelease.sha256(content) + " ");
+                    if (!same) {
+                        machine.upload(file.destination(), content, file.mode());
+                    }
+                    copies.add(same ? CopyOutcome.Kind.ALREADY_PRESENT : CopyOutcome.Kind.COPIED);
+                }
             }
+        }
+        for (List<String> installCommand : runtime.installCommands(plan)) {
+            listener.step(name, "installing: " + String.join(" ", installCommand));
+            require(machine.execute(Command.of(installCommand.getFirst(), installCommand.subList(1, installCommand.size()).toArray(String[]::new))),
+                    "cannot install on " + name + " (" + String.join(" ", installCommand) + ")");
         }
         Optional<String> build = Optional.empty();
         List<String> version = runtime.versionCommand(plan);

@@ -57,6 +57,10 @@ public record RuntimePlan(String runtime, String cluster, String build, List<Mac
             /** A secret, resolved at deployment from its reference and never shown. */
             record Secret(String reference) implements Source {
             }
+
+            /** A small file written from this text (an MLX device or host file): shown in the plan as it is. */
+            record Content(String text) implements Source {
+            }
         }
     }
 

@@ -18,7 +18,12 @@ public final class RuntimePlans {
                            List<MachineBody> machines) {
     }
 
-    public record MachineBody(String machine, int rank, String role, List<String> directories, List<FileBody> files, List<DaemonBody> daemons) {
+    public record MachineBody(String machine, int rank, String role, List<String> directories, List<FileBody> files, List<DaemonBody> daemons,
+                              List<WrittenFile> writtenFiles) {
+    }
+
+    /** A small file the deployment writes from text (MLX's device or host file), shown as it will be on the Mac. */
+    public record WrittenFile(String path, String content) {
     }
 
     /** {@code source}: a local path, or the secret's reference (never its value); {@code sha256} null for a secret. */
@@ -38,7 +43,9 @@ public final class RuntimePlans {
         return new MachineBody(machine.machine(), machine.rank(), machine.role(), machine.directories(),
                 machine.files().stream().map(file -> new FileBody(file.destination(), source(file), file.sha256().orElse(null), file.size(),
                         "0" + Integer.toOctalString(file.mode()))).toList(),
-                machine.daemons().stream().map(RuntimePlans::daemon).toList());
+                machine.daemons().stream().map(RuntimePlans::daemon).toList(),
+                machine.files().stream().filter(file -> file.source() instanceof StagedFile.Source.Content)
+                        .map(file -> new WrittenFile(file.destination(), ((StagedFile.Source.Content) file.source()).text())).toList());
     }
 
     private static DaemonBody daemon(DaemonPlan daemon) {
@@ -51,6 +58,7 @@ public final class RuntimePlans {
         return switch (file.source()) {
             case StagedFile.Source.LocalFile local -> local.path().toString();
             case StagedFile.Source.Secret secret -> "secret " + secret.reference();
+            case StagedFile.Source.Content content -> "written from the plan (" + content.text().length() + " characters)";
         };
     }
 

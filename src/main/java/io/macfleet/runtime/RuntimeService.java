@@ -94,8 +94,10 @@ public class RuntimeService {
         Map<String, FactsObservation> observations = facts.latest(ranks.stream().map(RankTarget::machine).toList());
         List<PeerConfiguration.PeerLink> links = List.of();
         List<PeerConfiguration.PeerLink> configured = List.of();
+        Optional<ClusterCabling.Cluster> cablingFacts = Optional.empty();
         try {
             ClusterCabling.Cluster observed = cabling.cluster(clusterName, Optional.empty());
+            cablingFacts = Optional.of(observed);
             links = PeerConfiguration.from(observed.check(), observed.facts()).links();
             configured = NodeService.configuredLinks(links, observations);
         } catch (RuntimeException noCablingFacts) {
@@ -107,7 +109,7 @@ public class RuntimeService {
         InferenceSettings inference = cluster.inference() == null ? new InferenceSettings(null, InferenceSettings.Parallelism.TENSOR,
                 InferenceSettings.DEFAULT_PORT) : cluster.inference();
         Optional<Path> chosenModel = model.or(() -> Optional.ofNullable(inference.model()).map(Path::of));
-        return new RuntimeCluster(clusterName, inference, machines, chosenModel, nodeJar, configured);
+        return new RuntimeCluster(clusterName, inference, machines, chosenModel, nodeJar, configured, cablingFacts);
     }
 
     /**

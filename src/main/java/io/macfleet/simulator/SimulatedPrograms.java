@@ -13,7 +13,7 @@ final class SimulatedPrograms {
     static List<SimulatedProgram> standard() {
         return List.of(new SystemInformationPrograms(), new NetworkPrograms(), new RdmaPrograms(), new SettingsPrograms(), new FilePrograms(),
                 new TextFilters(), new LaunchctlProgram(), new PowerPrograms(), new UpdatePrograms(), new ShasumProgram(), new CurlProgram(), new JavaProgram(),
-                new ExpectProgram(), new LsofProgram());
+                new ExpectProgram(), new LsofProgram(), new MlxPythonProgram());
     }
 
     /** Programs by name; two programs may not answer to the same name. */

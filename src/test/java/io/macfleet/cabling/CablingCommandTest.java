@@ -89,6 +89,28 @@ class CablingCommandTest {
         assertThat(unknown.err()).contains("unknown --format 'nccl'; expected mlx-jaccl, mlx-ring or macfleet");
     }
 
+    /**
+     * ml-explore/mlx python/mlx/_distributed_utils/launch.py:374-375 (launch_jaccl): "Rank 0 should have an IP reachable
+     * from all other ranks". Without rank 0's address the hostfile used to carry "ips": [] for rank 0.
+     */
+    @Test
+    void configRefusesAJacclHostfileWithoutRankZerosAddress(@TempDir Path captures) throws Exception {
+        ClusterFixture.fullMesh("studio-01", "studio-02").writeCaptures(captures);
+        Files.delete(captures.resolve("studio-01").resolve(CaptureDirectory.ADDRESS));
+
+        Run run = run("config", "--from", captures.toString(), "--format", "mlx-jaccl", "--force");
+        Files.delete(captures.resolve("studio-02").resolve(CaptureDirectory.ADDRESS));
+        Files.writeString(captures.resolve("studio-01").resolve(CaptureDirectory.ADDRESS), "192.168.50.11\n");
+        Run rankZeroKnown = run("config", "--from", captures.toString(), "--format", "mlx-jaccl");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).contains("rank 0 (studio-01)").contains("no known management address")
+                .contains("studio-01/" + CaptureDirectory.ADDRESS);
+        assertThat(rankZeroKnown.exitCode()).as(rankZeroKnown.err()).isZero();
+        assertThat(rankZeroKnown.out()).contains("\"192.168.50.11\"");
+    }
+
     @Test
     void planPrintsACablingSheetAndRejectsSevenMachines() {
         Run plan = run("plan", "--machines", "a,b,c,d", "--cluster", "llm-a");

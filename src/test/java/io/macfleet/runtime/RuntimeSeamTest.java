@@ -62,9 +62,9 @@ class RuntimeSeamTest {
 
     @Test
     void anUnknownRuntimeIsNamedWithTheRuntimesThatExist() {
-        LoadResult result = InventoryLoader.loadDocument(CLUSTER.formatted("mlx", "        {}"));
+        LoadResult result = InventoryLoader.loadDocument(CLUSTER.formatted("vllm", "        {}"));
         assertThat(result.errors()).extracting(InventoryError::toString).singleElement().asString()
-                .contains("inventory.yaml:5:7", "unknown runtime 'mlx'", "bundled or llama.cpp");
+                .contains("inventory.yaml:5:7", "unknown runtime 'vllm'", "bundled or llama.cpp");
     }
 
     @Test
@@ -80,14 +80,14 @@ class RuntimeSeamTest {
     @Test
     void aRuntimeWrittenInTestCodeIsFoundByNameAndPlans() {
         InferenceRuntimes runtimes = InferenceRuntimes.standard().with(new EchoRuntime());
-        assertThat(runtimes.all()).extracting(InferenceRuntime::name).containsExactly("bundled", "llama.cpp", "test-echo");
+        assertThat(runtimes.all()).extracting(InferenceRuntime::name).containsExactly("bundled", "llama.cpp", "mlx", "test-echo");
         assertThat(runtimes.allLabels()).contains("io.macfleet.inference-node", LlamaCppRuntime.SERVER_LABEL, EchoRuntime.LABEL);
         RuntimePlan plan = runtimes.get("test-echo").plan(cluster(Map.of(), 512, 512));
         assertThat(plan.machines()).hasSize(2);
         assertThat(plan.endpoint()).isEqualTo("http://10.0.0.1:8080/v1");
         assertThat(InventoryLoader.loadDocument(CLUSTER.formatted("test-echo", "        greeting: hello")).errors()).isEmpty();
         assertThatThrownBy(() -> runtimes.with(new EchoRuntime())).hasMessageContaining("two inference runtimes are named test-echo");
-        assertThatThrownBy(() -> runtimes.get("mlx")).hasMessageContaining("unknown inference runtime 'mlx'");
+        assertThatThrownBy(() -> runtimes.get("vllm")).hasMessageContaining("unknown inference runtime 'vllm'");
     }
 
     @Test

@@ -114,6 +114,8 @@ class SimulatedProgramsTest {
                 // added with secrets on standard input (issue 14): profiles' prompts answered by expect
                 "expect",
                 // added with the inference runtimes (issue 25): who holds a port
-                "lsof")));
+                "lsof",
+                // added with the MLX runtime (issue 26): the venv, pip and the versions
+                "python3")));
     }
 }
