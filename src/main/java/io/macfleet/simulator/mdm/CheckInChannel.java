@@ -228,7 +228,8 @@ final class CheckInChannel implements DeviceChannel {
         }
     }
 
-    private static Map<String, Node> dictionary(Element dict) {
+    /** A plist dictionary's entries by key (the simulated NanoHUB reads the devices' plists with it too). */
+    static Map<String, Node> dictionary(Element dict) {
         Map<String, Node> entries = new LinkedHashMap<>();
         NodeList children = dict.getChildNodes();
         String key = null;

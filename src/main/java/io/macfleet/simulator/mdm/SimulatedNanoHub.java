@@ -410,9 +410,9 @@ public final class SimulatedNanoHub implements MdmDevices, AutoCloseable {
             factory.setFeature("http://xml.org/sax/features/external-parameter-entities", false);
             Element top = (Element) factory.newDocumentBuilder().parse(new ByteArrayInputStream(body))
                     .getDocumentElement().getElementsByTagName("dict").item(0);
-            Map<String, Node> plist = dictionary(top);
+            Map<String, Node> plist = CheckInChannel.dictionary(top);
             commandUuid = plist.get("CommandUUID").getTextContent();
-            requestType = dictionary((Element) plist.get("Command")).get("RequestType").getTextContent();
+            requestType = CheckInChannel.dictionary((Element) plist.get("Command")).get("RequestType").getTextContent();
         } catch (Exception e) {
             ObjectNode result = JSON.createObjectNode().put("command_error", "decoding command: " + e.getClass().getSimpleName());
             return new Answer(500, "application/json", result.toString() + "\n", Map.of());
@@ -435,25 +435,6 @@ public final class SimulatedNanoHub implements MdmDevices, AutoCloseable {
         result.put("request_type", requestType);
         int code = queued == enrollmentIds.size() ? 200 : queued == 0 ? 500 : 207;
         return new Answer(code, "application/json", result.toString() + "\n", Map.of());
-    }
-
-    private static Map<String, Node> dictionary(Element dict) {
-        Map<String, Node> entries = new LinkedHashMap<>();
-        NodeList children = dict.getChildNodes();
-        String key = null;
-        for (int i = 0; i < children.getLength(); i++) {
-            Node child = children.item(i);
-            if (child.getNodeType() != Node.ELEMENT_NODE) {
-                continue;
-            }
-            if (child.getNodeName().equals("key")) {
-                key = child.getTextContent();
-            } else if (key != null) {
-                entries.put(key, child);
-                key = null;
-            }
-        }
-        return entries;
     }
 
     private void notifyDevice(String enrollmentId) {
