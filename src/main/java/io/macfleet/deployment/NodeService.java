@@ -321,8 +321,12 @@ public class NodeService {
                     new NodeDeployer(healthTimeout).awaitHealthy(run, ranks);
                     lines.add("serving at http://" + ranks.getFirst().managementAddress() + ":" + ranks.getFirst().httpPort() + "/v1");
                 } catch (NodeDeployer.DeployFailedException notServing) {
-                    lines.add("not serving: " + notServing.getMessage());
-                    failed = true;
+                    // Every Mac took the order; the cluster is what does not answer.
+                    String done = action.name().toLowerCase(java.util.Locale.ROOT) + "ed";
+                    record(settings.actor(), clusterName, "node." + action.name().toLowerCase(java.util.Locale.ROOT),
+                            String.join("; ", lines) + "; not serving: " + notServing.getMessage(), AuditEvent.Outcome.FAILURE);
+                    throw new NodeDeployer.DeployFailedException(done + " every rank, but "
+                            + notServing.getMessage().replaceFirst("^the ranks were started but ", ""), true, null);
                 }
             }
             record(settings.actor(), clusterName, "node." + action.name().toLowerCase(java.util.Locale.ROOT), String.join("; ", lines),
