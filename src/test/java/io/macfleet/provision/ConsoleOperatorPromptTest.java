@@ -82,13 +82,9 @@ class ConsoleOperatorPromptTest {
     @Test
     void aLineNamingAMacThatFinishedMeanwhileStillAnswersTheOthers() throws Exception {
         ConsoleTranscript console = new ConsoleTranscript();
-        ConsoleListener listener = new ConsoleListener(console.out, console.input(), false, true, "olga");
-        CompletableFuture<OperatorAnswer> first = listener.operatorNeeded(request("studio-01"));
-        CompletableFuture<OperatorAnswer> second = listener.operatorNeeded(request("studio-02"));
-        CompletableFuture<OperatorAnswer> third = listener.operatorNeeded(request("studio-03"));
-        console.await(Pattern.compile("\\n  studio-01 studio-02 studio-03 > $"), 0, Duration.ofSeconds(10));
-        second.cancel(true);
-        console.await(Pattern.compile("\\n  studio-01 studio-03 > $"), 0, Duration.ofSeconds(10));
+        ThreeWaiting waiting = threeWaitingStudio02FinishedMeanwhile(console);
+        CompletableFuture<OperatorAnswer> first = waiting.first();
+        CompletableFuture<OperatorAnswer> third = waiting.third();
 
         // Typed as the three were shown; studio-02 finished in the meantime.
         int from = console.text().length();
@@ -102,13 +98,9 @@ class ConsoleOperatorPromptTest {
     @Test
     void aLineNamingOnlyMacsThatFinishedMeanwhileAsksAgainAndAMistypedNameIsStillRefused() throws Exception {
         ConsoleTranscript console = new ConsoleTranscript();
-        ConsoleListener listener = new ConsoleListener(console.out, console.input(), false, true, "olga");
-        CompletableFuture<OperatorAnswer> first = listener.operatorNeeded(request("studio-01"));
-        CompletableFuture<OperatorAnswer> second = listener.operatorNeeded(request("studio-02"));
-        CompletableFuture<OperatorAnswer> third = listener.operatorNeeded(request("studio-03"));
-        console.await(Pattern.compile("\\n  studio-01 studio-02 studio-03 > $"), 0, Duration.ofSeconds(10));
-        second.cancel(true);
-        console.await(Pattern.compile("\\n  studio-01 studio-03 > $"), 0, Duration.ofSeconds(10));
+        ThreeWaiting waiting = threeWaitingStudio02FinishedMeanwhile(console);
+        CompletableFuture<OperatorAnswer> first = waiting.first();
+        CompletableFuture<OperatorAnswer> third = waiting.third();
 
         int from = console.text().length();
         console.type("done studio-02");
@@ -118,5 +110,20 @@ class ConsoleOperatorPromptTest {
         console.await(Pattern.compile("not waiting for a person: studio-09 \\(waiting: studio-01, studio-03\\) > $"), from, Duration.ofSeconds(10));
         assertThat(first).isNotDone();
         assertThat(third).isNotDone();
+    }
+
+    record ThreeWaiting(CompletableFuture<OperatorAnswer> first, CompletableFuture<OperatorAnswer> third) {
+    }
+
+    /** studio-01..03 asked for at once; then studio-02 is found done by its check (the prompt names the other two). */
+    private static ThreeWaiting threeWaitingStudio02FinishedMeanwhile(ConsoleTranscript console) throws Exception {
+        ConsoleListener listener = new ConsoleListener(console.out, console.input(), false, true, "olga");
+        CompletableFuture<OperatorAnswer> first = listener.operatorNeeded(request("studio-01"));
+        CompletableFuture<OperatorAnswer> second = listener.operatorNeeded(request("studio-02"));
+        CompletableFuture<OperatorAnswer> third = listener.operatorNeeded(request("studio-03"));
+        console.await(Pattern.compile("\\n  studio-01 studio-02 studio-03 > $"), 0, Duration.ofSeconds(10));
+        second.cancel(true);
+        console.await(Pattern.compile("\\n  studio-01 studio-03 > $"), 0, Duration.ofSeconds(10));
+        return new ThreeWaiting(first, third);
     }
 }
