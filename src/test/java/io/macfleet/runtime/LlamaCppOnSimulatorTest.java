@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.macfleet.cabling.ClusterCabling;
-import io.macfleet.deployment.NodeDeploymentStore;
 import io.macfleet.deployment.NodeJars;
-import io.macfleet.deployment.NodeService;
 import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.LoadResult;
@@ -86,18 +84,8 @@ class LlamaCppOnSimulatorTest {
                         context: 256
                         apiKey: "file:%s"
                 """.formatted(httpPort, model, build, rpcPort, keyFile)));
-        LoadResult loaded = InventoryLoader.load(inventory);
-        assertThat(loaded.errors()).isEmpty();
-        simulation.desiredState.apply(loaded.inventory(), "test", inventory.toString());
         settings = SimulatedInventory.settings(Duration.ofSeconds(60));
-        simulation.facts.gather(simulation.desiredState.machines("llm-a"), settings);
-        ClusterCabling cabling = new ClusterCabling(simulation.facts);
-        InMemoryHostKeyStore hostKeys = new InMemoryHostKeyStore();
-        NodeService nodes = new NodeService(simulation.desiredState, cabling, simulation.facts, hostKeys, event -> {
-        }, new NodeDeploymentStore(simulation.dataSource), Clock.systemUTC());
-        runtimes = new RuntimeService(simulation.desiredState, nodes, cabling, simulation.facts, hostKeys, event -> {
-        }, Clock.systemUTC(), InferenceRuntimes.standard());
-        runtimes.readyTimeout(Duration.ofSeconds(120));
+        runtimes = SimulatedRuntimes.serviceFor(simulation, inventory, settings);
     }
 
     @AfterAll

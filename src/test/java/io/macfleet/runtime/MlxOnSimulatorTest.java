@@ -4,12 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.macfleet.cabling.ClusterCabling;
-import io.macfleet.deployment.NodeDeploymentStore;
-import io.macfleet.deployment.NodeService;
 import io.macfleet.facts.SimulatedInventory;
-import io.macfleet.inventory.InventoryLoader;
-import io.macfleet.inventory.LoadResult;
 import io.macfleet.ssh.InMemoryHostKeyStore;
 import io.macfleet.ssh.SshSettings;
 import java.net.ServerSocket;
@@ -75,18 +70,8 @@ class MlxOnSimulatorTest {
                         environment:
                           MLX_METAL_FAST_SYNCH: "1"
                 """.formatted(httpPort, model, freePort())));
-        LoadResult loaded = InventoryLoader.load(inventory);
-        assertThat(loaded.errors()).isEmpty();
-        simulation.desiredState.apply(loaded.inventory(), "test", inventory.toString());
         settings = SimulatedInventory.settings(Duration.ofSeconds(60));
-        simulation.facts.gather(simulation.desiredState.machines("llm-a"), settings);
-        ClusterCabling cabling = new ClusterCabling(simulation.facts);
-        InMemoryHostKeyStore hostKeys = new InMemoryHostKeyStore();
-        NodeService nodes = new NodeService(simulation.desiredState, cabling, simulation.facts, hostKeys, event -> {
-        }, new NodeDeploymentStore(simulation.dataSource), Clock.systemUTC());
-        runtimes = new RuntimeService(simulation.desiredState, nodes, cabling, simulation.facts, hostKeys, event -> {
-        }, Clock.systemUTC(), InferenceRuntimes.standard());
-        runtimes.readyTimeout(Duration.ofSeconds(120));
+        runtimes = SimulatedRuntimes.serviceFor(simulation, inventory, settings);
     }
 
     @AfterAll
