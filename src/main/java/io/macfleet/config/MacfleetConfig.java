@@ -140,6 +140,14 @@ public interface MacfleetConfig {
         /** Facts older than this are shown as stale in the fleet overview. */
         @WithDefault("PT1H")
         Duration factsStaleAfter();
+
+        /** How often the charts' in-memory history samples the metrics (below the hour chart's 15 s slots). */
+        @WithDefault("10S")
+        Duration chartInterval();
+
+        /** At most this many series (one metric of one cluster or Mac) are kept for the charts: about 10 KB each. */
+        @WithDefault("2000")
+        int chartSeries();
     }
 
     /** The node supervision of deployed clusters (docs/inference-deployment.md, "Supervision"). */
