@@ -127,7 +127,7 @@ public final class LineChart {
             svg.append("<text class=\"chart-label chart-time\" x=\"").append(coordinate(x)).append("\" y=\"").append(HEIGHT - 10)
                     .append("\" text-anchor=\"middle\">").append(CLOCK.format(Instant.ofEpochSecond(second))).append("</text>");
         }
-        svg.append("<text class=\"chart-label\" x=\"").append(WIDTH - RIGHT).append("\" y=\"").append(HEIGHT - 10)
+        svg.append("<text class=\"chart-label\" x=\"").append(LEFT - 6).append("\" y=\"").append(HEIGHT - 10)
                 .append("\" text-anchor=\"end\">UTC</text>");
         svg.append("<line class=\"chart-axis\" x1=\"").append(LEFT).append("\" x2=\"").append(LEFT + PLOT_WIDTH).append("\" y1=\"")
                 .append(TOP + PLOT_HEIGHT).append("\" y2=\"").append(TOP + PLOT_HEIGHT).append("\" stroke=\"#57606a\"/>");
@@ -174,7 +174,7 @@ public final class LineChart {
             if (points.size() == 1) {
                 MetricHistory.Point point = points.getFirst();
                 svg.append("<circle class=\"").append(css).append("\" cx=\"").append(coordinate(x(middle(point, resolution), from, chart.range())))
-                        .append("\" cy=\"").append(coordinate(y(chart.scale().apply(point.value()), axis))).append("\" r=\"2.5\"/>");
+                        .append("\" cy=\"").append(coordinate(y(chart.scale().apply(point.value()), axis))).append("\" r=\"3.5\"/>");
                 continue;
             }
             StringBuilder path = new StringBuilder();
