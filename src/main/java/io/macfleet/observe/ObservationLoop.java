@@ -206,11 +206,7 @@ public class ObservationLoop {
      * machines would write millions a day). Failures, host key decisions and anything else are recorded as usual.
      */
     static AuditLog failuresOnly(AuditLog log) {
-        return event -> {
-            if (!"ssh.exec".equals(event.action()) || event.outcome() == AuditEvent.Outcome.FAILURE) {
-                log.record(event);
-            }
-        };
+        return io.macfleet.audit.PollingAudit.failuresOnly(log);
     }
 
     @PreDestroy

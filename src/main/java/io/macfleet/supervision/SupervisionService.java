@@ -110,6 +110,15 @@ public class SupervisionService {
                 Clock.systemUTC()), supervisor);
     }
 
+    /**
+     * The SSH transport of the rounds' looks (launchctl, the node's log, rdma_ctl, ibv_devinfo every few seconds): read-only
+     * polling, so only its failures are audited ({@link io.macfleet.audit.PollingAudit}). Actions (restarts, reboots,
+     * an operator's restart or log) run on transports that audit every command.
+     */
+    static SshTransport pollingTransport(io.macfleet.ssh.HostKeyStore hostKeys, io.macfleet.audit.AuditLog audit) {
+        return new SshTransport(SshSettings.defaults(ACTOR), hostKeys, io.macfleet.audit.PollingAudit.failuresOnly(audit));
+    }
+
     @Scheduled(every = "{macfleet.supervision.interval}", delayed = "10s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void tick() {
         if (!settings.enabled()) {
@@ -158,7 +167,7 @@ public class SupervisionService {
                 List<SshTarget> machines = nodes.ranks(cluster.name()).stream().map(RankTarget::ssh).toList();
                 io.macfleet.runtime.RuntimeSupervisor supervisor = runtimeSupervisors.computeIfAbsent(cluster.name(),
                         name -> new io.macfleet.runtime.RuntimeSupervisor(name, runtime.get(), machines, Duration.ofSeconds(60), Clock.systemUTC()));
-                try (io.macfleet.ssh.SshRun run = new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit).openRun()) {
+                try (io.macfleet.ssh.SshRun run = pollingTransport(hostKeys, audit).openRun()) {
                     switch (supervisor.round(run)) {
                         case io.macfleet.runtime.RuntimeSupervisor.Decision.Restarted restarted -> audit.record(new io.macfleet.audit.AuditEvent(
                                 java.time.Instant.now(), ACTOR, cluster.name(), "node.supervise.restart", "ordered restart (" + restarted.reason() + "): "
@@ -229,7 +238,7 @@ public class SupervisionService {
                 LOG.debugf("cluster %s cannot be supervised: %s", cluster.name(), e.getMessage());
             }
         }
-        try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit), targets)) {
+        try (SshMachineShell shell = new SshMachineShell(pollingTransport(hostKeys, audit), targets)) {
             roundShell = shell;
             List<ClusterStatus> seen = loop.round(clusters);
             Map<String, Map<Integer, java.time.Instant>> processSince = new HashMap<>();
