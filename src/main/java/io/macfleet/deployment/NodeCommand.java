@@ -10,6 +10,7 @@ import io.macfleet.ssh.SshSettings;
 import jakarta.inject.Inject;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -200,36 +201,54 @@ public class NodeCommand {
         return text.toString();
     }
 
-    /** One line per machine each time its copy passes another tenth, with the overall share. */
+    /**
+     * One line per machine each time its copy passes another tenth, with the overall share. Both only go forward: the
+     * copies of several Macs (and a model's SFTP stripes) report from their own threads, so the share is computed and
+     * printed under one lock, and a copy that starts again after a broken connection resumes a little below what it had
+     * reported (its verified prefix): that is not shown as the copy going back.
+     */
     static final class ProgressPrinter implements NodeDeployer.Listener {
         private final PrintWriter out;
         private final long grandTotal;
-        private final Map<String, Long> done = new ConcurrentHashMap<>();
-        private final Map<String, Integer> shownTenth = new ConcurrentHashMap<>();
+        private final Map<String, Long> done = new HashMap<>();
+        private final Map<String, Integer> shownTenth = new HashMap<>();
+        private int shownOverall;
 
         ProgressPrinter(PrintWriter out, NodeDeployer.Plan plan) {
+            this(out, grandTotal(plan));
+        }
+
+        ProgressPrinter(PrintWriter out, long grandTotal) {
             this.out = out;
+            this.grandTotal = grandTotal;
+        }
+
+        private static long grandTotal(NodeDeployer.Plan plan) {
             long perMachine = plan.release().modelSize();
             try {
                 perMachine += java.nio.file.Files.size(plan.release().nodeJar());
             } catch (java.io.IOException e) {
                 // counted without the jar
             }
-            this.grandTotal = perMachine * plan.ranks().size();
+            return perMachine * plan.ranks().size();
         }
 
         @Override
         public void copying(String machine, String file, long bytes, long total) {
-            done.put(machine + "/" + file, bytes);
-            int tenth = total == 0 ? 10 : (int) (bytes * 10 / total);
-            Integer previous = shownTenth.put(machine + "/" + file, tenth);
-            if (previous == null || previous != tenth) {
-                long all = done.values().stream().mapToLong(Long::longValue).sum();
-                synchronized (out) {
-                    out.printf(Locale.ROOT, "  %-12s %-5s [%-10s] %3d%%  %s of %s   overall %3d%%%n", machine, file, "#".repeat(tenth),
-                            tenth * 10, DiskFree.human(bytes), DiskFree.human(total), grandTotal == 0 ? 100 : Math.min(100, all * 100 / grandTotal));
-                    out.flush();
+            String key = machine + "/" + file;
+            synchronized (out) {
+                long furthest = done.merge(key, bytes, Math::max);
+                int tenth = total == 0 ? 10 : (int) (furthest * 10 / total);
+                Integer previous = shownTenth.get(key);
+                if (previous != null && previous >= tenth) {
+                    return;
                 }
+                shownTenth.put(key, tenth);
+                long all = done.values().stream().mapToLong(Long::longValue).sum();
+                shownOverall = Math.max(shownOverall, grandTotal == 0 ? 100 : (int) Math.min(100, all * 100 / grandTotal));
+                out.printf(Locale.ROOT, "  %-12s %-5s [%-10s] %3d%%  %s of %s   overall %3d%%%n", machine, file, "#".repeat(tenth),
+                        tenth * 10, DiskFree.human(furthest), DiskFree.human(total), shownOverall);
+                out.flush();
             }
         }
 
