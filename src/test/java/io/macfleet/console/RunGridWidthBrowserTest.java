@@ -58,7 +58,12 @@ class RunGridWidthBrowserTest {
                         + " || r.right > widest.r)) { widest = {r: r.right, what: e.tagName + '.' + e.className + '#' + e.id}; } });"
                         + " return widest === null ? 'none' : widest.what + ' to ' + widest.r;")).isLessThanOrEqualTo(0);
             }
+            // The grid itself fits: every step's column is on screen, not behind a sideways scroll of its frame.
             browser.go("/console/runs/" + run);
+            browser.waitUpTo(Duration.ofSeconds(20)).until(driver -> browser.count("table.run-grid tbody tr") == 4);
+            long hidden = ((Number) browser.script("var wrap = document.querySelector('table.run-grid').parentElement;"
+                    + " return wrap.scrollWidth - wrap.clientWidth;")).longValue();
+            assertThat(hidden).as("the run grid is wider than its frame by " + hidden + " px").isLessThanOrEqualTo(0);
             browser.screenshot("run-grid-1400");
         }
     }
