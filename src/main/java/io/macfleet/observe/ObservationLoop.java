@@ -79,7 +79,7 @@ public class ObservationLoop {
     /** Starts the gatherings that are due; never waits for one. */
     @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void tick() {
-        if (!settings.enabled() || stopped) {
+        if (!settings.enabled() || stopped || !shutdownGate.enter()) {
             return;
         }
         try {
@@ -87,7 +87,16 @@ public class ObservationLoop {
         } catch (RuntimeException e) {
             // A database hiccup costs one tick, never the loop.
             LOG.warnf("observation round not started: %s", e.getMessage());
+        } finally {
+            shutdownGate.leave();
         }
+    }
+
+    private final io.macfleet.lifecycle.ShutdownGate shutdownGate = new io.macfleet.lifecycle.ShutdownGate();
+
+    /** Stopping: no round is dispatched any more (a round started now would meet a closed database or container). */
+    void stopping(@jakarta.enterprise.event.Observes io.quarkus.runtime.ShutdownEvent event) {
+        shutdownGate.stop(java.time.Duration.ofSeconds(5));
     }
 
     synchronized void dispatchDue() {

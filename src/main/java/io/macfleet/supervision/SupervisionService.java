@@ -121,9 +121,24 @@ public class SupervisionService {
 
     @Scheduled(every = "{macfleet.supervision.interval}", delayed = "10s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void tick() {
-        if (!settings.enabled()) {
+        if (!settings.enabled() || !shutdownGate.enter()) {
             return;
         }
+        try {
+            tickInGate();
+        } finally {
+            shutdownGate.leave();
+        }
+    }
+
+    /** Stopping: no round starts any more, and the stop waits for the one under way (its database still open). */
+    void stopping(@jakarta.enterprise.event.Observes io.quarkus.runtime.ShutdownEvent event) {
+        shutdownGate.stop(Duration.ofSeconds(10));
+    }
+
+    private final io.macfleet.lifecycle.ShutdownGate shutdownGate = new io.macfleet.lifecycle.ShutdownGate();
+
+    private void tickInGate() {
         try {
             round();
         } catch (RuntimeException e) {
