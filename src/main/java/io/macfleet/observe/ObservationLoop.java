@@ -95,7 +95,7 @@ public class ObservationLoop {
     private final io.macfleet.lifecycle.ShutdownGate shutdownGate = new io.macfleet.lifecycle.ShutdownGate();
 
     /** Stopping: no round is dispatched any more (a round started now would meet a closed database or container). */
-    void stopping(@jakarta.enterprise.event.Observes io.quarkus.runtime.ShutdownEvent event) {
+    void stopping(@jakarta.enterprise.event.Observes(notifyObserver = jakarta.enterprise.event.Reception.IF_EXISTS) io.quarkus.runtime.ShutdownEvent event) {
         shutdownGate.stop(java.time.Duration.ofSeconds(5));
     }
 

@@ -132,7 +132,7 @@ public class SupervisionService {
     }
 
     /** Stopping: no round starts any more, and the stop waits for the one under way (its database still open). */
-    void stopping(@jakarta.enterprise.event.Observes io.quarkus.runtime.ShutdownEvent event) {
+    void stopping(@jakarta.enterprise.event.Observes(notifyObserver = jakarta.enterprise.event.Reception.IF_EXISTS) io.quarkus.runtime.ShutdownEvent event) {
         shutdownGate.stop(Duration.ofSeconds(10));
     }
 

@@ -127,6 +127,9 @@ class ChartsBrowserTest {
             assertThat(width.doubleValue()).isGreaterThan(300);
             browser.screenshot("cluster-charts");
 
+            // The charts need no inline style or script: the Content-Security-Policy blocks nothing while they are swapped.
+            browser.script("window.cspViolations = []; document.addEventListener('securitypolicyviolation', function (e) {"
+                    + " window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI); });");
             browser.click("#cluster-charts .chart-ranges a:not(.current)");
             browser.waitUpTo(Duration.ofSeconds(20)).until(driver -> "Inference, last day".equals(browser.text("#cluster-charts h2")));
             assertThat(browser.text("#chart-tokens-per-second-figure .chart-last-value")).startsWith("42.5 tokens/s");
@@ -139,6 +142,7 @@ class ChartsBrowserTest {
             browser.waitUpTo(Duration.ofSeconds(40)).until(driver -> !browser.text("#chart-tokens-per-second-figure .chart-last-value").startsWith("42.5"));
             assertThat(browser.text("#cluster-charts h2")).isEqualTo("Inference, last day");
             assertThat(browser.script("return document.body.dataset.mark;")).isEqualTo("kept");
+            assertThat((List<?>) browser.script("return window.cspViolations;")).isEmpty();
 
             browser.go("/console/machines/studio-01");
             browser.waitUpTo(Duration.ofSeconds(30)).until(driver -> browser.count("#machine-charts svg.chart") == 4);
