@@ -79,6 +79,8 @@ public class SupervisionService {
     private final java.util.concurrent.ExecutorService actions = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
     private final SupervisionLoop loop;
     private final Instance<MaintenanceWindows> maintenance;
+    /** Each rank's API key for its /metrics (the node serves /metrics behind the key it serves the API with). */
+    private final Map<URI, String> metricsKeys = new ConcurrentHashMap<>();
 
     @Inject
     public SupervisionService(MacfleetConfig config, DesiredStateStore desiredState, NodeService nodes, JdbcAuditLog audit,
@@ -107,7 +109,7 @@ public class SupervisionService {
             return shell.run(machine, command, timeout);
         };
         this.loop = new SupervisionLoop(this.leases, new NodeProbe(probeShell, Duration.ofSeconds(3), settings.rdmaTimeout(),
-                Clock.systemUTC()), supervisor);
+                Clock.systemUTC(), rank -> Optional.ofNullable(metricsKeys.get(rank))), supervisor);
     }
 
     @Scheduled(every = "{macfleet.supervision.interval}", delayed = "10s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
@@ -308,6 +310,12 @@ public class SupervisionService {
         for (RankTarget rank : ranks) {
             supervised.add(new SupervisedCluster.Rank(rank.rank(), rank.machine(),
                     URI.create("http://" + rank.managementAddress() + ":" + rank.httpPort() + "/"), NodeLayout.LABEL, NodeLayout.errorLog()));
+        }
+        try {
+            String key = java.nio.file.Files.readString(nodes.keys(cluster.name()).apiKeyFile()).strip();
+            supervised.forEach(rank -> metricsKeys.put(rank.node(), key));
+        } catch (IOException | RuntimeException noKey) {
+            // metrics are for display: the look goes on without them
         }
         RankTarget first = ranks.getFirst();
         return new SupervisedCluster(cluster.name(), URI.create("http://" + first.managementAddress() + ":" + first.httpPort() + "/v1"),
