@@ -2,7 +2,8 @@ package io.macfleet.inference;
 
 import io.macfleet.runtime.InferenceCounters;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
@@ -73,6 +74,10 @@ public final class InferenceMetrics {
         return clusterPowerWatts.applyAsDouble(cluster) / rate.getAsDouble();
     }
 
+    private static Duration duration(double seconds) {
+        return Duration.ofNanos(Math.round(seconds * 1e9));
+    }
+
     private ClusterState state(String cluster, String runtime) {
         return clusters.computeIfAbsent(cluster, name -> new ClusterState(name, runtime));
     }
@@ -85,19 +90,33 @@ public final class InferenceMetrics {
         volatile double available;
         InferenceCounters previous;
         Instant previousAt;
-        DistributionSummary firstToken;
+        Timer firstToken;
+        boolean ratesRegistered;
 
         ClusterState(String cluster, String runtime) {
             this.cluster = cluster;
             this.tags = Tags.of("cluster", cluster);
-            registry.gauge("macfleet.inference.metrics.available", Tags.of("cluster", cluster, "runtime", runtime), this, state -> state.available);
-            registry.gauge("macfleet.inference.tokens.per.second", tags, this, state -> state.tokensPerSecond);
-            registry.gauge("macfleet.inference.queue.depth", tags, this, state -> state.queueDepth);
-            registry.gauge("macfleet.inference.joules.per.token", tags, this, state -> joules(state.cluster));
+            Gauge.builder("macfleet.inference.metrics.available", this, state -> state.available).tags(Tags.of("cluster", cluster, "runtime", runtime))
+                    .description("1 when the cluster's runtime answered its last metrics scrape; 0 when it did not or has no metrics (mlx)").register(registry);
+        }
+
+        /** The rate gauges, once the runtime has answered (a runtime without metrics gets none, rather than NaN series). */
+        private void registerRates() {
+            if (ratesRegistered) {
+                return;
+            }
+            ratesRegistered = true;
+            Gauge.builder("macfleet.inference.tokens.per.second", this, state -> state.tokensPerSecond).tags(tags)
+                    .description("Tokens generated per second over the last scrape interval").register(registry);
+            Gauge.builder("macfleet.inference.queue.depth", this, state -> state.queueDepth).tags(tags)
+                    .description("Requests waiting for their turn at the last scrape").register(registry);
+            Gauge.builder("macfleet.inference.joules.per.token", this, state -> joules(state.cluster)).tags(tags)
+                    .description("Energy per generated token: the cluster's Macs' package power over its tokens per second").register(registry);
         }
 
         synchronized void record(InferenceCounters counters, Instant at) {
             available = 1;
+            registerRates();
             counters.requestsByOutcome().forEach((outcome, total) -> add(Counter.builder("macfleet.inference.requests")
                     .description("Generation requests by outcome (ok, rejected when the queue was full), summed over the runtime's restarts")
                     .tags(tags).tag("outcome", outcome), total, previous == null ? null : previous.requestsByOutcome().get(outcome)));
@@ -139,9 +158,12 @@ public final class InferenceMetrics {
 
         private void recordFirstTokens(InferenceCounters.FirstTokenHistogram now, InferenceCounters.FirstTokenHistogram before) {
             if (firstToken == null) {
-                firstToken = DistributionSummary.builder("macfleet.inference.time.to.first.token").baseUnit("seconds")
+                // A timer, not a distribution summary: a summary's fixed-boundary histogram rounds values up to whole
+                // numbers (0.1 s would land in le="1.0"); a timer counts nanoseconds and prints seconds.
+                firstToken = Timer.builder("macfleet.inference.time.to.first.token")
                         .description("Time from the start of a generation to its first token (bucket counts from the runtime)")
-                        .serviceLevelObjectives(FIRST_TOKEN_BOUNDS).tags(tags).register(registry);
+                        .serviceLevelObjectives(java.util.Arrays.stream(FIRST_TOKEN_BOUNDS).mapToObj(InferenceMetrics::duration).toArray(Duration[]::new))
+                        .minimumExpectedValue(Duration.ofMillis(1)).tags(tags).register(registry);
             }
             boolean restarted = before == null || now.count() < before.count();
             double previousCumulative = 0;
@@ -161,7 +183,7 @@ public final class InferenceMetrics {
 
         private void observe(double value, double times) {
             for (long i = 0; i < Math.min((long) times, MAXIMUM_RECORDED); i++) {
-                firstToken.record(value);
+                firstToken.record(duration(value));
             }
         }
     }
