@@ -378,6 +378,10 @@ public class SupervisionService {
             Tags tags = Tags.of("cluster", cluster, "rank", Integer.toString(rank.rank()), "machine", rank.machine());
             registry.gauge("macfleet_node_rank_serving", tags, holder, h -> h.get() != null && h.get().health() == RankObservation.Health.SERVING ? 1 : 0);
             registry.gauge("macfleet_node_rank_runs", tags, holder, h -> h.get() == null ? Double.NaN : h.get().runs().map(Integer::doubleValue).orElse(Double.NaN));
+            // 1 when the rank's RDMA is healthy, 0 when it is switched on but broken (the rank then runs over TCP or fails);
+            // NaN when RDMA is not in use there.
+            registry.gauge("macfleet_node_rank_rdma_healthy", tags, holder, h -> h.get() == null || h.get().rdma() == RankObservation.Rdma.NOT_IN_USE
+                    || h.get().rdma() == RankObservation.Rdma.UNKNOWN ? Double.NaN : h.get().rdma() == RankObservation.Rdma.HEALTHY ? 1 : 0);
             registry.gauge("macfleet_node_rank_tokens_per_second", tags, holder, h -> h.get() == null || h.get().tokensPerSecond().isEmpty()
                     ? Double.NaN : h.get().tokensPerSecond().getAsDouble());
             registry.gauge("macfleet_node_rank_time_to_first_token_seconds", tags, holder, h -> h.get() == null
