@@ -39,6 +39,7 @@ import org.jboss.logging.Logger;
  * {@code macfleet_inference_metrics_available{runtime="mlx"} 0} and nothing else.
  */
 @ApplicationScoped
+@jakarta.inject.Named("inferenceEnergy") // the cluster page's line: {inject:inferenceEnergy.describe(name)}
 public class InferenceScraper {
 
     private static final Logger LOG = Logger.getLogger(InferenceScraper.class);
@@ -126,6 +127,22 @@ public class InferenceScraper {
     /** Joules per generated token of the cluster, when it generates and every Mac's package power is known. */
     public OptionalDouble joulesPerToken(String cluster) {
         return metrics.joulesPerToken(cluster);
+    }
+
+    /** The cluster page's sentence on energy per token, e.g. "2.9 J per token (118 W at 40.5 tokens/s)". */
+    public String describe(String cluster) {
+        OptionalDouble rate = tokensPerSecond(cluster);
+        if (rate.isEmpty()) {
+            return "unknown: no tokens-per-second figure from the runtime yet";
+        }
+        if (rate.getAsDouble() <= 0) {
+            return "not generating now (0 tokens/s)";
+        }
+        double watts = clusterPowerWatts(cluster);
+        if (Double.isNaN(watts)) {
+            return "unknown: not every Mac's package power is known yet (" + String.format(java.util.Locale.ROOT, "%.1f", rate.getAsDouble()) + " tokens/s)";
+        }
+        return String.format(java.util.Locale.ROOT, "%.2f J per token (%.0f W at %.1f tokens/s)", watts / rate.getAsDouble(), watts, rate.getAsDouble());
     }
 
     /** The bundled node's key lives under macfleet's home; other runtimes name theirs in inference.settings.apiKey. */

@@ -1,0 +1,243 @@
+package io.macfleet.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.macfleet.accounts.Role;
+import io.macfleet.accounts.TestAccounts;
+import io.macfleet.inventory.DesiredStateStore;
+import io.macfleet.cabling.PortPlan;
+import io.macfleet.inventory.Topology;
+import io.macfleet.simulator.FaultStep;
+import io.macfleet.simulator.PortRef;
+import io.macfleet.testing.SimulatedCluster;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shipped alert rules (docs/prometheus/macfleet-rules.yml) in the real Prometheus from Debian (/usr/bin/prometheus,
+ * /usr/bin/promtool; {@code apt-get install prometheus}): promtool accepts them; a Prometheus started by this test on a
+ * free loopback port, with a generated configuration (1 s scrape and evaluation), scrapes {@code /q/metrics} of the
+ * service with a viewer's API token while the service reads the health of four simulated Macs; its query API shows
+ * the series, and the overheating and kernel-panic rules fire once the simulator injects those faults. The rules' {@code
+ * for:} durations are shortened to 1 s in the copy Prometheus loads (the expressions are the shipped ones), so the test
+ * waits seconds, not minutes. Skipped when Prometheus is not installed, failed then when CI=true.
+ */
+@QuarkusTest
+class PrometheusAlertsTest {
+
+    private static final Path PROMETHEUS = Path.of("/usr/bin/prometheus");
+    private static final Path PROMTOOL = Path.of("/usr/bin/promtool");
+    private static final Path RULES = Path.of("docs/prometheus/macfleet-rules.yml");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    static SimulatedCluster simulation;
+    static Process prometheus;
+    static Path directory;
+
+    @Inject
+    DesiredStateStore store;
+
+    @Inject
+    MacHealthService health;
+
+    @ConfigProperty(name = "quarkus.http.test-port")
+    int port;
+
+    @BeforeAll
+    static void start() throws Exception {
+        boolean installed = Files.isExecutable(PROMETHEUS) && Files.isExecutable(PROMTOOL);
+        if (!installed && "true".equals(System.getenv("CI"))) {
+            throw new IllegalStateException("CI=true but " + PROMETHEUS + " or " + PROMTOOL + " is missing: apt-get install prometheus");
+        }
+        Assumptions.assumeTrue(installed, "Prometheus is not installed (" + PROMETHEUS + ", " + PROMTOOL + "): apt-get install prometheus");
+        simulation = SimulatedCluster.start("prometheus-alerts", 4, "127.0.30.1");
+        directory = Files.createTempDirectory("macfleet-prometheus");
+    }
+
+    @AfterAll
+    static void stop() throws InterruptedException {
+        if (prometheus != null) {
+            prometheus.destroy();
+            if (!prometheus.waitFor(20, TimeUnit.SECONDS)) {
+                prometheus.destroyForcibly();
+            }
+        }
+        if (simulation != null) {
+            simulation.close();
+        }
+    }
+
+    @Test
+    void promtoolAcceptsTheRulesAndPrometheusFiresOnOverheatingAndAPanic() throws Exception {
+        Process check = new ProcessBuilder(PROMTOOL.toString(), "check", "rules", RULES.toString()).redirectErrorStream(true).start();
+        String checked = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(check.waitFor()).as(checked).isZero();
+        assertThat(checked).contains("SUCCESS");
+
+        simulation.apply(store, "prometheus-test", Map.of());
+        List<MacHealth> first = health.round();
+        // the links are up before the fault: Prometheus must have seen them up (the rule fires on a port that was up)
+        assertThat(first).extracting(MacHealth::machine).containsExactlyInAnyOrderElementsOf(SimulatedCluster.MEMBERS);
+        assertThat(first).allSatisfy(look -> assertThat(look.unreadable()).as(look.machine()).isEmpty());
+
+        int prometheusPort = freePort();
+        startPrometheus(prometheusPort);
+        String base = "http://127.0.0.1:" + prometheusPort;
+
+        // The series are there, one per Mac, as Prometheus scraped them from /q/metrics.
+        for (String series : List.of("macfleet_mac_package_power_watts", "macfleet_mac_memory_pressure_ratio", "macfleet_mac_wired_memory_bytes",
+                "macfleet_mac_wired_limit_bytes", "macfleet_mac_uptime_seconds", "macfleet_mac_health_age_seconds",
+                "macfleet_mac_kernel_panics_total", "macfleet_mac_thermal_pressure_level", "macfleet_machines")) {
+            JsonNode result = waitFor(base, series, Duration.ofSeconds(60), answer -> answer.size() >= (series.equals("macfleet_machines") ? 1 : 4));
+            assertThat(result.size()).as(series).isGreaterThanOrEqualTo(1);
+        }
+        assertThat(waitFor(base, "macfleet_mac_package_power_watts{machine=\"studio-02\"}", Duration.ofSeconds(10), answer -> answer.size() == 1)
+                .get(0).get("value").get(1).asDouble()).isBetween(30.0, 50.0);
+        assertThat(alerts(base)).noneMatch(alert -> alert.get("labels").get("alertname").asText().matches("MacfleetMacOverheating|MacfleetKernelPanic"));
+
+        simulation.fleet.inject(FaultStep.machine("studio-02", "overheat"));
+        simulation.fleet.inject(FaultStep.machine("studio-03", "kernel-panic"));
+        simulation.fleet.inject(FaultStep.machine("studio-02", "wired-memory-high"));
+        // the RDMA link between studio-01 and studio-04 goes down: both ends' ports turn PORT_DOWN
+        Topology.Link cable = PortPlan.fullMesh(SimulatedCluster.NAME, SimulatedCluster.MEMBERS).cableBetween("studio-01", "studio-04").orElseThrow();
+        simulation.fleet.inject(FaultStep.cable(new PortRef("studio-04", cable.endOf("studio-04").port()).toString(), "rdma-down"));
+        health.round();
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        List<String> firing = List.of();
+        while (System.nanoTime() < deadline) {
+            firing = alerts(base).stream().filter(alert -> alert.get("state").asText().equals("firing"))
+                    .map(alert -> alert.get("labels").get("alertname").asText() + "/" + alert.get("labels").path("machine").asText()).toList();
+            if (firing.containsAll(List.of("MacfleetMacOverheating/studio-02", "MacfleetKernelPanic/studio-03", "MacfleetRdmaPortDown/studio-04",
+                    "MacfleetWiredMemoryNearLimit/studio-02"))) {
+                break;
+            }
+            Thread.sleep(500);
+        }
+        System.out.println("firing in Prometheus: " + firing);
+        assertThat(firing).contains("MacfleetMacOverheating/studio-02", "MacfleetKernelPanic/studio-03", "MacfleetMacPowerHigh/studio-02",
+                "MacfleetWiredMemoryNearLimit/studio-02",
+                "MacfleetRdmaPortDown/studio-01", "MacfleetRdmaPortDown/studio-04");
+        // only where the faults are: the Macs' unused Thunderbolt ports are PORT_DOWN all along and raise nothing
+        assertThat(firing).filteredOn(name -> name.startsWith("MacfleetRdmaPortDown/")).allMatch(name -> name.matches(".*/studio-0[14]"));
+        assertThat(firing).filteredOn(name -> !name.startsWith("MacfleetRdmaPortDown/")).allMatch(name -> name.matches(".*/studio-0[23]"));
+
+        // Every query of the Grafana dashboard is one Prometheus accepts (its variables set to "any").
+        JsonNode dashboard = JSON.readTree(Path.of("docs/grafana/macfleet.json").toFile());
+        int queries = 0;
+        for (JsonNode panel : dashboard.get("panels")) {
+            for (JsonNode target : panel.path("targets")) {
+                String expression = target.get("expr").asText().replace("$cluster", ".*").replace("$machine", ".*");
+                JsonNode answer = JSON.readTree(get(base + "/api/v1/query?query=" + URLEncoder.encode(expression, StandardCharsets.UTF_8)).body());
+                assertThat(answer.get("status").asText()).as(panel.get("title").asText() + ": " + expression + " -> " + answer).isEqualTo("success");
+                queries++;
+            }
+        }
+        assertThat(queries).isGreaterThan(15);
+
+        // The cluster page's energy line says why it is unknown here (no runtime deployed, so no tokens per second).
+        String page = TestAccounts.login(Role.VIEWER).request().get("/console/clusters/" + SimulatedCluster.NAME).then().statusCode(200)
+                .extract().asString();
+        assertThat(page).contains("Energy per token: <span data-energy-per-token>unknown: no tokens-per-second figure from the runtime yet</span>");
+    }
+
+    private void startPrometheus(int prometheusPort) throws IOException, InterruptedException {
+        Path token = directory.resolve("token");
+        Files.writeString(token, TestAccounts.token(Role.VIEWER));
+        Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-------"));
+        // The shipped expressions, their waits shortened: a test cannot wait the minutes an operator's rule waits.
+        Path rules = directory.resolve("macfleet-rules.yml");
+        Files.writeString(rules, Files.readString(RULES).replaceAll("(?m)^(\\s+for: )\\S+$", "$11s"));
+        Path config = directory.resolve("prometheus.yml");
+        Files.writeString(config, """
+                global:
+                  scrape_interval: 1s
+                  evaluation_interval: 1s
+                rule_files:
+                  - %s
+                scrape_configs:
+                  - job_name: macfleet
+                    metrics_path: /q/metrics
+                    authorization:
+                      type: Bearer
+                      credentials_file: %s
+                    static_configs:
+                      - targets: ["127.0.0.1:%d"]
+                """.formatted(rules, token, port));
+        List<String> command = new ArrayList<>(List.of(PROMETHEUS.toString(), "--config.file=" + config, "--storage.tsdb.path=" + directory.resolve("data"),
+                "--web.listen-address=127.0.0.1:" + prometheusPort, "--log.level=warn"));
+        prometheus = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(directory.resolve("prometheus.log").toFile()).start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (get("http://127.0.0.1:" + prometheusPort + "/-/ready").statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            if (!prometheus.isAlive()) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("Prometheus did not become ready: " + Files.readString(directory.resolve("prometheus.log")));
+    }
+
+    /** Polls an instant query until its result satisfies the condition (or the time is up) and returns the last result. */
+    private static JsonNode waitFor(String base, String query, Duration patience, java.util.function.Predicate<JsonNode> condition) throws Exception {
+        long deadline = System.nanoTime() + patience.toNanos();
+        JsonNode result = JSON.createArrayNode();
+        while (System.nanoTime() < deadline) {
+            JsonNode answer = JSON.readTree(get(base + "/api/v1/query?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8)).body());
+            assertThat(answer.get("status").asText()).as(answer.toString()).isEqualTo("success");
+            result = answer.get("data").get("result");
+            if (condition.test(result)) {
+                return result;
+            }
+            Thread.sleep(500);
+        }
+        return result;
+    }
+
+    private static List<JsonNode> alerts(String base) throws Exception {
+        JsonNode answer = JSON.readTree(get(base + "/api/v1/alerts").body());
+        List<JsonNode> alerts = new ArrayList<>();
+        answer.get("data").get("alerts").forEach(alerts::add);
+        return alerts;
+    }
+
+    private static HttpResponse<String> get(String uri) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}
