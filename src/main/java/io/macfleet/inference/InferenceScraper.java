@@ -99,16 +99,8 @@ public class InferenceScraper {
                     metrics.unavailable(cluster.name(), runtimeName);
                     continue;
                 }
-                URI uri = URI.create(runtimes.endpoint(cluster.name()).replaceFirst("/v1$", "") + path.get());
-                HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET();
-                apiKey(cluster, runtime).ifPresent(key -> request.header("Authorization", "Bearer " + key));
-                HttpResponse<String> answer = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-                if (answer.statusCode() != 200) {
-                    LOG.debugf("metrics of cluster %s: HTTP %d from %s", cluster.name(), answer.statusCode(), uri);
-                    metrics.unavailable(cluster.name(), runtimeName);
-                    continue;
-                }
-                metrics.record(cluster.name(), runtimeName, runtime.inferenceCounters(PrometheusText.parse(answer.body())), clock.instant());
+                URI uri = metricsUri(runtimes.endpoint(cluster.name()), path.get());
+                metrics.record(cluster.name(), runtimeName, fetch(http, runtime, uri, apiKey(cluster, runtime)), clock.instant());
             } catch (IOException | RuntimeException e) {
                 LOG.debugf("metrics of cluster %s not scraped: %s", cluster.name(), e.toString());
                 metrics.unavailable(cluster.name(), runtimeName);
@@ -118,6 +110,23 @@ public class InferenceScraper {
             }
         }
         metrics.retain(names);
+    }
+
+    /** The metrics address on the server of an OpenAI endpoint ({@code http://host:port/v1} and {@code /metrics}). */
+    public static URI metricsUri(String endpoint, String path) {
+        return URI.create(endpoint.replaceFirst("/v1/?$", "") + path);
+    }
+
+    /** One scrape: GET with the bearer key, the answer in macfleet's terms; anything but 200 is an IOException naming it. */
+    public static io.macfleet.runtime.InferenceCounters fetch(HttpClient http, InferenceRuntime runtime, URI uri, Optional<String> apiKey)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET();
+        apiKey.ifPresent(key -> request.header("Authorization", "Bearer " + key));
+        HttpResponse<String> answer = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) {
+            throw new IOException("HTTP " + answer.statusCode() + " from " + uri);
+        }
+        return runtime.inferenceCounters(PrometheusText.parse(answer.body()));
     }
 
     public OptionalDouble tokensPerSecond(String cluster) {
