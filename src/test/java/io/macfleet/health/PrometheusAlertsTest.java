@@ -99,7 +99,9 @@ class PrometheusAlertsTest {
         assertThat(checked).contains("SUCCESS");
 
         simulation.apply(store, "prometheus-test", Map.of());
+        long started = System.nanoTime();
         List<MacHealth> first = health.round();
+        System.out.printf("health of %d simulated Macs read in %.2f s%n", first.size(), (System.nanoTime() - started) / 1e9);
         // the links are up before the fault: Prometheus must have seen them up (the rule fires on a port that was up)
         assertThat(first).extracting(MacHealth::machine).containsExactlyInAnyOrderElementsOf(SimulatedCluster.MEMBERS);
         assertThat(first).allSatisfy(look -> assertThat(look.unreadable()).as(look.machine()).isEmpty());
