@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.xml.XMLConstants;
@@ -194,10 +193,6 @@ public final class MacHealthParsers {
             }
         }
         return ports;
-    }
-
-    static OptionalLong positive(long value) {
-        return value > 0 ? OptionalLong.of(value) : OptionalLong.empty();
     }
 
     private static String abbreviate(String text) {
