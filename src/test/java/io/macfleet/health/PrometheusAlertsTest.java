@@ -56,6 +56,8 @@ class PrometheusAlertsTest {
 
     static SimulatedCluster simulation;
     static Process prometheus;
+    static ProcessBuilder llama;
+    static Process llamaServer;
     static Path directory;
 
     @Inject
@@ -63,6 +65,9 @@ class PrometheusAlertsTest {
 
     @Inject
     MacHealthService health;
+
+    @Inject
+    io.macfleet.inference.InferenceScraper scraper;
 
     @ConfigProperty(name = "quarkus.http.test-port")
     int port;
@@ -86,6 +91,12 @@ class PrometheusAlertsTest {
                 prometheus.destroyForcibly();
             }
         }
+        if (llamaServer != null) {
+            llamaServer.destroy();
+            if (!llamaServer.waitFor(20, TimeUnit.SECONDS)) {
+                llamaServer.destroyForcibly();
+            }
+        }
         if (simulation != null) {
             simulation.close();
         }
@@ -98,7 +109,30 @@ class PrometheusAlertsTest {
         assertThat(check.waitFor()).as(checked).isZero();
         assertThat(checked).contains("SUCCESS");
 
-        simulation.apply(store, "prometheus-test", Map.of());
+        // llm-a is served by a real llama-server (one process, on studio-01's address, as its head would listen): macfleet
+        // scrapes its /metrics with the cluster's key and exports macfleet_inference_* for Prometheus.
+        Path build = io.macfleet.runtime.LlamaCppBuild.required();
+        Path model = io.macfleet.deployment.NodeJars.tinyModel(directory, 5);
+        Path key = directory.resolve("llama.key");
+        Files.writeString(key, "prometheus-test-key-5d1c");
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+        int llamaPort = freePort();
+        String head = simulation.fleet.endpoint("studio-01").host();
+        llama = new ProcessBuilder(build.resolve("llama-server").toString(), "-m", model.toString(), "--host", head, "--port",
+                Integer.toString(llamaPort), "--metrics", "--api-key-file", key.toString(), "-c", "256", "-t", "1")
+                .redirectErrorStream(true).redirectOutput(directory.resolve("llama-server.log").toFile());
+        llama.environment().put("LD_LIBRARY_PATH", build.toString());
+        llamaServer = llama.start();
+        simulation.apply(store, "prometheus-test", Map.of(), yaml -> yaml.replace("      kind: full-mesh\n", """
+                      kind: full-mesh
+                    inference:
+                      runtime: llama.cpp
+                      port: %d
+                      model: %s
+                      settings:
+                        build: %s
+                        apiKey: "file:%s"
+                """.formatted(llamaPort, model, build, key)));
         long started = System.nanoTime();
         List<MacHealth> first = health.round();
         System.out.printf("health of %d simulated Macs read in %.2f s%n", first.size(), (System.nanoTime() - started) / 1e9);
@@ -117,6 +151,22 @@ class PrometheusAlertsTest {
             JsonNode result = waitFor(base, series, Duration.ofSeconds(60), answer -> answer.size() >= (series.equals("macfleet_machines") ? 1 : 4));
             assertThat(result.size()).as(series).isGreaterThanOrEqualTo(1);
         }
+        String llamaBase = "http://" + head + ":" + llamaPort;
+        long ready = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (System.nanoTime() < ready && completion(llamaBase) != 200) {
+            assertThat(llamaServer.isAlive()).as(Files.readString(directory.resolve("llama-server.log"))).isTrue();
+            Thread.sleep(500);
+        }
+        scraper.scrape();
+        assertThat(completion(llamaBase)).isEqualTo(200);
+        scraper.scrape();
+        for (String series : List.of("macfleet_inference_generated_tokens_total{cluster=\"llm-a\"} > 0",
+                "macfleet_inference_prompt_tokens_total{cluster=\"llm-a\"} > 0", "macfleet_inference_tokens_per_second{cluster=\"llm-a\"} > 0",
+                "macfleet_inference_queue_depth{cluster=\"llm-a\"}", "macfleet_inference_joules_per_token{cluster=\"llm-a\"} > 0",
+                "macfleet_inference_metrics_available{cluster=\"llm-a\",runtime=\"llama.cpp\"} == 1")) {
+            assertThat(waitFor(base, series, Duration.ofSeconds(30), answer -> answer.size() == 1).size()).as(series).isEqualTo(1);
+        }
+        assertThat(scraper.describe(SimulatedCluster.NAME)).contains("J per token");
         assertThat(waitFor(base, "macfleet_mac_package_power_watts{machine=\"studio-02\"}", Duration.ofSeconds(10), answer -> answer.size() == 1)
                 .get(0).get("value").get(1).asDouble()).isBetween(30.0, 50.0);
         assertThat(alerts(base)).noneMatch(alert -> alert.get("labels").get("alertname").asText().matches("MacfleetMacOverheating|MacfleetKernelPanic"));
@@ -161,10 +211,10 @@ class PrometheusAlertsTest {
         }
         assertThat(queries).isGreaterThan(15);
 
-        // The cluster page's energy line says why it is unknown here (no runtime deployed, so no tokens per second).
+        // The cluster page's energy line (the last scrape saw llama-server generating, every Mac's power is known).
         String page = TestAccounts.login(Role.VIEWER).request().get("/console/clusters/" + SimulatedCluster.NAME).then().statusCode(200)
                 .extract().asString();
-        assertThat(page).contains("Energy per token: <span data-energy-per-token>unknown: no tokens-per-second figure from the runtime yet</span>");
+        assertThat(page).containsPattern("Energy per token: <span data-energy-per-token>[0-9.]+ J per token \\([0-9]+ W at [0-9.]+ tokens/s\\)</span>");
     }
 
     private void startPrometheus(int prometheusPort) throws IOException, InterruptedException {
@@ -224,6 +274,20 @@ class PrometheusAlertsTest {
             Thread.sleep(500);
         }
         return result;
+    }
+
+    /** The status of a short completion with the cluster's key (-1 when nothing answers yet). */
+    private static int completion(String base) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create(base + "/v1/completions")).timeout(Duration.ofSeconds(60))
+                    .header("Authorization", "Bearer prometheus-test-key-5d1c").header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"prompt\":\"Hi\",\"max_tokens\":8}")).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
     }
 
     private static List<JsonNode> alerts(String base) throws Exception {
