@@ -4,6 +4,7 @@ import io.macfleet.config.MacfleetConfig;
 import io.macfleet.facts.FactsService;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.Machine;
+import io.macfleet.lease.Leases;
 import io.macfleet.reach.MachineReach;
 import io.macfleet.audit.AuditLog;
 import io.macfleet.ssh.ExecutionLimits;
@@ -35,7 +36,8 @@ import org.jboss.logging.Logger;
 /**
  * Every {@code macfleet.metrics.health-interval}, reads every Mac's health over SSH ({@link MacHealthGatherer}) and
  * exports it on /q/metrics as {@code macfleet_mac_*} gauges, one series per machine. Read-only polling: its
- * {@code ssh.exec} entries stay out of the audit log. The latest look of each Mac is
+ * {@code ssh.exec} entries stay out of the audit log. With several instances on one database each Mac is read by the
+ * instance holding its {@code health:MACHINE} lease (as the observation loop's {@code observe:MACHINE}). The latest look of each Mac is
  * kept in memory for the energy per token and the console.
  */
 @ApplicationScoped
@@ -50,6 +52,9 @@ public class MacHealthService {
     private final MeterRegistry registry;
     private final Clock clock;
     private final Map<String, MacHealth> latest = new ConcurrentHashMap<>();
+    /** The health lease of each Mac this instance reads: with several instances on one database, each Mac is read by one. */
+    private final Leases leases;
+    private final Map<String, Leases.Lease> held = new ConcurrentHashMap<>();
     /** Each Mac's panic reports at the previous look: a name not in it is a new panic. */
     private final Map<String, Set<String>> panicsSeen = new ConcurrentHashMap<>();
     private final Map<String, Counter> panicCounters = new ConcurrentHashMap<>();
@@ -66,7 +71,8 @@ public class MacHealthService {
     private final MultiGauge age;
 
     @Inject
-    public MacHealthService(MacfleetConfig config, DesiredStateStore desiredState, FactsService facts, MeterRegistry registry) {
+    public MacHealthService(MacfleetConfig config, DesiredStateStore desiredState, FactsService facts, MeterRegistry registry, Leases leases) {
+        this.leases = leases;
         this.settings = config.metrics();
         this.desiredState = desiredState;
         this.facts = facts;
@@ -104,8 +110,22 @@ public class MacHealthService {
     /** Reads every Mac of the applied inventory now and updates the gauges; returns the Macs that answered. */
     public synchronized List<MacHealth> round() {
         List<Machine> machines = desiredState.machines(null);
+        Set<String> names = new HashSet<>(machines.stream().map(Machine::name).toList());
+        for (String machine : List.copyOf(held.keySet())) {
+            if (!names.contains(machine)) {
+                Leases.Lease lease = held.remove(machine);
+                if (lease != null) {
+                    lease.close();
+                }
+            }
+        }
         List<SshTarget> targets = new ArrayList<>();
         for (Machine machine : machines) {
+            if (!holdsLease(machine.name())) {
+                // another instance reads it (and exports it); this one takes over when that one goes
+                latest.remove(machine.name());
+                continue;
+            }
             try {
                 targets.add(MachineReach.of(machine).ssh());
             } catch (IllegalArgumentException e) {
@@ -125,13 +145,30 @@ public class MacHealthService {
                 }
             }
         }
-        Set<String> names = new HashSet<>(machines.stream().map(Machine::name).toList());
         latest.keySet().retainAll(names);
         publish();
         return answered;
     }
 
-    /** The latest health of a Mac, when it has answered since this instance started. */
+    private boolean holdsLease(String machine) {
+        Leases.Lease lease = held.get(machine);
+        if (lease != null && lease.held()) {
+            return true;
+        }
+        held.remove(machine);
+        return leases.tryAcquire("health:" + machine).map(acquired -> {
+            held.put(machine, acquired);
+            return true;
+        }).orElse(false);
+    }
+
+    @jakarta.annotation.PreDestroy
+    void releaseLeases() {
+        held.values().forEach(Leases.Lease::close);
+        held.clear();
+    }
+
+    /** The latest health of a Mac, when this instance reads it and it has answered since this instance started. */
     public Optional<MacHealth> latest(String machine) {
         return Optional.ofNullable(latest.get(machine));
     }
