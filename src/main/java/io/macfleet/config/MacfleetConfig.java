@@ -32,6 +32,9 @@ public interface MacfleetConfig {
     /** How `macfleet serve` keeps watching the machines (io.macfleet.observe). */
     Observation observation();
 
+    /** Mac health (temperature, power, memory, panics, RDMA ports) and inference metrics on /q/metrics (io.macfleet.health, io.macfleet.inference). */
+    Metrics metrics();
+
     /**
      * Not read by the application: {@code -Dmacfleet.benchmarks=true} enables the benchmark test classes and
      * {@code -Dmacfleet.aot.skip=true} builds without the launcher's AOT cache. Maven hands -D properties to the tests'
@@ -134,6 +137,24 @@ public interface MacfleetConfig {
         /** Time for all of one machine's commands together, once reached. */
         @WithDefault("20S")
         Duration commandTimeout();
+    }
+
+    interface Metrics {
+        /** Whether `macfleet serve` gathers Mac health and scrapes the inference runtimes by itself. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often each Mac's health is read over SSH (powermetrics samples for one second of it). */
+        @WithDefault("60S")
+        Duration healthInterval();
+
+        /** How often each cluster's runtime metrics are scraped (tokens per second is the rate over this interval). */
+        @WithDefault("15S")
+        Duration inferenceInterval();
+
+        /** Time for one Mac's health commands together, once reached. */
+        @WithDefault("20S")
+        Duration healthCommandTimeout();
     }
 
     interface Console {

@@ -109,4 +109,38 @@ public final class BundledRuntime implements InferenceRuntime {
             return -1;
         }
     }
+
+    @Override
+    public Optional<String> metricsPath() {
+        return Optional.of("/metrics");
+    }
+
+    /** The node's own names (inference-node's server/Metrics.java); its histogram buckets are copied as they are. */
+    @Override
+    public InferenceCounters inferenceCounters(PrometheusText scraped) {
+        java.util.Map<String, Double> requests = new java.util.LinkedHashMap<>();
+        java.util.OptionalDouble all = scraped.value("inference_node_requests_total");
+        java.util.OptionalDouble rejected = scraped.value("inference_node_requests_rejected_total");
+        if (all.isPresent()) {
+            requests.put("ok", Math.max(0, all.getAsDouble() - rejected.orElse(0)));
+            requests.put("rejected", rejected.orElse(0));
+        }
+        java.util.Map<String, Double> errors = new java.util.LinkedHashMap<>();
+        scraped.all("inference_node_errors_total", labels -> labels.containsKey("kind"))
+                .forEach(sample -> errors.merge(sample.labels().get("kind"), sample.value(), Double::sum));
+        List<Double> bounds = new java.util.ArrayList<>();
+        List<Double> cumulative = new java.util.ArrayList<>();
+        for (PrometheusText.Sample bucket : scraped.all("inference_node_time_to_first_token_seconds_bucket", labels -> labels.containsKey("le"))) {
+            double bound = Double.parseDouble(bucket.labels().get("le").replace("+Inf", "Infinity"));
+            if (Double.isFinite(bound)) {
+                bounds.add(bound);
+                cumulative.add(bucket.value());
+            }
+        }
+        java.util.OptionalDouble count = scraped.value("inference_node_time_to_first_token_seconds_count");
+        InferenceCounters.FirstTokenHistogram firstToken = count.isEmpty() ? null : new InferenceCounters.FirstTokenHistogram(bounds, cumulative,
+                scraped.value("inference_node_time_to_first_token_seconds_sum").orElse(0), count.getAsDouble());
+        return new InferenceCounters(requests, scraped.value("inference_node_prompt_tokens_total"),
+                scraped.value("inference_node_tokens_generated_total"), firstToken, scraped.value("inference_node_requests_waiting"), errors);
+    }
 }

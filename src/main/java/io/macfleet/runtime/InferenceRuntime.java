@@ -70,4 +70,17 @@ public interface InferenceRuntime {
     default Optional<String> transport(String label, String log) {
         return Optional.empty();
     }
+
+    /**
+     * Where this runtime's Prometheus metrics are: a path on the server of its OpenAI endpoint (e.g. {@code /metrics}),
+     * fetched with the endpoint's API key when the cluster has one; empty when the runtime exports none.
+     */
+    default java.util.Optional<String> metricsPath() {
+        return java.util.Optional.empty();
+    }
+
+    /** One scrape of {@link #metricsPath()} in macfleet's terms (what the runtime does not measure stays empty). */
+    default InferenceCounters inferenceCounters(PrometheusText scraped) {
+        return InferenceCounters.NONE;
+    }
 }

@@ -335,4 +335,21 @@ public final class LlamaCppRuntime implements InferenceRuntime {
         hashes.forEach((file, sha256) -> manifest.append(file.getFileName()).append(' ').append(sha256).append('\n'));
         return NodeRelease.sha256(manifest.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
+
+    /** llama-server serves /metrics when started with --metrics (the plan passes it), behind its API key. */
+    @Override
+    public Optional<String> metricsPath() {
+        return Optional.of("/metrics");
+    }
+
+    /**
+     * llama-server's names (llama.cpp tools/server, the metrics handler; a sample captured from build de3ff81 in
+     * src/test/resources/runtime-metrics/): prompt and generated tokens and the deferred requests. It counts no
+     * requests and measures no time to first token, so those stay empty.
+     */
+    @Override
+    public InferenceCounters inferenceCounters(PrometheusText scraped) {
+        return new InferenceCounters(java.util.Map.of(), scraped.value("llamacpp:prompt_tokens_total"),
+                scraped.value("llamacpp:tokens_predicted_total"), null, scraped.value("llamacpp:requests_deferred"), java.util.Map.of());
+    }
 }

@@ -45,6 +45,12 @@ public final class Faults {
     public final Set<String> crashLoopingDaemons = ConcurrentHashMap.newKeySet();
     /** Network services (such as "Thunderbolt 2") deleted from the Mac's network settings: the hardware port stays. */
     public final Set<String> deletedNetworkServices = ConcurrentHashMap.newKeySet();
+    /** The Mac runs hot: powermetrics reports heavy thermal pressure and a package power far above normal. */
+    public volatile boolean overheating;
+    /** What {@code sysctl iogpu.wired_limit_mb} says (0: macOS' default limit). */
+    public volatile long wiredLimitMegabytes;
+    /** Memory wired down, as a fraction of physical memory, that memory_pressure reports; negative: the default. */
+    public volatile double wiredFraction = -1;
 
     public void clear() {
         hang = false;
@@ -58,6 +64,9 @@ public final class Faults {
         diskAvailableKilobytes = -1;
         crashLoopingDaemons.clear();
         deletedNetworkServices.clear();
+        overheating = false;
+        wiredLimitMegabytes = 0;
+        wiredFraction = -1;
     }
 
     /**

@@ -426,4 +426,15 @@ public final class MacosOutput {
         }
         return now + "  up " + since + ", 1 user, load averages: 0.42 0.35 0.31\n";
     }
+
+    /**
+     * {@code sysctl -n kern.boottime}: the C struct timeval as sysctl prints it, then ctime(3) of it in the Mac's time
+     * zone (UTC here), e.g. {@code { sec = 1763822431, usec = 520390 } Sat Nov 22 14:40:31 2025}; see
+     * src/test/resources/macos-samples/SOURCES.md.
+     */
+    static String bootTime(java.time.Instant bootTime) {
+        java.time.ZonedDateTime at = bootTime.atZone(java.time.ZoneOffset.UTC);
+        String ctime = java.time.format.DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss yyyy", java.util.Locale.ROOT).format(at);
+        return "{ sec = " + bootTime.getEpochSecond() + ", usec = " + bootTime.getNano() / 1000 + " } " + ctime;
+    }
 }

@@ -347,13 +347,14 @@ public final class SimulatedFleet implements AutoCloseable {
     /** The fault kinds {@link #inject(FaultStep)} understands. */
     public static final List<String> FAULT_KINDS = List.of("hang", "hang-connect", "slow", "drop-connection", "garbage", "reboot-never-returns",
             "disk-full", "crash-loop", "daemon-crash", "wedge-rdma", "host-key-change", "reboot", "power-off", "power-on", "recovery", "clear",
-            "unplug", "plug", "tb4", "tb5", "one-sided", "rdma-down", "move");
+            "unplug", "plug", "tb4", "tb5", "one-sided", "rdma-down", "move", "overheat", "kernel-panic", "wired-memory-high");
 
     /**
      * Injects one fault. Machine faults: hang, slow (millis), drop-connection, garbage, reboot-never-returns,
      * disk-full, crash-loop (daemon), daemon-crash (daemon: kill -9), wedge-rdma (every daemon logs the RDMA error and
      * exits, ibv_devinfo hangs, until a reboot), host-key-change, reboot, power-off, power-on, recovery,
-     * clear. Cable faults (cable = a port): unplug, plug (peer, TB5), tb4, tb5, one-sided, rdma-down (links, but its RDMA
+     * overheat (heavy thermal pressure and high package power in powermetrics), kernel-panic (a panic report appears in
+     * /Library/Logs/DiagnosticReports), wired-memory-high (memory_pressure reports most memory wired), clear. Cable faults (cable = a port): unplug, plug (peer, TB5), tb4, tb5, one-sided, rdma-down (links, but its RDMA
      * ports stay PORT_DOWN), move (to), clear (a sound Thunderbolt 5 cable again, in the same ports).
      *
      * @return a sentence saying what was done
@@ -425,6 +426,11 @@ public final class SimulatedFleet implements AutoCloseable {
                 }
             }
             case "host-key-change" -> changeHostKey(name);
+            case "overheat" -> faults.overheating = true;
+            case "kernel-panic" -> {
+                return "kernel-panic on " + name + ": wrote " + HealthPrograms.writePanicReport(mac);
+            }
+            case "wired-memory-high" -> faults.wiredFraction = 0.74;
             case "reboot" -> reboot(name);
             case "power-off" -> powerOff(name);
             case "power-on" -> powerOn(name);

@@ -11,7 +11,7 @@ final class SimulatedPrograms {
     }
 
     static List<SimulatedProgram> standard() {
-        return List.of(new SystemInformationPrograms(), new NetworkPrograms(), new RdmaPrograms(), new SettingsPrograms(), new FilePrograms(),
+        return List.of(new SystemInformationPrograms(), new NetworkPrograms(), new RdmaPrograms(), new HealthPrograms(), new SettingsPrograms(), new FilePrograms(),
                 new TextFilters(), new LaunchctlProgram(), new PowerPrograms(), new UpdatePrograms(), new ShasumProgram(), new CurlProgram(), new JavaProgram(),
                 new ExpectProgram(), new LsofProgram(), new MlxPythonProgram());
     }

@@ -96,6 +96,8 @@ final class SystemInformationPrograms implements SimulatedProgram {
                 case "kern.osproductversion" -> state.release().version();
                 case "kern.hostname" -> mac.name();
                 case "hw.pagesize" -> "16384";
+                case "iogpu.wired_limit_mb" -> String.valueOf(mac.faults().wiredLimitMegabytes);
+                case "kern.boottime" -> MacosOutput.bootTime(state.bootTime());
                 default -> null;
             };
             if (value == null) {

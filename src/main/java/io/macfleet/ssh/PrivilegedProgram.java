@@ -30,7 +30,9 @@ public enum PrivilegedProgram {
     /** Installing a package (the Java runtime the inference node needs). */
     INSTALLER("/usr/sbin/installer"),
     /** Restarts after updates. */
-    SHUTDOWN("/sbin/shutdown");
+    SHUTDOWN("/sbin/shutdown"),
+    /** Package power and thermal pressure for the health metrics (it reads the SMC and power counters, so root). */
+    POWERMETRICS("/usr/bin/powermetrics");
 
     private final String path;
 

@@ -56,8 +56,16 @@ public final class NodeProbe implements ClusterProbe {
     private final Duration httpTimeout;
     private final Duration rdmaTimeout;
     private final Clock clock;
+    /** The bearer key for a rank's /metrics (the node serves it behind its API key), by the rank's URI. */
+    private final java.util.function.Function<java.net.URI, Optional<String>> metricsKey;
 
     public NodeProbe(MachineShell shell, Duration httpTimeout, Duration rdmaTimeout, Clock clock) {
+        this(shell, httpTimeout, rdmaTimeout, clock, rank -> Optional.empty());
+    }
+
+    public NodeProbe(MachineShell shell, Duration httpTimeout, Duration rdmaTimeout, Clock clock,
+                     java.util.function.Function<java.net.URI, Optional<String>> metricsKey) {
+        this.metricsKey = metricsKey;
         this.shell = shell;
         this.http = HttpClient.newBuilder().connectTimeout(httpTimeout).version(HttpClient.Version.HTTP_1_1).build();
         this.httpTimeout = httpTimeout;
@@ -113,7 +121,9 @@ public final class NodeProbe implements ClusterProbe {
         OptionalDouble firstToken = OptionalDouble.empty();
         if (health != RankObservation.Health.UNREACHABLE) {
             try {
-                HttpResponse<String> metrics = get(rank.node().resolve("/metrics"));
+                HttpRequest.Builder request = HttpRequest.newBuilder(rank.node().resolve("/metrics")).timeout(httpTimeout).GET();
+                metricsKey.apply(rank.node()).ifPresent(key -> request.header("Authorization", "Bearer " + key));
+                HttpResponse<String> metrics = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
                 if (metrics.statusCode() == 200) {
                     double ttftSum = Double.NaN;
                     double ttftCount = Double.NaN;

@@ -79,6 +79,8 @@ public class SupervisionService {
     private final java.util.concurrent.ExecutorService actions = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
     private final SupervisionLoop loop;
     private final Instance<MaintenanceWindows> maintenance;
+    /** Each rank's API key for its /metrics (the node serves /metrics behind the key it serves the API with). */
+    private final Map<URI, String> metricsKeys = new ConcurrentHashMap<>();
 
     @Inject
     public SupervisionService(MacfleetConfig config, DesiredStateStore desiredState, NodeService nodes, JdbcAuditLog audit,
@@ -107,7 +109,7 @@ public class SupervisionService {
             return shell.run(machine, command, timeout);
         };
         this.loop = new SupervisionLoop(this.leases, new NodeProbe(probeShell, Duration.ofSeconds(3), settings.rdmaTimeout(),
-                Clock.systemUTC()), supervisor);
+                Clock.systemUTC(), rank -> Optional.ofNullable(metricsKeys.get(rank))), supervisor);
     }
 
     /**
@@ -333,6 +335,12 @@ public class SupervisionService {
             supervised.add(new SupervisedCluster.Rank(rank.rank(), rank.machine(),
                     URI.create("http://" + rank.managementAddress() + ":" + rank.httpPort() + "/"), NodeLayout.LABEL, NodeLayout.errorLog()));
         }
+        try {
+            String key = java.nio.file.Files.readString(nodes.keys(cluster.name()).apiKeyFile()).strip();
+            supervised.forEach(rank -> metricsKeys.put(rank.node(), key));
+        } catch (IOException | RuntimeException noKey) {
+            // metrics are for display: the look goes on without them
+        }
         RankTarget first = ranks.getFirst();
         return new SupervisedCluster(cluster.name(), URI.create("http://" + first.managementAddress() + ":" + first.httpPort() + "/v1"),
                 new SupervisedCluster.Policy(cluster.supervision().rebootOnRdmaFailure()), supervised);
@@ -394,6 +402,10 @@ public class SupervisionService {
             Tags tags = Tags.of("cluster", cluster, "rank", Integer.toString(rank.rank()), "machine", rank.machine());
             registry.gauge("macfleet_node_rank_serving", tags, holder, h -> h.get() != null && h.get().health() == RankObservation.Health.SERVING ? 1 : 0);
             registry.gauge("macfleet_node_rank_runs", tags, holder, h -> h.get() == null ? Double.NaN : h.get().runs().map(Integer::doubleValue).orElse(Double.NaN));
+            // 1 when the rank's RDMA is healthy, 0 when it is switched on but broken (the rank then runs over TCP or fails);
+            // NaN when RDMA is not in use there.
+            registry.gauge("macfleet_node_rank_rdma_healthy", tags, holder, h -> h.get() == null || h.get().rdma() == RankObservation.Rdma.NOT_IN_USE
+                    || h.get().rdma() == RankObservation.Rdma.UNKNOWN ? Double.NaN : h.get().rdma() == RankObservation.Rdma.HEALTHY ? 1 : 0);
             registry.gauge("macfleet_node_rank_tokens_per_second", tags, holder, h -> h.get() == null || h.get().tokensPerSecond().isEmpty()
                     ? Double.NaN : h.get().tokensPerSecond().getAsDouble());
             registry.gauge("macfleet_node_rank_time_to_first_token_seconds", tags, holder, h -> h.get() == null

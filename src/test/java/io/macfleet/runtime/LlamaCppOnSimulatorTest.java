@@ -135,6 +135,16 @@ class LlamaCppOnSimulatorTest {
         assertThat(outcome.staged()).allSatisfy(staged -> assertThat(staged.build()).isPresent().isEqualTo(outcome.staged().getFirst().build()));
         assertThat(chat(outcome.endpoint(), KEY_VALUE)).isEqualTo(200);
         assertThat(chat(outcome.endpoint(), "wrong-key")).isEqualTo(401);
+        // macfleet's scrape of llama-server's own /metrics (issue 30): behind the API key, tokens counted
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        URI metrics = io.macfleet.inference.InferenceScraper.metricsUri(outcome.endpoint(), new LlamaCppRuntime().metricsPath().orElseThrow());
+        io.macfleet.runtime.InferenceCounters counters = io.macfleet.inference.InferenceScraper.fetch(http, new LlamaCppRuntime(), metrics,
+                java.util.Optional.of(KEY_VALUE));
+        assertThat(counters.generatedTokens().orElse(0)).isPositive();
+        assertThat(counters.promptTokens().orElse(0)).isPositive();
+        assertThat(counters.queueDepth()).hasValue(0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> io.macfleet.inference.InferenceScraper.fetch(http, new LlamaCppRuntime(), metrics,
+                java.util.Optional.<String>empty())).hasMessageContaining("HTTP 401");
 
         List<RuntimeService.DaemonStatus> status = runtimes.status("llm-a", settings);
         assertThat(status).hasSize(4).allSatisfy(daemon -> assertThat(daemon.ready()).as(daemon.toString()).isTrue());

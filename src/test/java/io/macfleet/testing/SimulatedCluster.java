@@ -59,7 +59,15 @@ public final class SimulatedCluster implements AutoCloseable {
      * makes the inventory claim other amounts of memory than machines have (drift), e.g. {@code Map.of("studio-04", 512)}.
      */
     public void apply(DesiredStateStore store, String actor, Map<String, Integer> memoryGbClaims) throws IOException {
+        apply(store, actor, memoryGbClaims, yaml -> yaml);
+    }
+
+    /** As {@link #apply(DesiredStateStore, String, Map)}, with the inventory's macfleet.yaml edited first (e.g. an inference section). */
+    public void apply(DesiredStateStore store, String actor, Map<String, Integer> memoryGbClaims,
+                      java.util.function.UnaryOperator<String> editYaml) throws IOException {
         Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh(NAME, MEMBERS)), memoryGbClaims);
+        Path yaml = inventory.resolve("macfleet.yaml");
+        java.nio.file.Files.writeString(yaml, editYaml.apply(java.nio.file.Files.readString(yaml)));
         LoadResult loaded = InventoryLoader.load(inventory);
         assertThat(loaded.errors()).as("the test inventory's errors").isEmpty();
         store.apply(loaded.inventory(), actor, inventory.toString());

@@ -39,4 +39,9 @@ final class FairQueue {
     int inFlight() {
         return admitted.get();
     }
+
+    /** Requests admitted but not yet generating (one generates at a time). */
+    int waiting() {
+        return Math.max(0, admitted.get() - (running.availablePermits() == 0 ? 1 : 0));
+    }
 }

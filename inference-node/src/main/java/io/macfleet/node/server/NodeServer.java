@@ -113,11 +113,16 @@ public final class NodeServer implements AutoCloseable {
     private void handle(HttpExchange exchange) {
         try (exchange) {
             try {
-                if (exchange.getRequestURI().getPath().startsWith("/v1/")) {
+                String path = exchange.getRequestURI().getPath();
+                // /metrics tells request counts and the model's name: as private as the API (a scraper sends the key)
+                if (path.startsWith("/v1/") || path.equals("/metrics")) {
                     security.authorize(exchange);
                 }
                 route(exchange);
             } catch (ApiException e) {
+                if (exchange.getRequestURI().getPath().startsWith("/v1/")) {
+                    metrics.error(e.code != null ? e.code : e.type);
+                }
                 sendError(exchange, e);
             } catch (UncheckedIOException e) {
                 // the client went away mid-stream: nothing left to tell it
@@ -151,7 +156,7 @@ public final class NodeServer implements AutoCloseable {
             }
             case "/metrics" -> {
                 requireMethod(method, "GET");
-                send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.render(queue.inFlight(), engine != null)
+                send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.render(queue.inFlight(), queue.waiting(), engine != null)
                         + (cluster == null ? "" : ClusterMetrics.render(cluster)));
             }
             case "/v1/models" -> {
@@ -487,8 +492,7 @@ public final class NodeServer implements AutoCloseable {
     private void record(InferenceEngine.Generation result) {
         metrics.promptTokens.add(result.promptTokens());
         metrics.generatedTokens.add(result.completionTokens());
-        metrics.firstTokenSeconds.add(result.timeToFirstTokenNanos() / 1e9);
-        metrics.firstTokenCount.increment();
+        metrics.firstToken(result.timeToFirstTokenNanos() / 1e9);
         metrics.lastTokensPerSecondMilli.set((long) (result.decodeTokensPerSecond() * 1000));
     }
 

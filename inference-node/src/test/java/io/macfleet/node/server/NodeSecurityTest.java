@@ -97,6 +97,20 @@ class NodeSecurityTest {
     }
 
     @Test
+    void metricsNeedTheKeyAndCountRefusalsByKind() throws Exception {
+        assertThat(request("/metrics", null, null).statusCode()).isEqualTo(401);
+        assertThat(request("/metrics", "wrong", null).statusCode()).isEqualTo(401);
+        request("/v1/models", "wrong", null);
+        assertThat(request("/v1/completions", KEY, "{\"prompt\":\"Hi\",\"max_tokens\":1}").statusCode()).isEqualTo(200);
+        HttpResponse<String> metrics = request("/metrics", KEY, null);
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.body()).containsPattern("(?m)^inference_node_errors_total\\{kind=\"invalid_api_key\"\\} [1-9]")
+                .contains("# TYPE inference_node_time_to_first_token_seconds histogram")
+                .containsPattern("(?m)^inference_node_time_to_first_token_seconds_bucket\\{le=\"\\+Inf\"\\} [1-9]")
+                .contains("inference_node_requests_waiting 0");
+    }
+
+    @Test
     void a16MegabyteBodyIsRefusedFromItsHeaderWithoutReadingIt() throws Exception {
         List<Double> millis = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
