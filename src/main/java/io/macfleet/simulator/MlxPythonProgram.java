@@ -91,7 +91,7 @@ final class MlxPythonProgram implements SimulatedProgram {
         Files.writeString(venv.resolve("pyvenv.cfg"), "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.9.6\n");
         String java = ProcessHandle.current().info().command().orElse("java");
         String script = "#!/bin/sh\n# The simulator's stand-in for this virtual environment's python3 (no MLX off Apple silicon).\n"
-                + "exec '" + java + "' -Xmx96m -XX:TieredStopAtLevel=1 -cp '" + classPath() + "' "
+                + "exec '" + java + "' -Xmx96m -XX:TieredStopAtLevel=1 -D" + MlxServerStandIn.VENV_PROPERTY + "='" + directory + "' -cp '" + classPath() + "' "
                 + MlxServerStandIn.class.getName() + " \"$@\"\n";
         Path python = venv.resolve("bin/python3");
         Files.writeString(python, script, StandardCharsets.UTF_8);

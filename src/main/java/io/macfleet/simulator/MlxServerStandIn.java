@@ -33,6 +33,9 @@ public final class MlxServerStandIn {
     private MlxServerStandIn() {
     }
 
+    /** The system property naming, on the Mac, the virtual environment whose python3 started this stand-in. */
+    static final String VENV_PROPERTY = "macfleet.mlx.venv";
+
     public static void main(String[] arguments) throws Exception {
         Map<String, String> environment = System.getenv();
         Path root = Path.of(environment.getOrDefault("MACFLEET_SIMULATED_ROOT", "/"));
@@ -171,7 +174,8 @@ public final class MlxServerStandIn {
     }
 
     private static List<String> devices(Path root, Map<String, String> environment) {
-        Path file = inside(root, io.macfleet.runtime.MlxRuntime.VENV + "/" + MlxPythonProgram.DEVICES_FILE);
+        // The venv this python3 belongs to (its path on the Mac, which the venv's script passes), where pip noted the devices.
+        Path file = inside(root, System.getProperty(VENV_PROPERTY, io.macfleet.runtime.MlxRuntime.HOME + "/venv") + "/" + MlxPythonProgram.DEVICES_FILE);
         try {
             return Files.readAllLines(file).stream().filter(line -> !line.isBlank()).toList();
         } catch (IOException e) {

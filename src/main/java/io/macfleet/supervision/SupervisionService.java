@@ -157,7 +157,8 @@ public class SupervisionService {
             try {
                 List<SshTarget> machines = nodes.ranks(cluster.name()).stream().map(RankTarget::ssh).toList();
                 io.macfleet.runtime.RuntimeSupervisor supervisor = runtimeSupervisors.computeIfAbsent(cluster.name(),
-                        name -> new io.macfleet.runtime.RuntimeSupervisor(name, runtime.get(), machines, Duration.ofSeconds(60), Clock.systemUTC()));
+                        name -> new io.macfleet.runtime.RuntimeSupervisor(name, runtime.get(), machines, Duration.ofSeconds(60), Clock.systemUTC(),
+                                cluster.supervision().rebootOnRdmaFailure()));
                 try (io.macfleet.ssh.SshRun run = new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit).openRun()) {
                     switch (supervisor.round(run)) {
                         case io.macfleet.runtime.RuntimeSupervisor.Decision.Restarted restarted -> audit.record(new io.macfleet.audit.AuditEvent(
@@ -170,6 +171,19 @@ public class SupervisionService {
                             audit.record(new io.macfleet.audit.AuditEvent(java.time.Instant.now(), ACTOR, cluster.name(), "node.supervise.alert",
                                     alert.message(), io.macfleet.audit.AuditEvent.Outcome.FAILURE));
                         }
+                        case io.macfleet.runtime.RuntimeSupervisor.Decision.RdmaFailure rdma when rdma.rebootNow() -> {
+                            LOG.warn(rdma.message());
+                            audit.record(new io.macfleet.audit.AuditEvent(java.time.Instant.now(), ACTOR, cluster.name(), "node.supervise.reboot",
+                                    rdma.message(), io.macfleet.audit.AuditEvent.Outcome.SUCCESS));
+                            rebootRuntimeCluster(cluster.name(), supervisor, machines);
+                        }
+                        case io.macfleet.runtime.RuntimeSupervisor.Decision.RdmaFailure rdma -> {
+                            LOG.warn(rdma.message());
+                            audit.record(new io.macfleet.audit.AuditEvent(java.time.Instant.now(), ACTOR, cluster.name(), "node.supervise.alert",
+                                    rdma.message(), io.macfleet.audit.AuditEvent.Outcome.FAILURE));
+                        }
+                        case io.macfleet.runtime.RuntimeSupervisor.Decision.Recovering recovering -> {
+                        }
                         case io.macfleet.runtime.RuntimeSupervisor.Decision.Serving serving -> {
                         }
                         case io.macfleet.runtime.RuntimeSupervisor.Decision.NotDeployed notDeployed -> {
@@ -181,6 +195,28 @@ public class SupervisionService {
             }
         }
         runtimeSupervisors.keySet().removeIf(name -> desiredState.cluster(name).isEmpty());
+    }
+
+    /**
+     * The coordinated reboot an RDMA failure of a runtime cluster asked for, on an action thread (it takes minutes; the
+     * supervisor answers "recovering" meanwhile), audited as {@code node.supervise.reboot}.
+     */
+    private void rebootRuntimeCluster(String cluster, io.macfleet.runtime.RuntimeSupervisor supervisor, List<SshTarget> machines) {
+        List<io.macfleet.runtime.RuntimeSupervisor.Daemon> order = supervisor.rebootOrder();
+        Map<String, SshTarget> targets = new LinkedHashMap<>();
+        machines.forEach(machine -> targets.put(machine.machine(), machine));
+        actions.submit(() -> {
+            try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit), targets)) {
+                RuntimeRdmaReboot.run(cluster, order, shell, Duration.ofSeconds(30), settings.rebootTimeout());
+                supervisor.rebooted(Optional.empty());
+                audit.record(new AuditEvent(java.time.Instant.now(), ACTOR, cluster, "node.supervise.reboot",
+                        "every Mac rebooted, RDMA verified, daemons started in order", AuditEvent.Outcome.SUCCESS));
+            } catch (IOException | RuntimeException e) {
+                supervisor.rebooted(Optional.of(e.getMessage()));
+                audit.record(new AuditEvent(java.time.Instant.now(), ACTOR, cluster, "node.supervise.reboot",
+                        "the coordinated reboot failed: " + e.getMessage(), AuditEvent.Outcome.FAILURE));
+            }
+        });
     }
 
     /** Why the cluster is down on purpose now, from every {@link MaintenanceWindows} bean, or empty. */
