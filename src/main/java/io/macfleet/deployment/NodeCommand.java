@@ -329,7 +329,7 @@ public class NodeCommand {
         }
     }
 
-    static String lastExit(LaunchdService.LastExit exit) {
+    public static String lastExit(LaunchdService.LastExit exit) {
         return switch (exit) {
             case LaunchdService.LastExit.NeverExited ignored -> "never exited";
             case LaunchdService.LastExit.Code code -> code.name().isEmpty() ? Integer.toString(code.code()) : code.code() + ": " + code.name();

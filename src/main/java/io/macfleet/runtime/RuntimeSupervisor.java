@@ -84,6 +84,7 @@ public final class RuntimeSupervisor {
     private volatile boolean rebooting;
     private volatile Instant rebootedAt;
     private List<Daemon> installed = List.of();
+    private volatile List<DaemonStatus> lastLook = List.of();
     /** Each daemon's log lengths (by path) when the cluster last served. */
     private Map<String, Map<String, Long>> servingLogLines = Map.of();
 
@@ -133,6 +134,7 @@ public final class RuntimeSupervisor {
             return new Decision.Recovering("coordinated reboot of " + machines.keySet());
         }
         List<DaemonStatus> daemons = look(run);
+        lastLook = daemons;
         if (daemons.stream().noneMatch(daemon -> daemon.launchd().loaded()) && rebootedAt == null) {
             return new Decision.NotDeployed();
         }
@@ -189,6 +191,16 @@ public final class RuntimeSupervisor {
         // Every restarted daemon has a new pid: the next look that finds them all ready records the serving pids afresh.
         servingPids = Map.of();
         return new Decision.Restarted(reason, order, Duration.between(start, clock.instant()));
+    }
+
+    /** Every daemon as the latest round saw it (empty before the first). */
+    public List<DaemonStatus> lastLook() {
+        return lastLook;
+    }
+
+    /** The open alert (a crash loop, an RDMA failure), if any. */
+    public synchronized Optional<String> alert() {
+        return alert;
     }
 
     /** Forgets the crash loop or RDMA incident (an operator acted). */

@@ -37,20 +37,24 @@ import java.util.stream.Collectors;
  */
 public final class RuntimeUpgrade {
 
-    /** What one Mac runs before and after. */
-    public record MachineChange(String machine, String from, String to) {
+    /**
+     * What one Mac runs before and after.
+     *
+     * @param differs whether the plan's daemons run other programs than the installed ones (another build directory or venv)
+     */
+    public record MachineChange(String machine, String from, String to, boolean differs) {
     }
 
     /** What an upgrade would do: each Mac's build now and the plan's. */
     public record Preview(String cluster, String runtime, List<MachineChange> machines, String endpoint) {
         public boolean changes() {
-            return machines.stream().anyMatch(machine -> !machine.from().equals(machine.to()));
+            return machines.stream().anyMatch(MachineChange::differs);
         }
 
         public String text() {
             StringBuilder text = new StringBuilder("Upgrade of " + runtime + " on cluster " + cluster + " (all Macs together, drained):\n");
             machines.forEach(machine -> text.append("  ").append(machine.machine()).append(": ").append(machine.from()).append(" -> ")
-                    .append(machine.to()).append('\n'));
+                    .append(machine.to()).append(machine.differs() ? "" : " (already installed)").append('\n'));
             return text.toString();
         }
     }
@@ -75,7 +79,13 @@ public final class RuntimeUpgrade {
     public Preview preview(SshRun run, RuntimePlan plan) {
         List<Installed> installed = installed(run, plan);
         return new Preview(plan.cluster(), plan.runtime(), installed.stream().map(machine -> new MachineChange(machine.machine(), machine.build(),
-                plan.build())).toList(), plan.endpoint());
+                plan.build(), differs(machine, plan.machine(machine.machine())))).toList(), plan.endpoint());
+    }
+
+    /** Whether the plan runs other programs on this Mac than its installed daemons do (a new build directory or venv). */
+    private static boolean differs(Installed installed, MachinePlan planned) {
+        return !installed.daemons().stream().map(daemon -> daemon.programArguments().getFirst()).collect(Collectors.toSet())
+                .equals(planned.daemons().stream().map(daemon -> daemon.daemon().programArguments().getFirst()).collect(Collectors.toSet()));
     }
 
     /** The campaign; throws {@link RuntimeRefused} when nothing was changed, {@link NodeDeployer.DeployFailedException} after a rollback. */
@@ -89,7 +99,8 @@ public final class RuntimeUpgrade {
         // Install beside the running build, SHA-256 and the build read back on every Mac; skew refused. Nothing switched yet.
         List<RuntimeDeployer.Staged> staged = deployer.stage(run, plan, listener);
         String to = staged.getFirst().build().orElse(plan.build());
-        List<MachineChange> changes = before.stream().map(machine -> new MachineChange(machine.machine(), machine.build(), to)).toList();
+        List<MachineChange> changes = before.stream().map(machine -> new MachineChange(machine.machine(), machine.build(), to,
+                differs(machine, plan.machine(machine.machine())))).toList();
         if (staged.stream().allMatch(RuntimeDeployer.Staged::unchanged) && RuntimeDeployer.ready(plan.health())) {
             return new Outcome(false, changes, plan.endpoint(), "nothing to upgrade: every Mac already runs " + plan.runtime() + " " + to
                     + " as planned; serving at " + plan.endpoint());

@@ -160,7 +160,9 @@ public class SupervisionService {
                         name -> new io.macfleet.runtime.RuntimeSupervisor(name, runtime.get(), machines, Duration.ofSeconds(60), Clock.systemUTC(),
                                 cluster.supervision().rebootOnRdmaFailure()));
                 try (io.macfleet.ssh.SshRun run = new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit).openRun()) {
-                    switch (supervisor.round(run)) {
+                    io.macfleet.runtime.RuntimeSupervisor.Decision decision = supervisor.round(run);
+                    remember(cluster, supervisor, decision);
+                    switch (decision) {
                         case io.macfleet.runtime.RuntimeSupervisor.Decision.Restarted restarted -> audit.record(new io.macfleet.audit.AuditEvent(
                                 java.time.Instant.now(), ACTOR, cluster.name(), "node.supervise.restart", "ordered restart (" + restarted.reason() + "): "
                                 + String.join(", ", restarted.order()), io.macfleet.audit.AuditEvent.Outcome.SUCCESS));
@@ -195,6 +197,39 @@ public class SupervisionService {
             }
         }
         runtimeSupervisors.keySet().removeIf(name -> desiredState.cluster(name).isEmpty());
+        runtimeLooks.keySet().removeIf(name -> desiredState.cluster(name).isEmpty());
+    }
+
+    private final Map<String, RuntimeLook> runtimeLooks = new ConcurrentHashMap<>();
+
+    /** The latest look at each cluster served by another runtime than the bundled node, by this instance's supervisor. */
+    public List<RuntimeLook> runtimeLooks() {
+        return runtimeLooks.values().stream().filter(look -> desiredState.cluster(look.cluster()).isPresent())
+                .sorted(java.util.Comparator.comparing(RuntimeLook::cluster)).toList();
+    }
+
+    private void remember(Cluster cluster, io.macfleet.runtime.RuntimeSupervisor supervisor, io.macfleet.runtime.RuntimeSupervisor.Decision decision) {
+        String state = switch (decision) {
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.Serving serving -> "serving";
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.Restarted restarted -> "ordered restart (" + restarted.reason() + "): "
+                    + String.join(", ", restarted.order());
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.Alert alert -> "not serving; alert open";
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.NotDeployed notDeployed -> "not deployed";
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.RdmaFailure rdma -> "RDMA failure: " + String.join("; ", rdma.evidence());
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.Recovering recovering -> recovering.what();
+        };
+        Optional<String> acting = decision instanceof io.macfleet.runtime.RuntimeSupervisor.Decision.Recovering recovering
+                ? Optional.of(recovering.what()) : decision instanceof io.macfleet.runtime.RuntimeSupervisor.Decision.RdmaFailure rdma && rdma.rebootNow()
+                ? Optional.of("coordinated reboot") : Optional.empty();
+        String endpoint = "-";
+        try {
+            RankTarget head = nodes.ranks(cluster.name()).getFirst();
+            endpoint = "http://" + head.managementAddress() + ":" + cluster.inference().port() + "/v1";
+        } catch (RuntimeException noRanks) {
+            // Shown as "-".
+        }
+        runtimeLooks.put(cluster.name(), new RuntimeLook(cluster.name(), cluster.inference().runtime(), endpoint, java.time.Instant.now(),
+                decision instanceof io.macfleet.runtime.RuntimeSupervisor.Decision.Serving, state, supervisor.alert(), acting, supervisor.lastLook()));
     }
 
     /**
@@ -299,10 +334,13 @@ public class SupervisionService {
 
     /** The open alerts, one sentence per cluster, for the console banner (a stale one says when it was last seen). */
     public List<String> alerts() {
-        return statuses().stream().filter(SharedStatus.Observed.class::isInstance).map(SharedStatus.Observed.class::cast)
+        List<String> alerts = statuses().stream().filter(SharedStatus.Observed.class::isInstance).map(SharedStatus.Observed.class::cast)
                 .filter(observed -> observed.status().alert().isPresent())
                 .map(observed -> observed.cluster() + ": " + observed.status().alert().get() + (observed.stale() ? " (" + observed.lastSeen() + ")" : ""))
-                .toList();
+                .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
+        runtimeLooks().stream().filter(look -> look.alert().isPresent()).forEach(look -> alerts.add(look.cluster() + ": "
+                + look.alert().get().replaceFirst("^cluster " + java.util.regex.Pattern.quote(look.cluster()) + ": ", "")));
+        return alerts;
     }
 
     /** An operator restarts a cluster: every rank in order; the supervisor's count starts afresh. */

@@ -174,6 +174,7 @@ class LlamaCppUpgradeOnSimulatorTest {
             assertThat(supervisor.round(run)).isInstanceOf(RuntimeSupervisor.Decision.Serving.class);
             simulation.fleet.machine("studio-02").faults().rdmaWedged = true;
             simulation.fleet.crashDaemon("studio-02", LlamaCppRuntime.RPC_LABEL);
+            awaitFaultLine("studio-02", LlamaCppRuntime.RPC_LABEL);
             RuntimeSupervisor.Decision decision = awaitRdma(supervisor, run);
             assertThat(decision).isInstanceOf(RuntimeSupervisor.Decision.RdmaFailure.class);
             RuntimeSupervisor.Decision.RdmaFailure rdma = (RuntimeSupervisor.Decision.RdmaFailure) decision;
@@ -278,9 +279,27 @@ class LlamaCppUpgradeOnSimulatorTest {
                 fi
                 %s
                 """.formatted(number, version, number, commit, broken ? "echo 'llama_server: initializing ...' >&2; echo 'error: this build is broken on purpose' >&2; exit 1"
-                : "exec \"$(dirname \"$0\")/llama-server-real.so\" \"$@\""));
+                : "exec " + loader() + " \"$(dirname \"$0\")/llama-server-real.so\" \"$@\""));
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
         return into;
+    }
+
+    /**
+     * This host's dynamic loader: the runtime copies the moved program with the libraries' mode (not executable), and the
+     * loader runs an ELF program whatever its mode.
+     */
+    static String loader() {
+        return Stream.of("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1").filter(path -> Files.exists(Path.of(path))).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no dynamic loader found for the wrapped llama-server"));
+    }
+
+    /** Waits until the wedged daemon has logged its RDMA fault (launchd starts it again after its throttle interval). */
+    static void awaitFaultLine(String machine, String label) throws Exception {
+        Path log = simulation.fleet.machine(machine).resolve("/var/log/macfleet/" + label + ".err.log");
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!(Files.exists(log) && Files.readString(log).contains("RDMA transport error")) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
     }
 
     static SshTransport transport() {
