@@ -55,6 +55,8 @@ class MlxOnSimulatorTest {
         Path model = Files.createDirectories(directory.resolve("Qwen3-0.6B-4bit"));
         Files.writeString(model.resolve("config.json"), "{\"model_type\": \"qwen3\"}");
         Files.writeString(model.resolve("model.safetensors"), "weights");
+        // The stand-in's rank 0 serves this with the bundled engine (the simulator has no MLX).
+        Files.copy(io.macfleet.deployment.NodeJars.tinyModel(directory, 11), model.resolve("macfleet-stand-in.gguf"));
         Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", names)), Map.of());
         Path yaml = inventory.resolve("macfleet.yaml");
         Files.writeString(yaml, Files.readString(yaml).replace("      kind: full-mesh\n", """
@@ -98,7 +100,9 @@ class MlxOnSimulatorTest {
         RuntimeDeployer.Outcome outcome = runtimes.deploy("llm-a", Optional.empty(), settings, io.macfleet.deployment.NodeDeployer.Listener.NONE);
         assertThat(outcome.switched()).isTrue();
         assertThat(outcome.staged()).allSatisfy(staged -> assertThat(staged.build()).hasValue("mlx 0.29.3, mlx-lm 0.28.2"));
-        assertThat(chat(outcome.endpoint())).contains("simulated mlx_lm.server stand-in");
+        String answer = chat(outcome.endpoint());
+        assertThat(answer).contains("simulated mlx_lm.server stand-in", "bundled engine on macfleet-stand-in.gguf", "\"choices\"", "\"usage\"")
+                .doesNotContain("the launch contract held on every rank");
         for (String mac : List.of("studio-01", "studio-02", "studio-03")) {
             assertThat(simulation.fleet.machine(mac).launchd().pid(MlxRuntime.LABEL)).as(mac).isPresent();
         }
@@ -192,7 +196,7 @@ class MlxOnSimulatorTest {
         try (HttpClient client = HttpClient.newHttpClient()) {
             return client.send(HttpRequest.newBuilder(URI.create(endpoint + "/chat/completions")).timeout(Duration.ofSeconds(10))
                     .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")).build(),
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":4}")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
         } catch (Exception e) {
             return "";
