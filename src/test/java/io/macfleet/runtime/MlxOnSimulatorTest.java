@@ -172,8 +172,13 @@ class MlxOnSimulatorTest {
         io.macfleet.simulator.SimulatedMac mac = simulation.fleet.machine("studio-02");
         Path log = mac.resolve(io.macfleet.deployment.LaunchDaemon.LOG_DIRECTORY + MlxRuntime.LABEL + ".err.log");
         long before = Files.exists(log) ? Files.size(log) : 0;
+        RuntimePlan plan = runtimes.plan("llm-a", Optional.empty(), Optional.empty());
+        RuntimeSupervisor supervisor = new RuntimeSupervisor("llm-a", new MlxRuntime(), plan.machines().stream().map(RuntimePlan.MachinePlan::ssh).toList(),
+                Duration.ofSeconds(20), java.time.Clock.systemUTC(), false);
+        io.macfleet.ssh.SshRun run = new io.macfleet.ssh.SshTransport(settings, new io.macfleet.ssh.InMemoryHostKeyStore(), event -> {
+        }, java.time.Clock.systemUTC()).openRun();
         mac.faults().rdmaWedged = true;
-        try {
+        try (run) {
             mac.launchd().crash(MlxRuntime.LABEL);
             long started = System.nanoTime();
             String added = "";
@@ -187,6 +192,17 @@ class MlxOnSimulatorTest {
             }
             String since = added;
             assertThat(new MlxRuntime().rdmaFaultLines()).anySatisfy(pattern -> assertThat(pattern.matcher(since).find()).as(since).isTrue());
+            // The supervisor reads it as an RDMA failure (not a crash to restart): without supervision.rdmaFailure: reboot, an alert.
+            RuntimeSupervisor.Decision decision = supervisor.round(run);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!(decision instanceof RuntimeSupervisor.Decision.RdmaFailure) && System.nanoTime() < deadline) {
+                Thread.sleep(500);
+                decision = supervisor.round(run);
+            }
+            assertThat(decision).isInstanceOf(RuntimeSupervisor.Decision.RdmaFailure.class);
+            assertThat(((RuntimeSupervisor.Decision.RdmaFailure) decision).evidence())
+                    .anyMatch(line -> line.startsWith("studio-02 " + MlxRuntime.LABEL + ": [jaccl] Changing queue pair to RTR failed with errno 22"));
+            assertThat(((RuntimeSupervisor.Decision.RdmaFailure) decision).message()).contains("Recommended: reboot every Mac of the cluster together");
         } finally {
             mac.faults().rdmaWedged = false;
         }
