@@ -44,6 +44,7 @@ class MlxOnSimulatorTest {
     static RuntimeService runtimes;
     static SshSettings settings;
     static int httpPort;
+    static Path inventoryDirectory;
 
     @BeforeAll
     static void start() throws Exception {
@@ -58,6 +59,7 @@ class MlxOnSimulatorTest {
         // The stand-in's rank 0 serves this with the bundled engine (the simulator has no MLX).
         Files.copy(io.macfleet.deployment.NodeJars.tinyModel(directory, 11), model.resolve("macfleet-stand-in.gguf"));
         Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", names)), Map.of());
+        inventoryDirectory = inventory;
         Path yaml = inventory.resolve("macfleet.yaml");
         Files.writeString(yaml, Files.readString(yaml).replace("      kind: full-mesh\n", """
                       kind: full-mesh
@@ -206,6 +208,45 @@ class MlxOnSimulatorTest {
         } finally {
             mac.faults().rdmaWedged = false;
         }
+    }
+
+    @Test
+    @Order(5)
+    void anOsUpdateCampaignDrainsEveryRankAndUndrainsThemSoTheGroupFormsAndServesAgain() throws Exception {
+        for (String machine : List.of("studio-01", "studio-02", "studio-03")) {
+            simulation.fleet.machine(machine).setRelease(io.macfleet.simulator.MacosRelease.of("26.1"));
+        }
+        Path password = directory.resolve("volume-owner-password");
+        Files.writeString(password, "macfleet-demo\n");
+        Path yaml = inventoryDirectory.resolve("macfleet.yaml");
+        if (!Files.readString(yaml).contains("volumeOwner")) {
+            Files.writeString(yaml, Files.readString(yaml).replace("defaults:\n", "defaults:\n  volumeOwner:\n    user: admin\n    password: \"file:"
+                    + password + "\"\n"));
+        }
+        io.macfleet.inventory.LoadResult loaded = io.macfleet.inventory.InventoryLoader.load(inventoryDirectory);
+        assertThat(loaded.errors()).isEmpty();
+        simulation.desiredState.apply(loaded.inventory(), "test", inventoryDirectory.toString());
+        io.macfleet.osupdate.ssh.SshUpdateMethod ssh = new io.macfleet.osupdate.ssh.SshUpdateMethod(settings,
+                new io.macfleet.ssh.JdbcHostKeyStore(simulation.dataSource), new io.macfleet.audit.JdbcAuditLog(simulation.dataSource),
+                io.macfleet.osupdate.ssh.SshUpdateMethod.Requirements.DEFAULTS);
+        io.macfleet.osupdate.OsUpdateCampaigns campaigns = new io.macfleet.osupdate.OsUpdateCampaigns(simulation.dataSource, simulation.desiredState,
+                simulation.facts, new io.macfleet.cabling.ClusterCabling(simulation.facts), List.of(ssh), new io.macfleet.osupdate.OsUpdateCampaigns.Options(
+                settings, Duration.ofMillis(200), io.macfleet.osupdate.PhaseDeadlines.all(Duration.ofSeconds(120)), Duration.ofSeconds(60)));
+        io.macfleet.osupdate.CampaignView end = campaigns.apply(new io.macfleet.osupdate.OsUpdateCampaigns.Request(List.of("llm-a"), false, "26.2",
+                Optional.of("25C56"), "ssh", 1, false, Optional.empty(), Optional.empty()), "alice");
+        assertThat(end.status()).as(end.toString()).isEqualTo("succeeded");
+        List<String> details = io.macfleet.database.Jdbc.withConnection(simulation.dataSource, connection -> io.macfleet.database.Jdbc.query(connection,
+                "select detail from audit_event where action in ('os-update.drain', 'os-update.undrain') order by id", row -> row.getString(1)));
+        assertThat(details).anyMatch(detail -> detail.contains("disable and bootout system/" + MlxRuntime.LABEL));
+        assertThat(details.stream().filter(detail -> detail.contains("and bootstrap")).toList()).hasSize(3);
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        String answer = chat(runtimes.endpoint("llm-a"));
+        while (!answer.contains("stand-in") && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            answer = chat(runtimes.endpoint("llm-a"));
+        }
+        assertThat(answer).contains("bundled engine on macfleet-stand-in.gguf");
+        assertThat(runtimes.status("llm-a", settings)).allSatisfy(daemon -> assertThat(daemon.ready()).as(daemon.toString()).isTrue());
     }
 
     static String chat(String endpoint) {
