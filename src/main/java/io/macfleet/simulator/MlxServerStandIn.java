@@ -109,7 +109,8 @@ public final class MlxServerStandIn {
         }
         Process node = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--add-modules", "jdk.incubator.vector",
                 "-Xmx256m", "-jar", jar, "serve", "--model", gguf.toString(), "--host", "127.0.0.1", "--port", Integer.toString(port), "--threads", "1",
-                "--exit-with-stdin").redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                "--exit-with-stdin", "true").redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Runtime.getRuntime().addShutdownHook(new Thread(node::destroy));
         URI base = URI.create("http://127.0.0.1:" + port);
         try (HttpClient client = HttpClient.newHttpClient()) {
             for (int attempt = 0; attempt < 600 && node.isAlive(); attempt++) {

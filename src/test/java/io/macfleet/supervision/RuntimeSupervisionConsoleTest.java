@@ -108,6 +108,15 @@ class RuntimeSupervisionConsoleTest {
         assertThat(log.select("#log pre").text()).contains("group formed");
         TestAccounts.login(Role.VIEWER).request().when().get("/console/supervision?cluster=llm-a&machine=studio-02").then().statusCode(403);
 
+        // The upgrade preview over REST reads every Mac's build: the plan's venv is the one running, so nothing would change.
+        TestAccounts.viewer().when().get("/api/v1/clusters/llm-a/node/upgrade").then().statusCode(200)
+                .body("runtime", org.hamcrest.Matchers.equalTo("mlx")).body("changes", org.hamcrest.Matchers.equalTo(false))
+                .body("machines.from", org.hamcrest.Matchers.everyItem(org.hamcrest.Matchers.equalTo("mlx 0.29.3, mlx-lm 0.28.2")))
+                .body("machines.machine", org.hamcrest.Matchers.contains(SimulatedCluster.MEMBERS.toArray()));
+        TestAccounts.viewer().when().post("/api/v1/clusters/llm-a/node/upgrade").then().statusCode(403);
+        TestAccounts.viewer().when().get("/api/v1/clusters/llm-nope/node/upgrade").then().statusCode(404)
+                .body(org.hamcrest.Matchers.containsString("no cluster named 'llm-nope'"));
+
         String card = operator.request().when().get("/console/clusters/llm-a/node").then().statusCode(200).extract().asString();
         Document part = Jsoup.parse(card);
         assertThat(part.select(".node-state .badge").text()).isEqualTo("serving");
