@@ -40,16 +40,55 @@ public class NodeConsoleResource {
 
     private final NodeService nodes;
     private final ConsoleFrame frame;
+    private final io.macfleet.runtime.RuntimeService runtimes;
+    private final io.macfleet.supervision.SupervisionService supervision;
 
     @Inject
-    public NodeConsoleResource(NodeService nodes, ConsoleFrame frame) {
+    public NodeConsoleResource(NodeService nodes, ConsoleFrame frame, io.macfleet.runtime.RuntimeService runtimes,
+                               io.macfleet.supervision.SupervisionService supervision) {
         this.nodes = nodes;
         this.frame = frame;
+        this.runtimes = runtimes;
+        this.supervision = supervision;
     }
 
     @GET
     public Response panel(@PathParam("name") String name) {
+        Optional<String> runtime = otherRuntime(name);
+        if (runtime.isPresent()) {
+            return ConsoleSupport.live(NodeTemplates.clusterNode(runtimePanel(name, frame.viewer(), runtime.get(), runtimes.endpoint(name),
+                    supervision.runtimeLooks().stream().filter(look -> look.cluster().equals(name)).findFirst())));
+        }
         return ConsoleSupport.live(NodeTemplates.clusterNode(panel(name, frame.viewer(), nodes.deployments().latest(name))));
+    }
+
+    /** The cluster's runtime when it is not the bundled node (llama.cpp, mlx); empty for the bundled node or an unknown cluster. */
+    private Optional<String> otherRuntime(String name) {
+        try {
+            String runtime = runtimes.runtimeOf(name).name();
+            return runtime.equals(io.macfleet.runtime.BundledRuntime.NAME) ? Optional.empty() : Optional.of(runtime);
+        } catch (RuntimeException unknown) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The part for a llama.cpp or MLX cluster, from its supervisor's latest look (this instance's): serving or not, the
+     * endpoint, how many daemons are ready and each link's transport (RDMA or TCP, and why).
+     */
+    static Panel runtimePanel(String cluster, Viewer viewer, String runtime, String endpoint, Optional<io.macfleet.supervision.RuntimeLook> look) {
+        if (look.isEmpty()) {
+            return new Panel(cluster, viewer, "", "", runtime + " · endpoint " + endpoint + " · not looked at by this instance's supervisor yet"
+                    + " (macfleet node status " + cluster + " reads the Macs)", false);
+        }
+        io.macfleet.supervision.RuntimeLook seen = look.get();
+        long ready = seen.daemons().stream().filter(io.macfleet.runtime.RuntimeService.DaemonStatus::ready).count();
+        String links = seen.daemons().stream().filter(daemon -> daemon.transport().isPresent())
+                .map(daemon -> daemon.machine() + " " + daemon.transport().get()).collect(java.util.stream.Collectors.joining(", "));
+        String detail = runtime + " · endpoint " + endpoint + " · " + ready + " of " + seen.daemons().size() + " daemons ready"
+                + (links.isEmpty() ? "" : " · links: " + links) + (seen.serving() ? "" : " · " + seen.state())
+                + seen.alert().map(alert -> " · alert: " + alert).orElse("") + " · seen at " + Ages.utc(seen.at());
+        return new Panel(cluster, viewer, seen.serving() ? "serving" : "not serving", seen.serving() ? "ok" : "bad", detail, false);
     }
 
     @POST
@@ -58,6 +97,22 @@ public class NodeConsoleResource {
     @RolesAllowed(Roles.OPERATOR)
     public Response deploy(@PathParam("name") String name) {
         String back = "/console/clusters/" + URLEncoder.encode(name, StandardCharsets.UTF_8);
+        if (otherRuntime(name).isPresent()) {
+            try {
+                runtimes.plan(name, Optional.empty(), Optional.empty());
+            } catch (io.macfleet.runtime.RuntimeRefused e) {
+                return frame.error(409, "Cannot deploy", Pages.sentence(e.getMessage()) + ".", back, "Back to " + name);
+            }
+            String actor = frame.actor();
+            Thread.ofVirtual().name("runtime-deploy-" + name).start(() -> {
+                try {
+                    runtimes.deploy(name, Optional.empty(), io.macfleet.ssh.SshSettings.defaults(actor), io.macfleet.deployment.NodeDeployer.Listener.NONE);
+                } catch (RuntimeException recorded) {
+                    // In the audit log (node.deploy, failure).
+                }
+            });
+            return Response.seeOther(URI.create(back)).build();
+        }
         try {
             NodeRelease release = nodes.release(name, NodeService.Request.resume());
             nodes.deployInBackground(name, release, frame.actor());

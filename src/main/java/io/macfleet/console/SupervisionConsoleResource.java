@@ -37,7 +37,17 @@ public class SupervisionConsoleResource {
         static native TemplateInstance supervisionBanner(List<String> alerts);
     }
 
-    public record Page(Pages.Layout layout, List<ClusterRow> clusters, String logTitle, String log) {
+    public record Page(Pages.Layout layout, List<ClusterRow> clusters, List<RuntimeClusterRow> runtimeClusters, String logTitle, String log) {
+    }
+
+    /** A cluster served by llama.cpp or MLX as its supervisor last saw it: one row per daemon on each Mac. */
+    public record RuntimeClusterRow(String name, String runtime, boolean serving, String state, String endpoint, String alert, String acting,
+                                    String seen, List<DaemonRow> daemons) {
+    }
+
+    /** @param link the link (RDMA or TCP, and why) of a daemon that ends one between Macs, "–" otherwise */
+    public record DaemonRow(String machine, int rank, String label, String health, String healthCss, String daemon, String pid, String runs,
+                            String lastExit, String probe, String link) {
     }
 
     /**
@@ -56,18 +66,31 @@ public class SupervisionConsoleResource {
 
     private final SupervisionService supervision;
     private final ConsoleFrame frame;
+    private final io.macfleet.runtime.RuntimeService runtimes;
 
     @Inject
-    public SupervisionConsoleResource(SupervisionService supervision, ConsoleFrame frame) {
+    public SupervisionConsoleResource(SupervisionService supervision, ConsoleFrame frame, io.macfleet.runtime.RuntimeService runtimes) {
         this.supervision = supervision;
         this.frame = frame;
+        this.runtimes = runtimes;
     }
 
     @GET
-    public Response page(@QueryParam("cluster") String cluster, @QueryParam("rank") Integer rank) {
+    public Response page(@QueryParam("cluster") String cluster, @QueryParam("rank") Integer rank, @QueryParam("machine") String machine) {
         String logTitle = null;
         String log = null;
-        if (cluster != null && rank != null) {
+        if (cluster != null && machine != null) {
+            // A daemon of a llama.cpp or MLX cluster: the logs of the runtime's daemons on that Mac.
+            if (!frame.viewer().operator()) {
+                return frame.error(403, "Operators only", "Reading a daemon's log needs the operator role.", "/console/supervision", "Back");
+            }
+            logTitle = cluster + " on " + machine;
+            try {
+                log = runtimes.logs(cluster, machine, 200, io.macfleet.ssh.SshSettings.defaults(frame.actor()));
+            } catch (RuntimeException e) {
+                log = "not readable: " + e.getMessage();
+            }
+        } else if (cluster != null && rank != null) {
             if (!frame.viewer().operator()) {
                 return frame.error(403, "Operators only", "Reading a rank's log needs the operator role.", "/console/supervision", "Back");
             }
@@ -80,7 +103,9 @@ public class SupervisionConsoleResource {
         }
         Instant now = Instant.now();
         List<ClusterRow> rows = supervision.statuses().stream().map(status -> row(status, now)).toList();
-        return ConsoleSupport.page(200, SupervisionTemplates.supervision(new Page(frame.layout("Supervision", "supervision"), rows, logTitle, log)));
+        List<RuntimeClusterRow> runtimeRows = supervision.runtimeLooks().stream().map(SupervisionConsoleResource::row).toList();
+        return ConsoleSupport.page(200, SupervisionTemplates.supervision(new Page(frame.layout("Supervision", "supervision"), rows, runtimeRows,
+                logTitle, log)));
     }
 
     /** The alert banner every page fetches (empty when nothing needs an operator). */
@@ -105,6 +130,20 @@ public class SupervisionConsoleResource {
             return frame.error(502, "Restart failed", Pages.sentence(e.getMessage()) + ".", "/console/supervision", "Back to supervision");
         }
         return Response.seeOther(URI.create("/console/supervision")).build();
+    }
+
+    /** The rows of a llama.cpp or MLX cluster; a pure function of the look, so the wording is tested without Macs. */
+    static RuntimeClusterRow row(io.macfleet.supervision.RuntimeLook look) {
+        List<DaemonRow> daemons = look.daemons().stream().map(daemon -> new DaemonRow(daemon.machine(), daemon.rank(), daemon.label(),
+                daemon.ready() ? "ready" : daemon.error().or(daemon::problem).map(problem -> "down: " + problem).orElse("down"),
+                daemon.ready() ? "ok" : "bad",
+                daemon.launchd().loaded() ? daemon.launchd().state() : "not loaded",
+                daemon.launchd().pid().isPresent() ? String.valueOf(daemon.launchd().pid().getAsLong()) : "–",
+                daemon.launchd().runs().isPresent() ? String.valueOf(daemon.launchd().runs().getAsInt()) : "–",
+                io.macfleet.deployment.NodeCommand.lastExit(daemon.launchd().lastExit()), daemon.probe(), daemon.transport().orElse("–"))).toList();
+        return new RuntimeClusterRow(look.cluster(), look.runtime(), look.serving(), look.state(), look.endpoint(),
+                look.alert().map(alert -> alert.replaceFirst("^cluster " + java.util.regex.Pattern.quote(look.cluster()) + ": ", "")).orElse(null),
+                look.acting().orElse(null), "seen by this instance at " + Ages.utc(look.at()), daemons);
     }
 
     private static ClusterRow row(SharedStatus shared, Instant now) {

@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
 /** {@code macfleet node}: deploy the inference node to a cluster and run it under launchd. */
 @Command(name = "node", mixinStandardHelpOptions = true,
         description = "Deploy the inference node to a cluster's Macs (launchd daemons) and start, stop, restart and watch it.",
-        subcommands = {io.macfleet.runtime.RuntimePlanCommand.class, NodeCommand.Deploy.class, NodeCommand.Status.class, NodeCommand.Start.class, NodeCommand.Stop.class,
+        subcommands = {io.macfleet.runtime.RuntimePlanCommand.class, NodeCommand.Deploy.class, io.macfleet.runtime.RuntimeUpgradeCommand.class, NodeCommand.Status.class, NodeCommand.Start.class, NodeCommand.Stop.class,
                 NodeCommand.Restart.class, NodeCommand.Logs.class})
 public class NodeCommand {
 
@@ -348,7 +348,7 @@ public class NodeCommand {
         }
     }
 
-    static String lastExit(LaunchdService.LastExit exit) {
+    public static String lastExit(LaunchdService.LastExit exit) {
         return switch (exit) {
             case LaunchdService.LastExit.NeverExited ignored -> "never exited";
             case LaunchdService.LastExit.Code code -> code.name().isEmpty() ? Integer.toString(code.code()) : code.code() + ": " + code.name();

@@ -36,6 +36,9 @@ public final class DemoMlx {
         try {
             fleet.assignThunderboltLoopbackAddresses();
             Path model = demoModel(demoDirectory);
+            // The stand-in's rank 0 serves this GGUF with the bundled engine in MLX's place (answers labelled as such).
+            Files.copy(io.macfleet.deployment.DemoNode.ensureModel(demoDirectory, out), model.resolve("macfleet-stand-in.gguf"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             Path file = inventoryDirectory.resolve("macfleet.yaml");
             Files.writeString(file, withMlx(Files.readString(file), cluster, model));
             LoadResult loaded = InventoryLoader.load(inventoryDirectory);
@@ -74,7 +77,7 @@ public final class DemoMlx {
      */
     static Path demoModel(Path demoDirectory) throws IOException {
         Path model = Files.createDirectories(demoDirectory.resolve("mlx-demo-model"));
-        Files.writeString(model.resolve("config.json"), "{\"model_type\": \"llama\", \"note\": \"macfleet demo: the simulator's mlx_lm.server stand-in does not read weights\"}\n");
+        Files.writeString(model.resolve("config.json"), "{\"model_type\": \"llama\", \"note\": \"macfleet demo: the simulator's mlx_lm.server stand-in serves macfleet-stand-in.gguf with the bundled engine; it reads no safetensors\"}\n");
         byte[] header = "{\"__metadata__\":{\"format\":\"mlx\"}}".getBytes(StandardCharsets.UTF_8);
         ByteBuffer buffer = ByteBuffer.allocate(8 + header.length).order(ByteOrder.LITTLE_ENDIAN);
         buffer.putLong(header.length).put(header);

@@ -41,6 +41,15 @@ public interface InferenceRuntime {
     }
 
     /**
+     * The command that prints the build an installed daemon of this runtime runs (argv, absolute program first), read
+     * from its definition on the Mac: what an upgrade reports as the build it replaces. Empty for a daemon whose build is
+     * read otherwise.
+     */
+    default Optional<List<String>> versionCommand(io.macfleet.deployment.LaunchDaemon installed) {
+        return Optional.empty();
+    }
+
+    /**
      * Commands run on one Mac after its files are staged and before its build is read back (argv each, absolute program
      * first, as the SSH user): e.g. MLX's virtual environment and its pinned packages. Each must be idempotent.
      */
@@ -56,6 +65,14 @@ public interface InferenceRuntime {
     /** Log lines that mean the RDMA transport failed (the supervisor counts them only since the daemon's last start). */
     default List<Pattern> rdmaFaultLines() {
         return List.of();
+    }
+
+    /**
+     * The line a daemon of this label writes when it starts (the supervisor reads its RDMA faults only after the last
+     * one), or empty when it writes none that can be told (then the end of its log counts).
+     */
+    default Optional<Pattern> startLine(String label) {
+        return Optional.empty();
     }
 
     /** How to tell an installed daemon of this runtime is ready, read from its definition on the Mac (for status and supervision). */

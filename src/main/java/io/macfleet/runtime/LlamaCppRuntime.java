@@ -77,6 +77,16 @@ public final class LlamaCppRuntime implements InferenceRuntime {
         return List.of(buildDirectory(machine) + "/llama-server", "--version");
     }
 
+    /** Both programs are copied to every Mac: the llama-server next to the daemon's program prints the build. */
+    @Override
+    public Optional<List<String>> versionCommand(LaunchDaemon installed) {
+        String program = installed.programArguments().getFirst();
+        if (!labels().contains(installed.label()) || program.lastIndexOf('/') <= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(List.of(program.substring(0, program.lastIndexOf('/')) + "/llama-server", "--version"));
+    }
+
     @Override
     public Optional<String> build(String versionOutput) {
         Matcher matcher = VERSION.matcher(versionOutput);
@@ -90,7 +100,14 @@ public final class LlamaCppRuntime implements InferenceRuntime {
     @Override
     public List<Pattern> rdmaFaultLines() {
         // ggml-rpc's RDMA transport (transport-apple.cpp) logs its failures with "RDMA" in the line.
-        return List.of(Pattern.compile("(?i)rdma.*(fail|error)"), Pattern.compile("(?i)failed to .*rdma"));
+        // "RDMA activate failed, staying on TCP" is the negotiated fallback to TCP (a link that works), not a fault.
+        return List.of(Pattern.compile("(?i)^(?!.*staying on tcp).*rdma.*(fail|error)"), Pattern.compile("(?i)^(?!.*staying on tcp).*failed to .*rdma"));
+    }
+
+    /** llama-server's first log line, and the rpc-server's transport line (printed as it starts). */
+    @Override
+    public Optional<Pattern> startLine(String label) {
+        return Optional.of(label.equals(SERVER_LABEL) ? Pattern.compile("llama_server: initializing") : Pattern.compile("transport\\s+:"));
     }
 
     @Override

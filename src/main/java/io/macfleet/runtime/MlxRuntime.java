@@ -36,7 +36,13 @@ public final class MlxRuntime implements InferenceRuntime {
     public static final String NAME = "mlx";
     public static final String LABEL = "io.macfleet.mlx-lm-server";
     public static final String HOME = "/usr/local/macfleet/mlx";
-    public static final String VENV = HOME + "/venv";
+    /**
+     * The directory of each pinned pair's virtual environment: one per (mlx, mlx-lm) pair, so that an upgrade installs
+     * the new versions beside the ones serving and a rollback finds the old ones untouched.
+     */
+    public static String venv(String mlxVersion, String mlxLmVersion) {
+        return HOME + "/venv-mlx-" + mlxVersion + "-mlx-lm-" + mlxLmVersion;
+    }
     public static final String MODEL_DIRECTORY = "/usr/local/macfleet/models";
     /** mlx.launch's --starting-port default (launch.py:508-512): the JACCL coordinator port, and the ring's first port. */
     public static final int DEFAULT_COORDINATOR_PORT = 32323;
@@ -63,8 +69,17 @@ public final class MlxRuntime implements InferenceRuntime {
 
     @Override
     public List<String> versionCommand(MachinePlan machine) {
-        return List.of(VENV + "/bin/python3", "-c",
-                "import importlib.metadata as m; print('mlx', m.version('mlx'), 'mlx-lm', m.version('mlx-lm'))");
+        return versionCommand(machine.daemons().getFirst().daemon()).orElseThrow();
+    }
+
+    /** The versions in the venv whose python3 the daemon runs (its first program argument). */
+    @Override
+    public Optional<List<String>> versionCommand(LaunchDaemon installed) {
+        String python = installed.programArguments().getFirst();
+        if (!installed.label().equals(LABEL) || !python.endsWith("/bin/python3")) {
+            return Optional.empty();
+        }
+        return Optional.of(List.of(python, "-c", "import importlib.metadata as m; print('mlx', m.version('mlx'), 'mlx-lm', m.version('mlx-lm'))"));
     }
 
     @Override
@@ -76,12 +91,14 @@ public final class MlxRuntime implements InferenceRuntime {
     /** A virtual environment from the Mac's own python3, then the pinned packages (from the index, or the wheels copied). */
     @Override
     public List<List<String>> installCommands(MachinePlan machine) {
-        List<String> pip = new ArrayList<>(List.of(VENV + "/bin/python3", "-m", "pip", "install", "--disable-pip-version-check"));
+        String python = machine.daemons().getFirst().daemon().programArguments().getFirst();
+        String venv = python.substring(0, python.length() - "/bin/python3".length());
+        List<String> pip = new ArrayList<>(List.of(python, "-m", "pip", "install", "--disable-pip-version-check"));
         machine.files().stream().map(StagedFile::destination).filter(path -> path.startsWith(HOME + "/wheels/")).findFirst()
                 .ifPresent(wheel -> pip.addAll(List.of("--no-index", "--find-links", HOME + "/wheels")));
         String versions = machine.daemons().getFirst().daemon().environment().getOrDefault("MACFLEET_MLX_PACKAGES", "");
         pip.addAll(List.of(versions.split(" ")));
-        return List.of(List.of("/usr/bin/python3", "-m", "venv", VENV), pip);
+        return List.of(List.of("/usr/bin/python3", "-m", "venv", venv), pip);
     }
 
     /**
@@ -192,7 +209,7 @@ public final class MlxRuntime implements InferenceRuntime {
             environment.put("MACFLEET_MODEL_SHA256", model.digest());
             environment.put(MODELS_URL, "http://" + head.managementAddress() + ":" + httpPort + "/v1/models");
             // mlx_lm.server binds --host (127.0.0.1 by default, server.py:1732-1737); only rank 0 serves (server.py:1714-1717).
-            List<String> arguments = new ArrayList<>(List.of(VENV + "/bin/python3", "-m", "mlx_lm.server", "--model", modelPath,
+            List<String> arguments = new ArrayList<>(List.of(venv(mlxVersion, mlxLmVersion) + "/bin/python3", "-m", "mlx_lm.server", "--model", modelPath,
                     "--host", machine.managementAddress(), "--port", Integer.toString(httpPort)));
             if (pipeline) {
                 arguments.add("--pipeline");

@@ -169,6 +169,57 @@ public class RuntimeService {
         }
     }
 
+    /** Clusters whose runtime is being upgraded now, with why: the supervisor leaves them alone (see {@link #upgrading}). */
+    private final Map<String, String> upgrades = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Why the cluster's runtime is down on purpose now (an upgrade under way), or empty. */
+    public Optional<String> upgrading(String clusterName) {
+        return Optional.ofNullable(upgrades.get(clusterName));
+    }
+
+    /** What {@link #upgrade} would change on each Mac (the build it runs now and the plan's), reading the Macs, changing nothing. */
+    public RuntimeUpgrade.Preview upgradePreview(String clusterName, SshSettings settings) {
+        InferenceRuntime runtime = upgradable(clusterName);
+        RuntimePlan plan = runtime.plan(cluster(clusterName, Optional.empty(), Optional.empty()));
+        try (SshRun run = new SshTransport(settings, hostKeys, audit, clock).openRun()) {
+            return new RuntimeUpgrade(runtime, new RuntimeDeployer(runtime, runtimes.allLabels(), readyTimeout, System.getenv())).preview(run, plan);
+        }
+    }
+
+    /**
+     * The lockstep upgrade of the cluster's runtime to the build the applied inventory names ({@link RuntimeUpgrade}):
+     * audited as {@code node.upgrade}; while it runs the cluster counts as down on purpose for the supervisor.
+     */
+    public RuntimeUpgrade.Outcome upgrade(String clusterName, SshSettings settings, NodeDeployer.Listener listener) {
+        InferenceRuntime runtime = upgradable(clusterName);
+        RuntimePlan plan = runtime.plan(cluster(clusterName, Optional.empty(), Optional.empty()));
+        if (upgrades.putIfAbsent(clusterName, "upgrade of " + runtime.name() + " to " + plan.build() + " by " + settings.actor()) != null) {
+            throw new RuntimeRefused("cluster " + clusterName + ": an upgrade is already under way (" + upgrades.get(clusterName) + ")");
+        }
+        record(settings.actor(), clusterName, "node.upgrade", "upgrading " + runtime.name() + " to " + plan.build() + " on "
+                + plan.machines().size() + " machines together", AuditEvent.Outcome.SUCCESS);
+        try (SshRun run = new SshTransport(settings, hostKeys, audit, clock).openRun()) {
+            RuntimeUpgrade.Outcome outcome = new RuntimeUpgrade(runtime, new RuntimeDeployer(runtime, runtimes.allLabels(), readyTimeout, System.getenv()))
+                    .upgrade(run, plan, listener);
+            record(settings.actor(), clusterName, "node.upgrade", outcome.summary(), AuditEvent.Outcome.SUCCESS);
+            return outcome;
+        } catch (RuntimeException e) {
+            record(settings.actor(), clusterName, "node.upgrade", e.getMessage(), AuditEvent.Outcome.FAILURE);
+            throw e;
+        } finally {
+            upgrades.remove(clusterName);
+        }
+    }
+
+    private InferenceRuntime upgradable(String clusterName) {
+        InferenceRuntime runtime = runtimeOf(clusterName);
+        if (runtime instanceof BundledRuntime) {
+            throw new RuntimeRefused("cluster " + clusterName + " runs the bundled node: its upgrade is macfleet node deploy " + clusterName
+                    + " (each rank checks the others' version and refuses a mixed cluster)");
+        }
+        return runtime;
+    }
+
     /**
      * One daemon of a runtime on one Mac as it is now: launchd's view, whether its probe answers (empty: ready; else what
      * the probe saw), and for a daemon that ends a link between Macs the transport its log reports.

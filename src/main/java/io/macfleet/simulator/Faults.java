@@ -41,6 +41,12 @@ public final class Faults {
     public volatile boolean rdmaWedged;
     /** What df -k says is available on the boot volume, in KiB; negative: the default (most of the disk). */
     public volatile long diskAvailableKilobytes = -1;
+    /**
+     * Programs copied onto the Mac (by file name, e.g. "llama-server") that run as another program of this host: a Mac
+     * where something other than the copied, checked file answers (another build of the program, or its libraries, found
+     * first). Both a run by path over SSH and a launch daemon run the stand-in; the copied file itself is untouched.
+     */
+    public final java.util.Map<String, java.nio.file.Path> programsReplaced = new ConcurrentHashMap<>();
     /** Launch daemons (by label) whose program exits with an error as soon as it starts. */
     public final Set<String> crashLoopingDaemons = ConcurrentHashMap.newKeySet();
     /** Network services (such as "Thunderbolt 2") deleted from the Mac's network settings: the hardware port stays. */
@@ -67,6 +73,7 @@ public final class Faults {
         overheating = false;
         wiredLimitMegabytes = 0;
         wiredFraction = -1;
+        programsReplaced.clear();
     }
 
     /**

@@ -426,6 +426,10 @@ public final class Launchd {
     private List<String> commandFor(Job job) {
         if (mac.faults().rdmaWedged) {
             // What exo and MLX users report once the RDMA state is bad (exo #1847): the error, then an exit, in a loop.
+            if (job.label().startsWith("io.macfleet.ggml-rpc-server") || job.label().startsWith("io.macfleet.llama-server")) {
+                // llama.cpp's RPC transport over RDMA failing (the simulator's wording of an RDMA error line).
+                return List.of("/bin/sh", "-c", "echo 'ggml_rpc: RDMA transport error: queue pair to RTR failed (errno 60)' >&2; exit 1");
+            }
             return List.of("/bin/sh", "-c", "echo '[jaccl] Changing queue pair to RTR failed with errno 22' >&2; exit 1");
         }
         if (mac.faults().crashLoopingDaemons.contains(job.label())) {
@@ -453,7 +457,7 @@ public final class Launchd {
         Path simulated = program.startsWith("/") ? mac.resolve(program) : null;
         if (simulated != null && Files.isRegularFile(simulated)) {
             if (Files.isExecutable(simulated)) {
-                arguments.set(0, simulated.toString());
+                arguments.set(0, mac.faults().programsReplaced.getOrDefault(simulated.getFileName().toString(), simulated).toString());
             } else {
                 arguments.set(0, simulated.toString());
                 arguments.addFirst("/bin/sh");

@@ -91,13 +91,24 @@ final class MlxPythonProgram implements SimulatedProgram {
         Files.writeString(venv.resolve("pyvenv.cfg"), "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.9.6\n");
         String java = ProcessHandle.current().info().command().orElse("java");
         String script = "#!/bin/sh\n# The simulator's stand-in for this virtual environment's python3 (no MLX off Apple silicon).\n"
-                + "exec '" + java + "' -Xmx96m -XX:TieredStopAtLevel=1 -cp '" + classPath() + "' "
+                + "exec '" + java + "' -Xmx96m -XX:TieredStopAtLevel=1 -D" + MlxServerStandIn.VENV_PROPERTY + "='" + directory + "' -D"
+                + MlxServerStandIn.NODE_JAR_PROPERTY + "='" + nodeJar() + "' -cp '" + classPath() + "' "
                 + MlxServerStandIn.class.getName() + " \"$@\"\n";
         Path python = venv.resolve("bin/python3");
         Files.writeString(python, script, StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(python, PosixFilePermissions.fromString("rwxr-xr-x"));
         writeDevices(call, venv);
         return Result.ok("");
+    }
+
+    /** The bundled node's jar when this host has one (the stand-in serves a GGUF stand-in model with it), else "". */
+    private static String nodeJar() {
+        try {
+            java.nio.file.Path jar = io.macfleet.deployment.NodeService.defaultNodeJar();
+            return Files.isRegularFile(jar) ? jar.toAbsolutePath().toString() : "";
+        } catch (RuntimeException none) {
+            return "";
+        }
     }
 
     /**

@@ -9,9 +9,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +37,9 @@ public final class MlxServerStandIn {
 
     private MlxServerStandIn() {
     }
+
+    /** The system property naming, on the Mac, the virtual environment whose python3 started this stand-in. */
+    static final String VENV_PROPERTY = "macfleet.mlx.venv";
 
     public static void main(String[] arguments) throws Exception {
         Map<String, String> environment = System.getenv();
@@ -76,14 +84,79 @@ public final class MlxServerStandIn {
         if (rank != 0) {
             Thread.currentThread().join();
         }
-        serve(host, port, model);
+        serve(host, port, model, engine(modelDirectory));
     }
 
-    private static void serve(String host, int port, String model) throws IOException {
+    /** The system property naming the bundled inference node's jar on this host (set by the venv's script when it exists). */
+    static final String NODE_JAR_PROPERTY = "macfleet.node.jar";
+    /** A GGUF file in the model directory that the bundled engine serves in MLX's place (e.g. the demo's tiny model). */
+    static final String STAND_IN_MODEL = "macfleet-stand-in.gguf";
+
+    /**
+     * With a {@value #STAND_IN_MODEL} in the model directory and the node's jar known, rank 0 starts the bundled engine on
+     * it (a child process on a free loopback port, which ends with this process: --exit-with-stdin) and waits until it
+     * serves; its base URL, or empty (then the answers are canned, and say so).
+     */
+    private static Optional<URI> engine(Path modelDirectory) throws Exception {
+        Path gguf = modelDirectory.resolve(STAND_IN_MODEL);
+        String jar = System.getProperty(NODE_JAR_PROPERTY, "");
+        if (!Files.isRegularFile(gguf) || jar.isEmpty() || !Files.isRegularFile(Path.of(jar)) || !"0".equals(System.getenv("MLX_RANK").strip())) {
+            return Optional.empty();
+        }
+        int port;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        Process node = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--add-modules", "jdk.incubator.vector",
+                "-Xmx256m", "-jar", jar, "serve", "--model", gguf.toString(), "--host", "127.0.0.1", "--port", Integer.toString(port), "--threads", "1",
+                "--exit-with-stdin", "true").redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Runtime.getRuntime().addShutdownHook(new Thread(node::destroy));
+        URI base = URI.create("http://127.0.0.1:" + port);
+        try (HttpClient client = HttpClient.newHttpClient()) {
+            for (int attempt = 0; attempt < 600 && node.isAlive(); attempt++) {
+                try {
+                    if (client.send(HttpRequest.newBuilder(base.resolve("/health")).timeout(Duration.ofSeconds(2)).build(),
+                            HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                        System.err.println("stand-in: the bundled engine serves " + STAND_IN_MODEL + " in mlx_lm's place (" + LABEL + ")");
+                        return Optional.of(base);
+                    }
+                } catch (IOException starting) {
+                    // Not listening yet.
+                }
+                Thread.sleep(200);
+            }
+        }
+        System.err.println("stand-in: the bundled engine did not serve " + gguf + " (exit " + (node.isAlive() ? "none" : node.exitValue()) + ")");
+        System.exit(1);
+        return Optional.empty();
+    }
+
+    private static void serve(String host, int port, String model, Optional<URI> engine) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(host), port), 16);
+        if (engine.isPresent()) {
+            HttpClient client = HttpClient.newHttpClient();
+            for (String path : List.of("/v1/chat/completions", "/v1/completions")) {
+                server.createContext(path, exchange -> {
+                    byte[] body = exchange.getRequestBody().readAllBytes();
+                    try {
+                        HttpResponse<String> answer = client.send(HttpRequest.newBuilder(engine.get().resolve(path)).timeout(Duration.ofSeconds(120))
+                                .header("Content-Type", "application/json").method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body))
+                                .build(), HttpResponse.BodyHandlers.ofString());
+                        String text = answer.body().strip();
+                        // Labelled in every answer: the tokens come from the bundled engine, not from MLX.
+                        exchange.getResponseHeaders().set("X-Macfleet-Stand-In", LABEL + "; bundled engine on " + STAND_IN_MODEL);
+                        answer(exchange, answer.statusCode(), text.startsWith("{") ? "{\"macfleet_stand_in\": \"" + json(LABEL + "; bundled engine on "
+                                + STAND_IN_MODEL) + "\", " + text.substring(1) : text);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        answer(exchange, 503, "{\"error\": \"interrupted\"}");
+                    }
+                });
+            }
+        }
         server.createContext("/v1/models", exchange -> answer(exchange, 200, "{\"object\": \"list\", \"data\": [{\"id\": \"" + json(model)
                 + "\", \"object\": \"model\", \"created\": 0, \"owned_by\": \"" + LABEL + "\"}]}"));
-        server.createContext("/v1/chat/completions", exchange -> {
+        server.createContext(engine.isPresent() ? "/v1/canned" : "/v1/chat/completions", exchange -> {
             if (!exchange.getRequestMethod().equals("POST")) {
                 answer(exchange, 405, "{\"error\": \"POST only\"}");
                 return;
@@ -171,7 +244,8 @@ public final class MlxServerStandIn {
     }
 
     private static List<String> devices(Path root, Map<String, String> environment) {
-        Path file = inside(root, io.macfleet.runtime.MlxRuntime.VENV + "/" + MlxPythonProgram.DEVICES_FILE);
+        // The venv this python3 belongs to (its path on the Mac, which the venv's script passes), where pip noted the devices.
+        Path file = inside(root, System.getProperty(VENV_PROPERTY, io.macfleet.runtime.MlxRuntime.HOME + "/venv") + "/" + MlxPythonProgram.DEVICES_FILE);
         try {
             return Files.readAllLines(file).stream().filter(line -> !line.isBlank()).toList();
         } catch (IOException e) {

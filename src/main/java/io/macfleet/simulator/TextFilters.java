@@ -20,8 +20,8 @@ final class TextFilters implements SimulatedProgram {
 
     @Override
     public MacShell.Result run(Call call) {
-        if ((call.program().equals("head") || call.program().equals("tail")) && call.pipeInput() == null) {
-            // head -n N FILE / tail -n N FILE: the file of the simulated Mac (a daemon's log).
+        if ((call.program().equals("head") || call.program().equals("tail") || call.program().equals("wc")) && call.pipeInput() == null) {
+            // head -n N FILE / tail -n N FILE / wc -l FILE: the file of the simulated Mac (a daemon's log).
             List<String> args = call.arguments();
             for (int i = 0; i < args.size(); i++) {
                 if (args.get(i).equals("-n")) {

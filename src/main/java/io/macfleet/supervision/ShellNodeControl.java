@@ -45,6 +45,14 @@ public final class ShellNodeControl implements ClusterSupervisor.Control {
 
     @Override
     public void rebootVerifyAndStart(SupervisedCluster cluster) throws IOException {
+        rebootVerifyAndStart(cluster, cluster.ranks());
+    }
+
+    /**
+     * The same, starting the daemons in {@code startOrder} (a runtime with several kinds of daemon: llama.cpp's rpc-servers
+     * before the head that connects to them), each entry a daemon of a machine of the cluster.
+     */
+    public void rebootVerifyAndStart(SupervisedCluster cluster, List<SupervisedCluster.Rank> startOrder) throws IOException {
         for (SupervisedCluster.Rank rank : cluster.ranks()) {
             // Keeps the node from starting at boot before RDMA is verified (and crashing again on a bad link).
             requireSuccess(rank, run(rank.machine(), Command.sudo(PrivilegedProgram.LAUNCHCTL, "disable", "system/" + rank.daemonLabel())), "launchctl disable");
@@ -107,7 +115,7 @@ public final class ShellNodeControl implements ClusterSupervisor.Control {
         if (!problems.isEmpty()) {
             throw new IOException(String.join("; ", problems) + " (the node stays disabled)");
         }
-        for (SupervisedCluster.Rank rank : cluster.ranks()) {
+        for (SupervisedCluster.Rank rank : startOrder) {
             try {
                 Launchctl.enableAndBootstrap(command -> run(rank.machine(), command), rank.daemonLabel());
             } catch (Launchctl.Refused e) {

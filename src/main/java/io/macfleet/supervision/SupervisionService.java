@@ -183,9 +183,12 @@ public class SupervisionService {
             try {
                 List<SshTarget> machines = nodes.ranks(cluster.name()).stream().map(RankTarget::ssh).toList();
                 io.macfleet.runtime.RuntimeSupervisor supervisor = runtimeSupervisors.computeIfAbsent(cluster.name(),
-                        name -> new io.macfleet.runtime.RuntimeSupervisor(name, runtime.get(), machines, Duration.ofSeconds(60), Clock.systemUTC()));
+                        name -> new io.macfleet.runtime.RuntimeSupervisor(name, runtime.get(), machines, Duration.ofSeconds(60), Clock.systemUTC(),
+                                cluster.supervision().rebootOnRdmaFailure()));
                 try (io.macfleet.ssh.SshRun run = pollingTransport(hostKeys, audit).openRun()) {
-                    switch (supervisor.round(run)) {
+                    io.macfleet.runtime.RuntimeSupervisor.Decision decision = supervisor.round(run);
+                    remember(cluster, supervisor, decision);
+                    switch (decision) {
                         case io.macfleet.runtime.RuntimeSupervisor.Decision.Restarted restarted -> audit.record(new io.macfleet.audit.AuditEvent(
                                 java.time.Instant.now(), ACTOR, cluster.name(), "node.supervise.restart", "ordered restart (" + restarted.reason() + "): "
                                 + String.join(", ", restarted.order()), io.macfleet.audit.AuditEvent.Outcome.SUCCESS));
@@ -195,6 +198,19 @@ public class SupervisionService {
                             LOG.warn(alert.message());
                             audit.record(new io.macfleet.audit.AuditEvent(java.time.Instant.now(), ACTOR, cluster.name(), "node.supervise.alert",
                                     alert.message(), io.macfleet.audit.AuditEvent.Outcome.FAILURE));
+                        }
+                        case io.macfleet.runtime.RuntimeSupervisor.Decision.RdmaFailure rdma when rdma.rebootNow() -> {
+                            LOG.warn(rdma.message());
+                            audit.record(new io.macfleet.audit.AuditEvent(java.time.Instant.now(), ACTOR, cluster.name(), "node.supervise.reboot",
+                                    rdma.message(), io.macfleet.audit.AuditEvent.Outcome.SUCCESS));
+                            rebootRuntimeCluster(cluster.name(), supervisor, machines);
+                        }
+                        case io.macfleet.runtime.RuntimeSupervisor.Decision.RdmaFailure rdma -> {
+                            LOG.warn(rdma.message());
+                            audit.record(new io.macfleet.audit.AuditEvent(java.time.Instant.now(), ACTOR, cluster.name(), "node.supervise.alert",
+                                    rdma.message(), io.macfleet.audit.AuditEvent.Outcome.FAILURE));
+                        }
+                        case io.macfleet.runtime.RuntimeSupervisor.Decision.Recovering recovering -> {
                         }
                         case io.macfleet.runtime.RuntimeSupervisor.Decision.Serving serving -> {
                         }
@@ -207,6 +223,61 @@ public class SupervisionService {
             }
         }
         runtimeSupervisors.keySet().removeIf(name -> desiredState.cluster(name).isEmpty());
+        runtimeLooks.keySet().removeIf(name -> desiredState.cluster(name).isEmpty());
+    }
+
+    private final Map<String, RuntimeLook> runtimeLooks = new ConcurrentHashMap<>();
+
+    /** The latest look at each cluster served by another runtime than the bundled node, by this instance's supervisor. */
+    public List<RuntimeLook> runtimeLooks() {
+        return runtimeLooks.values().stream().filter(look -> desiredState.cluster(look.cluster()).isPresent())
+                .sorted(java.util.Comparator.comparing(RuntimeLook::cluster)).toList();
+    }
+
+    private void remember(Cluster cluster, io.macfleet.runtime.RuntimeSupervisor supervisor, io.macfleet.runtime.RuntimeSupervisor.Decision decision) {
+        String state = switch (decision) {
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.Serving serving -> "serving";
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.Restarted restarted -> "ordered restart (" + restarted.reason() + "): "
+                    + String.join(", ", restarted.order());
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.Alert alert -> "not serving; alert open";
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.NotDeployed notDeployed -> "not deployed";
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.RdmaFailure rdma -> "RDMA failure: " + String.join("; ", rdma.evidence());
+            case io.macfleet.runtime.RuntimeSupervisor.Decision.Recovering recovering -> recovering.what();
+        };
+        Optional<String> acting = decision instanceof io.macfleet.runtime.RuntimeSupervisor.Decision.Recovering recovering
+                ? Optional.of(recovering.what()) : decision instanceof io.macfleet.runtime.RuntimeSupervisor.Decision.RdmaFailure rdma && rdma.rebootNow()
+                ? Optional.of("coordinated reboot") : Optional.empty();
+        String endpoint = "-";
+        try {
+            RankTarget head = nodes.ranks(cluster.name()).getFirst();
+            endpoint = "http://" + head.managementAddress() + ":" + cluster.inference().port() + "/v1";
+        } catch (RuntimeException noRanks) {
+            // Shown as "-".
+        }
+        runtimeLooks.put(cluster.name(), new RuntimeLook(cluster.name(), cluster.inference().runtime(), endpoint, java.time.Instant.now(),
+                decision instanceof io.macfleet.runtime.RuntimeSupervisor.Decision.Serving, state, supervisor.alert(), acting, supervisor.lastLook()));
+    }
+
+    /**
+     * The coordinated reboot an RDMA failure of a runtime cluster asked for, on an action thread (it takes minutes; the
+     * supervisor answers "recovering" meanwhile), audited as {@code node.supervise.reboot}.
+     */
+    private void rebootRuntimeCluster(String cluster, io.macfleet.runtime.RuntimeSupervisor supervisor, List<SshTarget> machines) {
+        List<io.macfleet.runtime.RuntimeSupervisor.Daemon> order = supervisor.rebootOrder();
+        Map<String, SshTarget> targets = new LinkedHashMap<>();
+        machines.forEach(machine -> targets.put(machine.machine(), machine));
+        actions.submit(() -> {
+            try (SshMachineShell shell = new SshMachineShell(new SshTransport(SshSettings.defaults(ACTOR), hostKeys, audit), targets)) {
+                RuntimeRdmaReboot.run(cluster, order, shell, Duration.ofSeconds(30), settings.rebootTimeout());
+                supervisor.rebooted(Optional.empty());
+                audit.record(new AuditEvent(java.time.Instant.now(), ACTOR, cluster, "node.supervise.reboot",
+                        "every Mac rebooted, RDMA verified, daemons started in order", AuditEvent.Outcome.SUCCESS));
+            } catch (IOException | RuntimeException e) {
+                supervisor.rebooted(Optional.of(e.getMessage()));
+                audit.record(new AuditEvent(java.time.Instant.now(), ACTOR, cluster, "node.supervise.reboot",
+                        "the coordinated reboot failed: " + e.getMessage(), AuditEvent.Outcome.FAILURE));
+            }
+        });
     }
 
     /** Why the cluster is down on purpose now, from every {@link MaintenanceWindows} bean, or empty. */
@@ -289,10 +360,13 @@ public class SupervisionService {
 
     /** The open alerts, one sentence per cluster, for the console banner (a stale one says when it was last seen). */
     public List<String> alerts() {
-        return statuses().stream().filter(SharedStatus.Observed.class::isInstance).map(SharedStatus.Observed.class::cast)
+        List<String> alerts = statuses().stream().filter(SharedStatus.Observed.class::isInstance).map(SharedStatus.Observed.class::cast)
                 .filter(observed -> observed.status().alert().isPresent())
                 .map(observed -> observed.cluster() + ": " + observed.status().alert().get() + (observed.stale() ? " (" + observed.lastSeen() + ")" : ""))
-                .toList();
+                .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
+        runtimeLooks().stream().filter(look -> look.alert().isPresent()).forEach(look -> alerts.add(look.cluster() + ": "
+                + look.alert().get().replaceFirst("^cluster " + java.util.regex.Pattern.quote(look.cluster()) + ": ", "")));
+        return alerts;
     }
 
     /** An operator restarts a cluster: every rank in order; the supervisor's count starts afresh. */

@@ -44,6 +44,7 @@ class MlxOnSimulatorTest {
     static RuntimeService runtimes;
     static SshSettings settings;
     static int httpPort;
+    static Path inventoryDirectory;
 
     @BeforeAll
     static void start() throws Exception {
@@ -55,7 +56,10 @@ class MlxOnSimulatorTest {
         Path model = Files.createDirectories(directory.resolve("Qwen3-0.6B-4bit"));
         Files.writeString(model.resolve("config.json"), "{\"model_type\": \"qwen3\"}");
         Files.writeString(model.resolve("model.safetensors"), "weights");
+        // The stand-in's rank 0 serves this with the bundled engine (the simulator has no MLX).
+        Files.copy(io.macfleet.deployment.NodeJars.tinyModel(directory, 11), model.resolve("macfleet-stand-in.gguf"));
         Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", names)), Map.of());
+        inventoryDirectory = inventory;
         Path yaml = inventory.resolve("macfleet.yaml");
         Files.writeString(yaml, Files.readString(yaml).replace("      kind: full-mesh\n", """
                       kind: full-mesh
@@ -98,7 +102,9 @@ class MlxOnSimulatorTest {
         RuntimeDeployer.Outcome outcome = runtimes.deploy("llm-a", Optional.empty(), settings, io.macfleet.deployment.NodeDeployer.Listener.NONE);
         assertThat(outcome.switched()).isTrue();
         assertThat(outcome.staged()).allSatisfy(staged -> assertThat(staged.build()).hasValue("mlx 0.29.3, mlx-lm 0.28.2"));
-        assertThat(chat(outcome.endpoint())).contains("simulated mlx_lm.server stand-in");
+        String answer = chat(outcome.endpoint());
+        assertThat(answer).contains("simulated mlx_lm.server stand-in", "bundled engine on macfleet-stand-in.gguf", "\"choices\"", "\"usage\"")
+                .doesNotContain("the launch contract held on every rank");
         for (String mac : List.of("studio-01", "studio-02", "studio-03")) {
             assertThat(simulation.fleet.machine(mac).launchd().pid(MlxRuntime.LABEL)).as(mac).isPresent();
         }
@@ -168,8 +174,13 @@ class MlxOnSimulatorTest {
         io.macfleet.simulator.SimulatedMac mac = simulation.fleet.machine("studio-02");
         Path log = mac.resolve(io.macfleet.deployment.LaunchDaemon.LOG_DIRECTORY + MlxRuntime.LABEL + ".err.log");
         long before = Files.exists(log) ? Files.size(log) : 0;
+        RuntimePlan plan = runtimes.plan("llm-a", Optional.empty(), Optional.empty());
+        RuntimeSupervisor supervisor = new RuntimeSupervisor("llm-a", new MlxRuntime(), plan.machines().stream().map(RuntimePlan.MachinePlan::ssh).toList(),
+                Duration.ofSeconds(20), java.time.Clock.systemUTC(), false);
+        io.macfleet.ssh.SshRun run = new io.macfleet.ssh.SshTransport(settings, new io.macfleet.ssh.InMemoryHostKeyStore(), event -> {
+        }, java.time.Clock.systemUTC()).openRun();
         mac.faults().rdmaWedged = true;
-        try {
+        try (run) {
             mac.launchd().crash(MlxRuntime.LABEL);
             long started = System.nanoTime();
             String added = "";
@@ -183,16 +194,66 @@ class MlxOnSimulatorTest {
             }
             String since = added;
             assertThat(new MlxRuntime().rdmaFaultLines()).anySatisfy(pattern -> assertThat(pattern.matcher(since).find()).as(since).isTrue());
+            // The supervisor reads it as an RDMA failure (not a crash to restart): without supervision.rdmaFailure: reboot, an alert.
+            RuntimeSupervisor.Decision decision = supervisor.round(run);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!(decision instanceof RuntimeSupervisor.Decision.RdmaFailure) && System.nanoTime() < deadline) {
+                Thread.sleep(500);
+                decision = supervisor.round(run);
+            }
+            assertThat(decision).isInstanceOf(RuntimeSupervisor.Decision.RdmaFailure.class);
+            assertThat(((RuntimeSupervisor.Decision.RdmaFailure) decision).evidence())
+                    .anyMatch(line -> line.startsWith("studio-02 " + MlxRuntime.LABEL + ": [jaccl] Changing queue pair to RTR failed with errno 22"));
+            assertThat(((RuntimeSupervisor.Decision.RdmaFailure) decision).message()).contains("Recommended: reboot every Mac of the cluster together");
         } finally {
             mac.faults().rdmaWedged = false;
         }
+    }
+
+    @Test
+    @Order(5)
+    void anOsUpdateCampaignDrainsEveryRankAndUndrainsThemSoTheGroupFormsAndServesAgain() throws Exception {
+        for (String machine : List.of("studio-01", "studio-02", "studio-03")) {
+            simulation.fleet.machine(machine).setRelease(io.macfleet.simulator.MacosRelease.of("26.1"));
+        }
+        Path password = directory.resolve("volume-owner-password");
+        Files.writeString(password, "macfleet-demo\n");
+        Path yaml = inventoryDirectory.resolve("macfleet.yaml");
+        if (!Files.readString(yaml).contains("volumeOwner")) {
+            Files.writeString(yaml, Files.readString(yaml).replace("defaults:\n", "defaults:\n  volumeOwner:\n    user: admin\n    password: \"file:"
+                    + password + "\"\n"));
+        }
+        io.macfleet.inventory.LoadResult loaded = io.macfleet.inventory.InventoryLoader.load(inventoryDirectory);
+        assertThat(loaded.errors()).isEmpty();
+        simulation.desiredState.apply(loaded.inventory(), "test", inventoryDirectory.toString());
+        io.macfleet.osupdate.ssh.SshUpdateMethod ssh = new io.macfleet.osupdate.ssh.SshUpdateMethod(settings,
+                new io.macfleet.ssh.JdbcHostKeyStore(simulation.dataSource), new io.macfleet.audit.JdbcAuditLog(simulation.dataSource),
+                io.macfleet.osupdate.ssh.SshUpdateMethod.Requirements.DEFAULTS);
+        io.macfleet.osupdate.OsUpdateCampaigns campaigns = new io.macfleet.osupdate.OsUpdateCampaigns(simulation.dataSource, simulation.desiredState,
+                simulation.facts, new io.macfleet.cabling.ClusterCabling(simulation.facts), List.of(ssh), new io.macfleet.osupdate.OsUpdateCampaigns.Options(
+                settings, Duration.ofMillis(200), io.macfleet.osupdate.PhaseDeadlines.all(Duration.ofSeconds(120)), Duration.ofSeconds(60)));
+        io.macfleet.osupdate.CampaignView end = campaigns.apply(new io.macfleet.osupdate.OsUpdateCampaigns.Request(List.of("llm-a"), false, "26.2",
+                Optional.of("25C56"), "ssh", 1, false, Optional.empty(), Optional.empty()), "alice");
+        assertThat(end.status()).as(end.toString()).isEqualTo("succeeded");
+        List<String> details = io.macfleet.database.Jdbc.withConnection(simulation.dataSource, connection -> io.macfleet.database.Jdbc.query(connection,
+                "select detail from audit_event where action in ('os-update.drain', 'os-update.undrain') order by id", row -> row.getString(1)));
+        assertThat(details).anyMatch(detail -> detail.contains("disable and bootout system/" + MlxRuntime.LABEL));
+        assertThat(details.stream().filter(detail -> detail.contains("and bootstrap")).toList()).hasSize(3);
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        String answer = chat(runtimes.endpoint("llm-a"));
+        while (!answer.contains("stand-in") && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            answer = chat(runtimes.endpoint("llm-a"));
+        }
+        assertThat(answer).contains("bundled engine on macfleet-stand-in.gguf");
+        assertThat(runtimes.status("llm-a", settings)).allSatisfy(daemon -> assertThat(daemon.ready()).as(daemon.toString()).isTrue());
     }
 
     static String chat(String endpoint) {
         try (HttpClient client = HttpClient.newHttpClient()) {
             return client.send(HttpRequest.newBuilder(URI.create(endpoint + "/chat/completions")).timeout(Duration.ofSeconds(10))
                     .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")).build(),
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":4}")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
         } catch (Exception e) {
             return "";

@@ -76,7 +76,7 @@ class MlxRuntimeTest {
             // launch.py:389: the same json.dumps of all rows for every rank.
             assertThat(content).isEqualTo(deviceFile);
             // mlx_lm/server.py:1732-1743 (--host, --port), 1851-1855 (--pipeline absent: tensor parallelism, 284-288).
-            assertThat(daemon.programArguments()).containsExactly(MlxRuntime.VENV + "/bin/python3", "-m", "mlx_lm.server", "--model",
+            assertThat(daemon.programArguments()).containsExactly(MlxRuntime.venv("0.29.3", "0.28.2") + "/bin/python3", "-m", "mlx_lm.server", "--model",
                     daemon.programArguments().get(4), "--host", "10.0.0." + (machine.rank() + 1), "--port", "8080");
             // What mlx's backends check when the rank starts (MlxLaunchContract.check, cited there): nothing to refuse.
             assertThat(MlxLaunchContract.check(environment, path -> Optional.ofNullable(path.equals(environment.get("MLX_IBV_DEVICES")) ? content : null),
@@ -228,8 +228,8 @@ class MlxRuntimeTest {
     void theInstallPinsBothPackagesInTheVirtualEnvironment() throws Exception {
         RuntimePlan plan = new MlxRuntime().plan(cluster(RuntimeCablingFixtures.fullMesh("llm-a", "studio-01", "studio-02"), Map.of()));
         assertThat(new MlxRuntime().installCommands(plan.machine("studio-02"))).containsExactly(
-                List.of("/usr/bin/python3", "-m", "venv", MlxRuntime.VENV),
-                List.of(MlxRuntime.VENV + "/bin/python3", "-m", "pip", "install", "--disable-pip-version-check", "mlx==0.29.3", "mlx-lm==0.28.2"));
+                List.of("/usr/bin/python3", "-m", "venv", MlxRuntime.venv("0.29.3", "0.28.2")),
+                List.of(MlxRuntime.venv("0.29.3", "0.28.2") + "/bin/python3", "-m", "pip", "install", "--disable-pip-version-check", "mlx==0.29.3", "mlx-lm==0.28.2"));
     }
 
     @Test

@@ -73,6 +73,16 @@ public final class SimulatedCluster implements AutoCloseable {
         store.apply(loaded.inventory(), actor, inventory.toString());
     }
 
+    /** As {@link #apply}, with the inventory's macfleet.yaml changed by {@code edit} first (e.g. to give the cluster a runtime). */
+    public void apply(DesiredStateStore store, String actor, java.util.function.UnaryOperator<String> edit) throws IOException {
+        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh(NAME, MEMBERS)), Map.of());
+        Path yaml = inventory.resolve("macfleet.yaml");
+        Files.writeString(yaml, edit.apply(Files.readString(yaml)));
+        LoadResult loaded = InventoryLoader.load(inventory);
+        assertThat(loaded.errors()).as("the test inventory's errors").isEmpty();
+        store.apply(loaded.inventory(), actor, inventory.toString());
+    }
+
     /** Gathers the cluster's facts over SSH through the service; fails the test when any machine could not be read. */
     public void gather(FactsService facts) {
         assertThat(facts.gather(facts.select(NAME, List.of()), SimulatedInventory.settings(COMMAND_TIMEOUT)).failed())

@@ -180,6 +180,19 @@ public final class Main {
         if (options.containsKey("cluster-key")) {
             throw new IllegalArgumentException("--cluster-key is for a rank of a cluster (with --cluster FILE --rank N)");
         }
+        if (Boolean.parseBoolean(options.getOrDefault("exit-with-stdin", "false"))) {
+            // A parent that holds our standard input (the simulator's mlx_lm.server stand-in): when it ends, even by kill -9, so do we.
+            Thread.ofPlatform().daemon().name("parent-watch").start(() -> {
+                try {
+                    while (System.in.read() >= 0) {
+                        // keep reading until end of input
+                    }
+                } catch (IOException ignored) {
+                    // the parent is gone either way
+                }
+                System.exit(0);
+            });
+        }
         NodeServer server = new NodeServer(serveConfig(options), null, security(options));
         server.start();
         err.println("inference-node: serving on http://" + server.address().getHostString() + ":"
