@@ -188,7 +188,7 @@ public class NodeService {
                 if (model.startsWith("http://") || model.startsWith("https://")) {
                     return NodeRelease.of(jar, URI.create(model), request.modelSha256().orElse(null), request.modelSize().orElse(0L));
                 }
-                return NodeRelease.of(jar, Path.of(model));
+                return NodeRelease.of(jar, ModelsDirectory.configured().requireGguf(Path.of(model)));
             }
             Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName);
             if (unfinished.isPresent()) {
@@ -204,7 +204,7 @@ public class NodeService {
             }
             Cluster cluster = cluster(clusterName);
             if (cluster.inference() != null && cluster.inference().model() != null) {
-                return NodeRelease.of(jar, Path.of(cluster.inference().model()));
+                return NodeRelease.of(jar, ModelsDirectory.configured().requireGguf(Path.of(cluster.inference().model())));
             }
             throw new RefusedException("no --model given and cluster " + clusterName + " names no inference.model in the inventory");
         } catch (IOException e) {
