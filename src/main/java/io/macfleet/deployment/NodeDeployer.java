@@ -94,7 +94,8 @@ public final class NodeDeployer {
             environment.put(NodeLayout.NODE_VERSION, release.nodeVersion());
             environment.put(NodeLayout.NODE_SHA256, release.nodeSha256());
             environment.put(NodeLayout.MODEL_SHA256, release.modelSha256());
-            return LaunchDaemon.node(NodeLayout.LABEL, arguments, environment, NodeLayout.NODE_DIRECTORY);
+            // Not root: the daemon account owns nothing but its keys and its logs.
+            return LaunchDaemon.node(NodeLayout.LABEL, arguments, environment, NodeLayout.NODE_DIRECTORY).runAs(DaemonAccount.NAME);
         }
     }
 
@@ -223,10 +224,17 @@ public final class NodeDeployer {
         NodeRelease release = plan.release();
         listener.step(name, "preparing directories");
         String user = machine.target().user();
-        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "755",
-                NodeLayout.HOME, NodeLayout.NODE_DIRECTORY, NodeLayout.MODEL_DIRECTORY)), "cannot create " + NodeLayout.HOME);
-        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-m", "755", NodeLayout.LOG_DIRECTORY)),
-                "cannot create " + NodeLayout.LOG_DIRECTORY);
+        if (DaemonAccount.ensure(machine)) {
+            listener.step(name, "created the daemon account " + DaemonAccount.NAME);
+        }
+        // The node's files are root's (the SSH user cannot replace what the daemon runs); BSD install -d also sets
+        // the owner and mode of directories that exist (an older deploy made them the SSH user's).
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", "root", "-g", "wheel", "-m", "755",
+                NodeLayout.HOME, NodeLayout.NODE_DIRECTORY, NodeLayout.MODEL_DIRECTORY, NodeLayout.KEY_DIRECTORY)), "cannot create " + NodeLayout.HOME);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "700", NodeLayout.STAGING_DIRECTORY)),
+                "cannot create " + NodeLayout.STAGING_DIRECTORY);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", DaemonAccount.NAME, "-g", DaemonAccount.NAME, "-m", "755",
+                NodeLayout.LOG_DIRECTORY)), "cannot create " + NodeLayout.LOG_DIRECTORY);
         try {
             checkJava(machine, name);
         } catch (IllegalStateException missing) {
@@ -237,31 +245,74 @@ public final class NodeDeployer {
         }
         checkSpace(machine, name, release);
         RemoteShell shell = shell(machine);
-        CopyOutcome jar = machine.withSftp("copy " + release.jarPath(), sftp -> new FileCopy(name, sftp, shell)
-                .copy(release.nodeJar(), release.jarPath(), (done, total) -> listener.copying(name, "node", done, total)));
+        CopyOutcome.Kind jar = placed(machine, release.jarPath(), release.nodeSha256()) ? CopyOutcome.Kind.ALREADY_PRESENT
+                : machine.withSftp("copy " + release.jarPath(), sftp -> new FileCopy(name, sftp, shell)
+                        .copy(release.nodeJar(), NodeLayout.staged(release.jarPath()), (done, total) -> listener.copying(name, "node", done, total))).kind();
+        if (jar != CopyOutcome.Kind.ALREADY_PRESENT) {
+            installAsRoot(machine, release.jarPath());
+        }
         CopyOutcome.Kind model;
-        if (release.modelFile().isPresent()) {
+        if (placed(machine, release.modelPath(), release.modelSha256())) {
+            listener.copying(name, "model", release.modelSize(), release.modelSize());
+            model = CopyOutcome.Kind.ALREADY_PRESENT;
+        } else if (release.modelFile().isPresent()) {
             model = machine.withSftpStripes("copy " + release.modelPath(), FileCopy.connectionsFor(release.modelSize()),
-                    channels -> new FileCopy(name, channels, shell).copy(release.modelFile().get(), release.modelPath(), (done, total) -> listener.copying(name, "model", done, total))).kind();
+                    channels -> new FileCopy(name, channels, shell).copy(release.modelFile().get(), NodeLayout.staged(release.modelPath()),
+                            (done, total) -> listener.copying(name, "model", done, total))).kind();
+            installAsRoot(machine, release.modelPath());
         } else {
             model = fetch(machine, name, release, listener);
+            installAsRoot(machine, release.modelPath());
         }
         listener.step(name, "writing the configuration");
         byte[] clusterFile = plan.clusterFile().getBytes(StandardCharsets.UTF_8);
-        machine.upload(plan.clusterFilePath(), clusterFile, 0644);
+        machine.upload(NodeLayout.staged(plan.clusterFilePath()), clusterFile, 0644);
+        installAsRoot(machine, plan.clusterFilePath());
         if (plan.keys().isPresent()) {
-            require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "700", NodeLayout.KEY_DIRECTORY)),
-                    "cannot create " + NodeLayout.KEY_DIRECTORY);
-            machine.upload(NodeKeys.MESH_KEY_ON_MAC, plan.keys().get().meshKey(), 0600);
-            machine.upload(NodeKeys.API_KEY_ON_MAC, plan.keys().get().apiKey(), 0600);
+            // Readable by the daemon's account only; staged in the SSH user's private directory for a moment.
+            installKey(machine, NodeKeys.MESH_KEY_ON_MAC, plan.keys().get().meshKey());
+            installKey(machine, NodeKeys.API_KEY_ON_MAC, plan.keys().get().apiKey());
         }
         String plist = LaunchDaemonPlist.render(plan.daemon(rank));
-        String stagedPlist = NodeLayout.NODE_DIRECTORY + "/" + NodeLayout.LABEL + ".plist";
-        machine.upload(stagedPlist, plist.getBytes(StandardCharsets.UTF_8), 0644);
+        machine.upload(STAGED_PLIST, plist.getBytes(StandardCharsets.UTF_8), 0644);
         CommandResult current = machine.execute(Command.reading("cat", NodeLayout.PLIST));
         boolean changed = !current.succeeded() || !current.stdout().equals(plist);
         boolean running = status(machine, rank.rank()).running();
-        return new Staged(name, jar.kind(), model, changed, running);
+        return new Staged(name, jar, model, changed, running);
+    }
+
+    /** The daemon's definition as staged, installed as root's by the switch. */
+    private static final String STAGED_PLIST = NodeLayout.STAGING_DIRECTORY + "/" + NodeLayout.LABEL + ".plist";
+
+    /**
+     * Whether the file is in place with this SHA-256 and root's (root:wheel 644): a file an older deploy left to the
+     * SSH user is installed again, so that account cannot change it.
+     */
+    private static boolean placed(MachineSession machine, String path, String sha256) {
+        CommandResult owner = machine.execute(Command.reading("stat", "-f", "%Su:%Sg %Lp", path));
+        if (!owner.succeeded() || !owner.stdout().strip().equals("root:wheel 644")) {
+            return false;
+        }
+        CommandResult sum = machine.execute(Command.reading("shasum", "-a", "256", path));
+        return sum.succeeded() && sum.stdout().startsWith(sha256 + " ");
+    }
+
+    /** Root installs the staged copy (checked by the Mac's shasum when it was copied) as root:wheel 644, then the copy goes. */
+    private static void installAsRoot(MachineSession machine, String finalPath) {
+        String staged = NodeLayout.staged(finalPath);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-o", "root", "-g", "wheel", "-m", "644", staged, finalPath),
+                io.macfleet.ssh.ExecutionLimits.DEFAULTS.withCommandTimeout(Duration.ofHours(1))), "cannot install " + finalPath);
+        require(machine.execute(Command.of("rm", "-f", staged)), "cannot remove the staged " + staged);
+    }
+
+    /** A key file of the daemon's account, mode 600 (unless it is there with the same content: compared by hash, never read back). */
+    private static void installKey(MachineSession machine, String path, byte[] key) throws IOException {
+        CommandResult owner = machine.execute(Command.reading("stat", "-f", "%Su:%Sg %Lp", path));
+        String staged = NodeLayout.staged(path);
+        machine.upload(staged, key, 0600);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-o", DaemonAccount.NAME, "-g", DaemonAccount.NAME, "-m", "600", staged, path)),
+                "cannot install " + path + (owner.succeeded() ? " (now " + owner.stdout().strip() + ")" : ""));
+        require(machine.execute(Command.of("rm", "-f", staged)), "cannot remove the staged " + staged);
     }
 
     /** Java 25 or later must be on the Mac: {@code /usr/bin/java -version} (it prints to standard error). */
@@ -299,15 +350,15 @@ public final class NodeDeployer {
 
     /** Enough free space in the model directory for what is not there yet (df -k: 1024-byte blocks). */
     private static void checkSpace(MachineSession machine, String name, NodeRelease release) throws IOException {
-        long present = machine.withSftp("stat " + release.modelPath(), sftp -> {
+        // A copy goes to the staging directory first and root installs it from there: twice the model until then.
+        long needed = machine.withSftp("stat " + release.modelPath(), sftp -> {
             var whole = sftp.statExistence(release.modelPath());
             if (whole != null && whole.getSize() == release.modelSize()) {
-                return release.modelSize();
+                return 0L;
             }
-            var partial = sftp.statExistence(release.modelPath() + FileCopy.PARTIAL_SUFFIX);
-            return partial == null ? 0L : Math.min(partial.getSize(), release.modelSize());
+            var partial = sftp.statExistence(NodeLayout.staged(release.modelPath()) + FileCopy.PARTIAL_SUFFIX);
+            return 2 * release.modelSize() - (partial == null ? 0L : Math.min(partial.getSize(), release.modelSize()));
         });
-        long needed = release.modelSize() - present;
         if (needed <= 0) {
             return;
         }
@@ -323,12 +374,8 @@ public final class NodeDeployer {
 
     /** The Mac downloads the model itself, resuming a partial download (curl -C -), then the hash is checked there. */
     private static CopyOutcome.Kind fetch(MachineSession machine, String name, NodeRelease release, Listener listener) throws IOException {
-        String target = release.modelPath();
-        RemoteShell.Answer existing = shell(machine).run("shasum", List.of("-a", "256", target));
-        if (existing.exitStatus() == 0 && existing.stdout().startsWith(release.modelSha256())) {
-            listener.copying(name, "model", release.modelSize(), release.modelSize());
-            return CopyOutcome.Kind.ALREADY_PRESENT;
-        }
+        // Downloaded into the staging directory (the SSH user's), installed as root's by the caller.
+        String target = NodeLayout.staged(release.modelPath());
         String partial = target + FileCopy.PARTIAL_SUFFIX;
         long downloaded = machine.withSftp("stat " + partial, sftp -> {
             var attributes = sftp.statExistence(partial);
@@ -371,7 +418,7 @@ public final class NodeDeployer {
             bootout(machine);
             return null;
         }), "stopping the old version");
-        String stagedPlist = NodeLayout.NODE_DIRECTORY + "/" + NodeLayout.LABEL + ".plist";
+        String stagedPlist = STAGED_PLIST;
         failOn(run.onFleet(targets, machine -> {
             listener.step(machine.target().machine(), "starting the new daemon");
             require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-o", "root", "-g", "wheel", "-m", "644", stagedPlist,
