@@ -116,6 +116,8 @@ class SimulatedProgramsTest {
                 // added with the inference runtimes (issue 25): who holds a port
                 "lsof",
                 // added with the MLX runtime (issue 26): the venv, pip and the versions
-                "python3")));
+                "python3",
+                // added with least privilege for the node (issue 29): owners and modes
+                "stat")));
     }
 }
