@@ -191,6 +191,10 @@ public final class NodeDeployer {
                     + " (" + NodeLayout.shortHash(plan.release().nodeSha256()) + ") with model " + plan.release().modelFileName()
                     + " (" + NodeLayout.shortHash(plan.release().modelSha256()) + ")");
         }
+        if (staged.stream().anyMatch(machine -> machine.jar() != CopyOutcome.Kind.ALREADY_PRESENT || machine.model() != CopyOutcome.Kind.ALREADY_PRESENT)) {
+            journal.phase("staging", "loading the new files once on " + plan.coordinator().machine() + " before the switch");
+            checkLoads(run, plan, listener);
+        }
         journal.phase("switching", "all machines staged; restarting every rank together");
         switchAll(run, plan, listener);
         journal.phase("starting", "waiting for the cluster to form");
@@ -200,6 +204,41 @@ public final class NodeDeployer {
                 + " (" + NodeLayout.shortHash(plan.release().nodeSha256()) + ") with model " + plan.release().modelFileName()
                 + "; serving at " + plan.endpoint());
     }
+
+    /**
+     * Before any switch, rank 0's Mac loads the staged model with the staged node ({@code verify-model}: its SHA-256,
+     * header, tensors and tokenizer) as the SSH user, while the running cluster keeps serving; a model or node that does
+     * not load ends the deployment with nothing switched and the node's own words why.
+     */
+    public void checkLoads(SshRun run, Plan plan, Listener listener) {
+        RankTarget rank = plan.coordinator();
+        List<String> command = new ArrayList<>(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(plan.javaOptions());
+        command.addAll(List.of("-jar", plan.release().jarPath(), "verify-model", "--model", plan.release().modelPath(),
+                "--model-sha256", plan.release().modelSha256()));
+        List<MachineResult<CommandResult>> results = run.onFleet(List.of(rank.ssh()), machine -> {
+            listener.step(rank.machine(), "loading the new model once before the switch");
+            return machine.execute(Command.of("/usr/bin/java", command.toArray(String[]::new)),
+                    io.macfleet.ssh.ExecutionLimits.DEFAULTS.withCommandTimeout(LOAD_CHECK_TIMEOUT));
+        });
+        MachineResult<CommandResult> result = results.getFirst();
+        if (!result.succeeded()) {
+            throw new DeployFailedException("cannot check that the staged model loads on " + rank.machine() + ", nothing was switched (the running"
+                    + " version, if any, keeps serving): " + message(result.error()), false, result.error());
+        }
+        CommandResult check = result.value();
+        if (!check.succeeded()) {
+            String said = (check.stderr() + "\n" + check.stdout()).strip();
+            List<String> lines = said.lines().filter(line -> !line.isBlank()).toList();
+            String tail = lines.isEmpty() ? "it printed nothing" : String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+            throw new DeployFailedException("the staged model " + plan.release().modelFileName() + " does not load with node " + plan.release().nodeVersion()
+                    + " on " + rank.machine() + " (exit " + check.exitStatus() + "), nothing was switched (the running version, if any, keeps serving): "
+                    + tail, false, null);
+        }
+    }
+
+    /** How long the load check may take: it hashes the model and maps it, as a rank's start does. */
+    private static final Duration LOAD_CHECK_TIMEOUT = Duration.ofMinutes(15);
 
     /** Phase one. Throws {@link DeployFailedException} naming every machine that failed; nothing is switched then. */
     public List<Staged> stage(SshRun run, Plan plan, Listener listener) {

@@ -445,24 +445,7 @@ public final class Launchd {
             // launchd cannot run a job as an account the Mac does not have: the spawn fails with EX_CONFIG (78).
             return null;
         }
-        List<String> arguments = new ArrayList<>(job.programArguments());
-        // Arguments naming files of the simulated file system (a jar, a model, a configuration, a secret given as a
-        // file: reference) point into it.
-        for (int index = 1; index < arguments.size(); index++) {
-            String argument = arguments.get(index);
-            String prefix = argument.startsWith("file:/") ? "file:" : "";
-            String path = argument.substring(prefix.length());
-            if (path.startsWith("/") && !path.equals("/")) {
-                try {
-                    Path mapped = mac.resolve(path);
-                    if (Files.exists(mapped)) {
-                        arguments.set(index, prefix + mapped);
-                    }
-                } catch (IllegalArgumentException outside) {
-                    // Not a path of this machine: passed as it is.
-                }
-            }
-        }
+        List<String> arguments = mapArguments(mac, job.programArguments());
         String program = arguments.getFirst();
         Path simulated = program.startsWith("/") ? mac.resolve(program) : null;
         if (simulated != null && Files.isRegularFile(simulated)) {
@@ -478,5 +461,29 @@ public final class Launchd {
             return arguments;
         }
         return null;
+    }
+
+    /**
+     * Arguments naming files of the simulated file system (a jar, a model, a configuration, a secret given as a
+     * file: reference) point into it; the program (the first) stays as it is.
+     */
+    static List<String> mapArguments(SimulatedMac mac, List<String> programArguments) {
+        List<String> arguments = new ArrayList<>(programArguments);
+        for (int index = 1; index < arguments.size(); index++) {
+            String argument = arguments.get(index);
+            String prefix = argument.startsWith("file:/") ? "file:" : "";
+            String path = argument.substring(prefix.length());
+            if (path.startsWith("/") && !path.equals("/")) {
+                try {
+                    Path mapped = mac.resolve(path);
+                    if (Files.exists(mapped)) {
+                        arguments.set(index, prefix + mapped);
+                    }
+                } catch (IllegalArgumentException outside) {
+                    // Not a path of this machine: passed as it is.
+                }
+            }
+        }
+        return arguments;
     }
 }

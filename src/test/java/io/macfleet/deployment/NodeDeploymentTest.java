@@ -331,6 +331,31 @@ class NodeDeploymentTest {
         }
     }
 
+    /** Issue 29: a model that does not load (here a GGUF cut short) is found on one Mac before the switch; the running cluster stays. */
+    @Test
+    @Order(8)
+    void aStagedModelThatDoesNotLoadSwitchesNothingAndSaysWhy() throws Exception {
+        Path whole = NodeJars.tinyModel(directory, 11);
+        byte[] bytes = Files.readAllBytes(whole);
+        Path cut = Files.write(directory.resolve("cut-11.gguf"), java.util.Arrays.copyOf(bytes, bytes.length / 3));
+        NodeRelease broken = NodeRelease.of(NodeJars.nodeJar(), cut);
+        Map<String, String> plistsBefore = new java.util.HashMap<>();
+        for (RankTarget rank : ranks) {
+            plistsBefore.put(rank.machine(), Files.readString(fleet.machine(rank.machine()).resolve(NodeLayout.PLIST)));
+        }
+        try (SshRun run = transport.openRun()) {
+            assertThatThrownBy(() -> deployer().deploy(run, plan(broken, 2), NodeDeployer.Listener.NONE, NodeDeployer.Journal.NONE))
+                    .isInstanceOfSatisfying(NodeDeployer.DeployFailedException.class, failed -> assertThat(failed.switched()).isFalse())
+                    .hasMessageContaining("the staged model cut-11.gguf does not load with node ")
+                    .hasMessageContaining(" on studio-01 (exit 1), nothing was switched")
+                    // The node's own words, from its output.
+                    .hasMessageContaining("model " + broken.modelPath() + " does not load");
+        }
+        for (RankTarget rank : ranks) {
+            assertThat(Files.readString(fleet.machine(rank.machine()).resolve(NodeLayout.PLIST))).as(rank.machine()).isEqualTo(plistsBefore.get(rank.machine()));
+        }
+    }
+
     static List<NodeRankStatus> statuses() {
         try (SshRun run = transport.openRun()) {
             return run.onFleet(ranks.stream().map(RankTarget::ssh).toList(),
