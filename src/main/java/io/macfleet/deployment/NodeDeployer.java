@@ -507,6 +507,47 @@ public final class NodeDeployer {
         }
     }
 
+    /**
+     * The node jar and model the installed plist runs whose files no longer hash to what the deployment recorded in it
+     * (the node checks its model's hash only when it starts): one sentence each, empty when both match or nothing is
+     * deployed. Hashes the whole model on the Mac, so it is asked for ({@code node status --verify-files}), not polled.
+     */
+    public static List<String> changedFiles(MachineSession machine) {
+        CommandResult installed = machine.execute(Command.reading("cat", NodeLayout.PLIST));
+        if (!installed.succeeded()) {
+            return List.of();
+        }
+        LaunchDaemon daemon;
+        try {
+            daemon = LaunchDaemonPlist.parse(installed.stdout());
+        } catch (IOException | IllegalArgumentException e) {
+            return List.of(NodeLayout.PLIST + " cannot be read: " + e.getMessage());
+        }
+        List<String> arguments = daemon.programArguments();
+        List<String> changed = new ArrayList<>();
+        compare(machine, "node jar", after(arguments, "-jar"), daemon.environment().get(NodeLayout.NODE_SHA256), changed);
+        compare(machine, "model", after(arguments, "--model"), daemon.environment().get(NodeLayout.MODEL_SHA256), changed);
+        return changed;
+    }
+
+    private static String after(List<String> arguments, String option) {
+        int index = arguments.indexOf(option);
+        return index >= 0 && index + 1 < arguments.size() ? arguments.get(index + 1) : null;
+    }
+
+    private static void compare(MachineSession machine, String what, String path, String expected, List<String> changed) {
+        if (path == null || expected == null) {
+            return;
+        }
+        CommandResult sum = machine.execute(Command.reading("shasum", "-a", "256", path));
+        if (!sum.succeeded()) {
+            changed.add(what + " " + path + " cannot be hashed (" + (sum.stderr().isBlank() ? "exit " + sum.exitStatus() : sum.stderr().strip()) + ")");
+        } else if (!sum.stdout().startsWith(expected + " ")) {
+            changed.add(what + " " + path + " has SHA-256 " + sum.stdout().split("\\s+")[0] + ", the deployment installed " + expected
+                    + ": the file changed (deploy again to put it back)");
+        }
+    }
+
     /** Whether rank 0's /health says ok now (every rank joined the cluster), asked once with a short timeout. */
     static boolean clusterServes(RankTarget coordinator) {
         URI health = URI.create("http://" + coordinator.managementAddress() + ":" + coordinator.httpPort() + "/health");

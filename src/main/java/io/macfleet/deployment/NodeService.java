@@ -284,6 +284,18 @@ public class NodeService {
         }
     }
 
+    /** Per machine of the cluster, its node files that no longer hash to what was deployed (see {@link NodeDeployer#changedFiles}). */
+    public java.util.Map<String, List<String>> changedFiles(String clusterName, SshSettings settings) {
+        List<RankTarget> ranks = ranks(clusterName);
+        java.util.Map<String, List<String>> changed = new java.util.LinkedHashMap<>();
+        try (SshRun run = transport(settings).openRun()) {
+            for (MachineResult<List<String>> result : run.onFleet(ranks.stream().map(RankTarget::ssh).toList(), NodeDeployer::changedFiles)) {
+                changed.put(result.machine(), result.succeeded() ? result.value() : List.of("cannot check: " + NodeDeployer.message(result.error())));
+            }
+        }
+        return changed;
+    }
+
     public enum Action { START, STOP, RESTART }
 
     /** Starts (bootstrap), stops (bootout) or restarts (kickstart -k) the daemon on every rank, all at once. */

@@ -356,6 +356,31 @@ class NodeDeploymentTest {
         }
     }
 
+    /** Issue 29: the node checks its model's hash only at start; node status --verify-files names a file that changed since. */
+    @Test
+    @Order(9)
+    void aModelFileThatChangedAfterTheDeployIsNamed() throws Exception {
+        String model = after(Files.readString(fleet.machine("studio-02").resolve(NodeLayout.PLIST)), "--model");
+        Path onMac = fleet.machine("studio-02").resolve(model);
+        byte[] original = Files.readAllBytes(onMac);
+        try (SshRun run = transport.openRun()) {
+            assertThat(run.onFleet(List.of(ranks.get(1).ssh()), NodeDeployer::changedFiles).getFirst().value()).isEmpty();
+            byte[] tampered = original.clone();
+            tampered[tampered.length - 1] ^= 1;
+            Files.write(onMac, tampered);
+            List<String> changed = run.onFleet(List.of(ranks.get(1).ssh()), NodeDeployer::changedFiles).getFirst().value();
+            assertThat(changed).singleElement().asString().startsWith("model " + model + " has SHA-256 ").contains("the file changed");
+        } finally {
+            Files.write(onMac, original);
+        }
+    }
+
+    /** The argument after {@code option} in a plist's ProgramArguments. */
+    private static String after(String plist, String option) throws Exception {
+        List<String> arguments = LaunchDaemonPlist.parse(plist).programArguments();
+        return arguments.get(arguments.indexOf(option) + 1);
+    }
+
     static List<NodeRankStatus> statuses() {
         try (SshRun run = transport.openRun()) {
             return run.onFleet(ranks.stream().map(RankTarget::ssh).toList(),
