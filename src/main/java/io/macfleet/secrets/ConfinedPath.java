@@ -28,12 +28,20 @@ public final class ConfinedPath {
     private ConfinedPath() {
     }
 
-    /** The escape of {@code path} (as the operator wrote it) from {@code directories}, or empty when it stays inside. */
-    public static Optional<Escape> escape(Path path, List<Path> directories) {
+    /** Whether the path as written has a {@code ..} component. */
+    public static boolean namesParent(Path path) {
         for (Path part : path) {
             if (part.toString().equals("..")) {
-                return Optional.of(Escape.PARENT_REFERENCE);
+                return true;
             }
+        }
+        return false;
+    }
+
+    /** The escape of {@code path} (as the operator wrote it) from {@code directories}, or empty when it stays inside. */
+    public static Optional<Escape> escape(Path path, List<Path> directories) {
+        if (namesParent(path)) {
+            return Optional.of(Escape.PARENT_REFERENCE);
         }
         Path absolute = path.toAbsolutePath().normalize();
         List<Path> normalized = directories.stream().map(directory -> directory.toAbsolutePath().normalize()).toList();

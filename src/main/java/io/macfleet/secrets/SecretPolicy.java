@@ -60,12 +60,11 @@ public record SecretPolicy(List<Path> directories, String environmentPrefix) {
     private Optional<String> fileProblem(SecretReference reference) {
         String where = " is not allowed: secret files must be under " + String.join(" or ", directories.stream().map(Path::toString).toList())
                 + " (macfleet.secrets.directories)";
-        // The path as written (its '..' parts) and then as resolved against the working directory.
-        Optional<ConfinedPath.Escape> escape = ConfinedPath.escape(Path.of(reference.name()), List.of());
-        if (escape.filter(kind -> kind == ConfinedPath.Escape.PARENT_REFERENCE).isPresent()) {
+        // The name as written (its '..' parts), then the path as resolved against the working directory.
+        if (ConfinedPath.namesParent(Path.of(reference.name()))) {
             return Optional.of(reference + where + ", named without '..'");
         }
-        escape = ConfinedPath.escape(reference.path(), directories);
+        Optional<ConfinedPath.Escape> escape = ConfinedPath.escape(reference.path(), directories);
         if (escape.isPresent()) {
             return Optional.of(switch (escape.get()) {
                 case PARENT_REFERENCE -> reference + where + ", named without '..'";
