@@ -54,6 +54,9 @@ public interface MacfleetConfig {
     /** Checked by the inventory loader; read through {@code io.macfleet.secrets.SecretPolicy.configured()}, which also runs outside the service. */
     Secrets secrets();
 
+    /** Read through {@code io.macfleet.deployment.ModelsDirectory.configured()}, which also runs outside the service. */
+    Models models();
+
     /** The database, chosen at run time by its URL (H2 or PostgreSQL). */
     interface Database {
         String url();
@@ -111,6 +114,12 @@ public interface MacfleetConfig {
         /** The prefix every {@code env:} reference must have. */
         @WithDefault("MACFLEET_")
         String environmentPrefix();
+    }
+
+    /** Where deployable model files live on the control host (docs/security.md). */
+    interface Models {
+        /** Deploys take model files under this directory only; default the state directory's models/. */
+        Optional<String> directory();
     }
 
     interface Observation {

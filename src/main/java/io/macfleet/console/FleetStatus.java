@@ -234,7 +234,7 @@ public class FleetStatus {
             CablingReport report = cabling.get(name);
             clusters.add(new ClusterSummary(name, cluster.macosVersion(), cluster.topology().kind().yamlName(),
                     report == null ? List.of() : report.machines(), members.stream().filter(MachineRow::problem).count(),
-                    verdict(report), readiness(report, members), report));
+                    verdict(report), serving(Optional.ofNullable(nodes.statuses().get(name))).orElseGet(() -> readiness(report, members)), report));
         }
         clusters.sort(Comparator.comparing((ClusterSummary cluster) -> cluster.problemMachines() == 0 && !cluster.cabling().isProblem())
                 .thenComparing(ClusterSummary::name));
@@ -309,6 +309,18 @@ public class FleetStatus {
             return Status.warning("passed, " + warnings + (warnings == 1 ? " warning" : " warnings"), report.verdict());
         }
         return Status.ok("passed", report.verdict());
+    }
+
+    /**
+     * "not serving" whenever the supervision page says so (a current, readable status whose cluster does not serve):
+     * a cluster whose endpoint answers 503 is never "ready for tensor parallelism", whatever its machines and cables.
+     */
+    static Optional<Status> serving(Optional<SharedStatus> supervision) {
+        if (supervision.isPresent() && supervision.get() instanceof SharedStatus.Observed observed && !observed.stale()
+                && !observed.status().serving()) {
+            return Optional.of(Status.problem("not serving", "the supervision says: " + observed.status().diagnosis().explain()));
+        }
+        return Optional.empty();
     }
 
     /** Ready for tensor parallelism: every member ready (the one notion of a ready machine) and the cabling a passing full mesh. */

@@ -45,6 +45,11 @@ public final class Pages {
         public String caption() {
             return "Machines of " + filterDescription + ", problems first";
         }
+
+        /** Clusters whose supervision says they do not serve (their card says "not serving" too). */
+        public long notServingCount() {
+            return clusters.stream().filter(cluster -> cluster.readiness().label().equals("not serving")).count();
+        }
     }
 
     public record Fact(String label, String value) {

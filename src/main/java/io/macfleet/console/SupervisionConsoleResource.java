@@ -146,6 +146,14 @@ public class SupervisionConsoleResource {
                 look.acting().orElse(null), "seen by this instance at " + Ages.utc(look.at()), daemons);
     }
 
+    /**
+     * The page says each thing once: an alert that ends with the state's own sentence (the supervisor's "gave up after 2
+     * restart(s) of the whole cluster: " + the state) shows only what it adds; the state line above says the rest.
+     */
+    static String alertBeyond(String alert, String state) {
+        return alert.endsWith(": " + state) ? alert.substring(0, alert.length() - state.length() - 2) + " (why: the state above)" : alert;
+    }
+
     private static ClusterRow row(SharedStatus shared, Instant now) {
         String seen = shared.stale() ? shared.lastSeen() : "seen by " + shared.observedBy() + " at " + Ages.utc(shared.observedAt());
         if (shared instanceof SharedStatus.Unreadable unreadable) {
@@ -163,8 +171,10 @@ public class SupervisionConsoleResource {
                 rank.rdma().name().toLowerCase(Locale.ROOT).replace('_', ' '))).toList();
         String acting = status.acting().map(under -> under.what() + " since "
                 + java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(java.time.ZoneOffset.UTC).format(under.since())).orElse(null);
-        return new ClusterRow(status.name(), status.serving() && !observed.stale(), status.diagnosis().explain(),
-                status.observation().cluster().endpoint().toString(), status.restarts(), status.alert().orElse(null), acting, ranks, seen,
+        String explain = status.diagnosis().explain();
+        String alert = status.alert().map(text -> alertBeyond(text, explain)).orElse(null);
+        return new ClusterRow(status.name(), status.serving() && !observed.stale(), explain,
+                status.observation().cluster().endpoint().toString(), status.restarts(), alert, acting, ranks, seen,
                 observed.stale(), true);
     }
 }

@@ -16,10 +16,19 @@ import java.util.regex.Pattern;
  * @param environment EnvironmentVariables, rendered in name order
  * @param workingDirectory absolute, or null for launchd's default (/)
  * @param numberOfFiles SoftResourceLimits NumberOfFiles (launchd's default soft limit of 256 is too few for a server)
+ * @param userName UserName: the account launchd runs the program as, or null for root (launchd's default)
  */
 public record LaunchDaemon(String label, List<String> programArguments, Map<String, String> environment,
                            String workingDirectory, boolean keepAlive, boolean runAtLoad, int throttleIntervalSeconds,
-                           String standardOutPath, String standardErrorPath, int numberOfFiles) {
+                           String standardOutPath, String standardErrorPath, int numberOfFiles, String userName) {
+
+    /** Run as root (no UserName). */
+    public LaunchDaemon(String label, List<String> programArguments, Map<String, String> environment, String workingDirectory,
+                        boolean keepAlive, boolean runAtLoad, int throttleIntervalSeconds, String standardOutPath,
+                        String standardErrorPath, int numberOfFiles) {
+        this(label, programArguments, environment, workingDirectory, keepAlive, runAtLoad, throttleIntervalSeconds, standardOutPath,
+                standardErrorPath, numberOfFiles, null);
+    }
 
     public static final String LOG_DIRECTORY = "/var/log/macfleet/";
     public static final String DAEMON_DIRECTORY = "/Library/LaunchDaemons/";
@@ -57,7 +66,16 @@ public record LaunchDaemon(String label, List<String> programArguments, Map<Stri
             throw new IllegalArgumentException("LaunchDaemon " + label + ": NumberOfFiles must be at least launchd's default"
                     + " of 256, got " + numberOfFiles);
         }
+        if (userName != null && !userName.matches("[A-Za-z_][A-Za-z0-9_.-]{0,63}")) {
+            throw new IllegalArgumentException("LaunchDaemon " + label + ": UserName '" + userName + "' is not a macOS account name");
+        }
         programArguments = List.copyOf(programArguments);
+    }
+
+    /** The same daemon run as {@code user} (launchd's UserName) instead of root. */
+    public LaunchDaemon runAs(String user) {
+        return new LaunchDaemon(label, programArguments, environment, workingDirectory, keepAlive, runAtLoad, throttleIntervalSeconds,
+                standardOutPath, standardErrorPath, numberOfFiles, user);
     }
 
     /** The node's daemon with macfleet's defaults: kept alive, started at load, 10 s throttle, logs per label. */

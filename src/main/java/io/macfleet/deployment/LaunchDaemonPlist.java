@@ -45,6 +45,9 @@ public final class LaunchDaemonPlist {
                     .append("\t\t<string>").append(escape(value)).append("</string>\n"));
             xml.append("\t</dict>\n");
         }
+        if (daemon.userName() != null) {
+            key(xml, "UserName").append("\t<string>").append(escape(daemon.userName())).append("</string>\n");
+        }
         if (daemon.workingDirectory() != null) {
             key(xml, "WorkingDirectory").append("\t<string>").append(escape(daemon.workingDirectory())).append("</string>\n");
         }
@@ -95,7 +98,8 @@ public final class LaunchDaemonPlist {
         Element limits = required(entries, "SoftResourceLimits", "dict");
         return new LaunchDaemon(label, arguments, environment, workingDirectory, bool(entries, "KeepAlive"),
                 bool(entries, "RunAtLoad"), integer(entries(dict), "ThrottleInterval"), string(entries, "StandardOutPath"),
-                string(entries, "StandardErrorPath"), integer(entries(limits), "NumberOfFiles"));
+                string(entries, "StandardErrorPath"), integer(entries(limits), "NumberOfFiles"),
+                entries.containsKey("UserName") ? string(entries, "UserName") : null);
     }
 
     /** XML-escapes text content: the five predefined entities, so paths with '&', '<' or quotes survive. */

@@ -272,6 +272,10 @@ public class NodeCommand {
         @Option(names = "--json", description = "Print JSON.")
         boolean json;
 
+        @Option(names = "--verify-files", description = "Also hash the node jar and model on every Mac and name a file that changed since the deploy"
+                + " (reads the whole model).")
+        boolean verifyFiles;
+
         @Mixin
         SshOptions ssh;
 
@@ -320,6 +324,8 @@ public class NodeCommand {
                 }
                 List<NodeRankStatus> statuses = nodes.status(name, settings);
                 allRunning &= statuses.stream().allMatch(NodeRankStatus::running);
+                Map<String, List<String>> changed = verifyFiles ? nodes.changedFiles(name, settings) : Map.of();
+                allRunning &= changed.values().stream().allMatch(List::isEmpty);
                 if (json) {
                     // The same rank object as GET /api/v1/clusters/NAME/node answers.
                     // The same rank object as GET /api/v1/clusters/NAME/node answers.
@@ -327,6 +333,9 @@ public class NodeCommand {
                     cluster.put("runtime", runtime.name());
                     cluster.put("endpoint", endpoint);
                     cluster.set("ranks", JSON.valueToTree(statuses.stream().map(NodeResource.RankBody::of).toList()));
+                    if (verifyFiles) {
+                        cluster.set("changedFiles", JSON.valueToTree(changed));
+                    }
                 } else {
                     out.println("cluster " + name + " (runtime " + runtime.name() + "): endpoint " + endpoint);
                     out.printf(Locale.ROOT, "  %-4s %-12s %-13s %-8s %-5s %-16s %-28s %s%n", "rank", "machine", "state", "pid", "runs", "last exit", "node", "model");
@@ -337,6 +346,10 @@ public class NodeCommand {
                                 lastExit(status.launchd().lastExit()),
                                 status.nodeVersion().map(version -> version + " " + status.nodeSha256().map(NodeLayout::shortHash).orElse("")).orElse("-"),
                                 status.error().orElse(status.modelSha256().map(NodeLayout::shortHash).orElse("-")));
+                    }
+                    changed.forEach((machine, files) -> files.forEach(file -> out.println("  " + machine + ": " + file)));
+                    if (verifyFiles && changed.values().stream().allMatch(List::isEmpty)) {
+                        out.println("  every rank's node jar and model hash to what was deployed");
                     }
                 }
             }

@@ -94,7 +94,8 @@ public final class NodeDeployer {
             environment.put(NodeLayout.NODE_VERSION, release.nodeVersion());
             environment.put(NodeLayout.NODE_SHA256, release.nodeSha256());
             environment.put(NodeLayout.MODEL_SHA256, release.modelSha256());
-            return LaunchDaemon.node(NodeLayout.LABEL, arguments, environment, NodeLayout.NODE_DIRECTORY);
+            // Not root: the daemon account owns nothing but its keys and its logs.
+            return LaunchDaemon.node(NodeLayout.LABEL, arguments, environment, NodeLayout.NODE_DIRECTORY).runAs(DaemonAccount.NAME);
         }
     }
 
@@ -190,6 +191,10 @@ public final class NodeDeployer {
                     + " (" + NodeLayout.shortHash(plan.release().nodeSha256()) + ") with model " + plan.release().modelFileName()
                     + " (" + NodeLayout.shortHash(plan.release().modelSha256()) + ")");
         }
+        if (staged.stream().anyMatch(machine -> machine.jar() != CopyOutcome.Kind.ALREADY_PRESENT || machine.model() != CopyOutcome.Kind.ALREADY_PRESENT)) {
+            journal.phase("staging", "loading the new files once on " + plan.coordinator().machine() + " before the switch");
+            checkLoads(run, plan, listener);
+        }
         journal.phase("switching", "all machines staged; restarting every rank together");
         switchAll(run, plan, listener);
         journal.phase("starting", "waiting for the cluster to form");
@@ -199,6 +204,41 @@ public final class NodeDeployer {
                 + " (" + NodeLayout.shortHash(plan.release().nodeSha256()) + ") with model " + plan.release().modelFileName()
                 + "; serving at " + plan.endpoint());
     }
+
+    /**
+     * Before any switch, rank 0's Mac loads the staged model with the staged node ({@code verify-model}: its SHA-256,
+     * header, tensors and tokenizer) as the SSH user, while the running cluster keeps serving; a model or node that does
+     * not load ends the deployment with nothing switched and the node's own words why.
+     */
+    public void checkLoads(SshRun run, Plan plan, Listener listener) {
+        RankTarget rank = plan.coordinator();
+        List<String> command = new ArrayList<>(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(plan.javaOptions());
+        command.addAll(List.of("-jar", plan.release().jarPath(), "verify-model", "--model", plan.release().modelPath(),
+                "--model-sha256", plan.release().modelSha256()));
+        List<MachineResult<CommandResult>> results = run.onFleet(List.of(rank.ssh()), machine -> {
+            listener.step(rank.machine(), "loading the new model once before the switch");
+            return machine.execute(Command.of("/usr/bin/java", command.toArray(String[]::new)),
+                    io.macfleet.ssh.ExecutionLimits.DEFAULTS.withCommandTimeout(LOAD_CHECK_TIMEOUT));
+        });
+        MachineResult<CommandResult> result = results.getFirst();
+        if (!result.succeeded()) {
+            throw new DeployFailedException("cannot check that the staged model loads on " + rank.machine() + ", nothing was switched (the running"
+                    + " version, if any, keeps serving): " + message(result.error()), false, result.error());
+        }
+        CommandResult check = result.value();
+        if (!check.succeeded()) {
+            String said = (check.stderr() + "\n" + check.stdout()).strip();
+            List<String> lines = said.lines().filter(line -> !line.isBlank()).toList();
+            String tail = lines.isEmpty() ? "it printed nothing" : String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+            throw new DeployFailedException("the staged model " + plan.release().modelFileName() + " does not load with node " + plan.release().nodeVersion()
+                    + " on " + rank.machine() + " (exit " + check.exitStatus() + "), nothing was switched (the running version, if any, keeps serving): "
+                    + tail, false, null);
+        }
+    }
+
+    /** How long the load check may take: it hashes the model and maps it, as a rank's start does. */
+    private static final Duration LOAD_CHECK_TIMEOUT = Duration.ofMinutes(15);
 
     /** Phase one. Throws {@link DeployFailedException} naming every machine that failed; nothing is switched then. */
     public List<Staged> stage(SshRun run, Plan plan, Listener listener) {
@@ -223,10 +263,17 @@ public final class NodeDeployer {
         NodeRelease release = plan.release();
         listener.step(name, "preparing directories");
         String user = machine.target().user();
-        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "755",
-                NodeLayout.HOME, NodeLayout.NODE_DIRECTORY, NodeLayout.MODEL_DIRECTORY)), "cannot create " + NodeLayout.HOME);
-        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-m", "755", NodeLayout.LOG_DIRECTORY)),
-                "cannot create " + NodeLayout.LOG_DIRECTORY);
+        if (DaemonAccount.ensure(machine)) {
+            listener.step(name, "created the daemon account " + DaemonAccount.NAME);
+        }
+        // The node's files are root's (the SSH user cannot replace what the daemon runs); BSD install -d also sets
+        // the owner and mode of directories that exist (an older deploy made them the SSH user's).
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", "root", "-g", "wheel", "-m", "755",
+                NodeLayout.HOME, NodeLayout.NODE_DIRECTORY, NodeLayout.MODEL_DIRECTORY, NodeLayout.KEY_DIRECTORY)), "cannot create " + NodeLayout.HOME);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "700", NodeLayout.STAGING_DIRECTORY)),
+                "cannot create " + NodeLayout.STAGING_DIRECTORY);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", DaemonAccount.NAME, "-g", DaemonAccount.NAME, "-m", "755",
+                NodeLayout.LOG_DIRECTORY)), "cannot create " + NodeLayout.LOG_DIRECTORY);
         try {
             checkJava(machine, name);
         } catch (IllegalStateException missing) {
@@ -237,31 +284,74 @@ public final class NodeDeployer {
         }
         checkSpace(machine, name, release);
         RemoteShell shell = shell(machine);
-        CopyOutcome jar = machine.withSftp("copy " + release.jarPath(), sftp -> new FileCopy(name, sftp, shell)
-                .copy(release.nodeJar(), release.jarPath(), (done, total) -> listener.copying(name, "node", done, total)));
+        CopyOutcome.Kind jar = placed(machine, release.jarPath(), release.nodeSha256()) ? CopyOutcome.Kind.ALREADY_PRESENT
+                : machine.withSftp("copy " + release.jarPath(), sftp -> new FileCopy(name, sftp, shell)
+                        .copy(release.nodeJar(), NodeLayout.staged(release.jarPath()), (done, total) -> listener.copying(name, "node", done, total))).kind();
+        if (jar != CopyOutcome.Kind.ALREADY_PRESENT) {
+            installAsRoot(machine, release.jarPath());
+        }
         CopyOutcome.Kind model;
-        if (release.modelFile().isPresent()) {
+        if (placed(machine, release.modelPath(), release.modelSha256())) {
+            listener.copying(name, "model", release.modelSize(), release.modelSize());
+            model = CopyOutcome.Kind.ALREADY_PRESENT;
+        } else if (release.modelFile().isPresent()) {
             model = machine.withSftpStripes("copy " + release.modelPath(), FileCopy.connectionsFor(release.modelSize()),
-                    channels -> new FileCopy(name, channels, shell).copy(release.modelFile().get(), release.modelPath(), (done, total) -> listener.copying(name, "model", done, total))).kind();
+                    channels -> new FileCopy(name, channels, shell).copy(release.modelFile().get(), NodeLayout.staged(release.modelPath()),
+                            (done, total) -> listener.copying(name, "model", done, total))).kind();
+            installAsRoot(machine, release.modelPath());
         } else {
             model = fetch(machine, name, release, listener);
+            installAsRoot(machine, release.modelPath());
         }
         listener.step(name, "writing the configuration");
         byte[] clusterFile = plan.clusterFile().getBytes(StandardCharsets.UTF_8);
-        machine.upload(plan.clusterFilePath(), clusterFile, 0644);
+        machine.upload(NodeLayout.staged(plan.clusterFilePath()), clusterFile, 0644);
+        installAsRoot(machine, plan.clusterFilePath());
         if (plan.keys().isPresent()) {
-            require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "700", NodeLayout.KEY_DIRECTORY)),
-                    "cannot create " + NodeLayout.KEY_DIRECTORY);
-            machine.upload(NodeKeys.MESH_KEY_ON_MAC, plan.keys().get().meshKey(), 0600);
-            machine.upload(NodeKeys.API_KEY_ON_MAC, plan.keys().get().apiKey(), 0600);
+            // Readable by the daemon's account only; staged in the SSH user's private directory for a moment.
+            installKey(machine, NodeKeys.MESH_KEY_ON_MAC, plan.keys().get().meshKey());
+            installKey(machine, NodeKeys.API_KEY_ON_MAC, plan.keys().get().apiKey());
         }
         String plist = LaunchDaemonPlist.render(plan.daemon(rank));
-        String stagedPlist = NodeLayout.NODE_DIRECTORY + "/" + NodeLayout.LABEL + ".plist";
-        machine.upload(stagedPlist, plist.getBytes(StandardCharsets.UTF_8), 0644);
+        machine.upload(STAGED_PLIST, plist.getBytes(StandardCharsets.UTF_8), 0644);
         CommandResult current = machine.execute(Command.reading("cat", NodeLayout.PLIST));
         boolean changed = !current.succeeded() || !current.stdout().equals(plist);
         boolean running = status(machine, rank.rank()).running();
-        return new Staged(name, jar.kind(), model, changed, running);
+        return new Staged(name, jar, model, changed, running);
+    }
+
+    /** The daemon's definition as staged, installed as root's by the switch. */
+    private static final String STAGED_PLIST = NodeLayout.STAGING_DIRECTORY + "/" + NodeLayout.LABEL + ".plist";
+
+    /**
+     * Whether the file is in place with this SHA-256 and root's (root:wheel 644): a file an older deploy left to the
+     * SSH user is installed again, so that account cannot change it.
+     */
+    private static boolean placed(MachineSession machine, String path, String sha256) {
+        CommandResult owner = machine.execute(Command.reading("stat", "-f", "%Su:%Sg %Lp", path));
+        if (!owner.succeeded() || !owner.stdout().strip().equals("root:wheel 644")) {
+            return false;
+        }
+        CommandResult sum = machine.execute(Command.reading("shasum", "-a", "256", path));
+        return sum.succeeded() && sum.stdout().startsWith(sha256 + " ");
+    }
+
+    /** Root installs the staged copy (checked by the Mac's shasum when it was copied) as root:wheel 644, then the copy goes. */
+    private static void installAsRoot(MachineSession machine, String finalPath) {
+        String staged = NodeLayout.staged(finalPath);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-o", "root", "-g", "wheel", "-m", "644", staged, finalPath),
+                io.macfleet.ssh.ExecutionLimits.DEFAULTS.withCommandTimeout(Duration.ofHours(1))), "cannot install " + finalPath);
+        require(machine.execute(Command.of("rm", "-f", staged)), "cannot remove the staged " + staged);
+    }
+
+    /** A key file of the daemon's account, mode 600 (unless it is there with the same content: compared by hash, never read back). */
+    private static void installKey(MachineSession machine, String path, byte[] key) throws IOException {
+        CommandResult owner = machine.execute(Command.reading("stat", "-f", "%Su:%Sg %Lp", path));
+        String staged = NodeLayout.staged(path);
+        machine.upload(staged, key, 0600);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-o", DaemonAccount.NAME, "-g", DaemonAccount.NAME, "-m", "600", staged, path)),
+                "cannot install " + path + (owner.succeeded() ? " (now " + owner.stdout().strip() + ")" : ""));
+        require(machine.execute(Command.of("rm", "-f", staged)), "cannot remove the staged " + staged);
     }
 
     /** Java 25 or later must be on the Mac: {@code /usr/bin/java -version} (it prints to standard error). */
@@ -299,15 +389,15 @@ public final class NodeDeployer {
 
     /** Enough free space in the model directory for what is not there yet (df -k: 1024-byte blocks). */
     private static void checkSpace(MachineSession machine, String name, NodeRelease release) throws IOException {
-        long present = machine.withSftp("stat " + release.modelPath(), sftp -> {
+        // A copy goes to the staging directory first and root installs it from there: twice the model until then.
+        long needed = machine.withSftp("stat " + release.modelPath(), sftp -> {
             var whole = sftp.statExistence(release.modelPath());
             if (whole != null && whole.getSize() == release.modelSize()) {
-                return release.modelSize();
+                return 0L;
             }
-            var partial = sftp.statExistence(release.modelPath() + FileCopy.PARTIAL_SUFFIX);
-            return partial == null ? 0L : Math.min(partial.getSize(), release.modelSize());
+            var partial = sftp.statExistence(NodeLayout.staged(release.modelPath()) + FileCopy.PARTIAL_SUFFIX);
+            return 2 * release.modelSize() - (partial == null ? 0L : Math.min(partial.getSize(), release.modelSize()));
         });
-        long needed = release.modelSize() - present;
         if (needed <= 0) {
             return;
         }
@@ -323,12 +413,8 @@ public final class NodeDeployer {
 
     /** The Mac downloads the model itself, resuming a partial download (curl -C -), then the hash is checked there. */
     private static CopyOutcome.Kind fetch(MachineSession machine, String name, NodeRelease release, Listener listener) throws IOException {
-        String target = release.modelPath();
-        RemoteShell.Answer existing = shell(machine).run("shasum", List.of("-a", "256", target));
-        if (existing.exitStatus() == 0 && existing.stdout().startsWith(release.modelSha256())) {
-            listener.copying(name, "model", release.modelSize(), release.modelSize());
-            return CopyOutcome.Kind.ALREADY_PRESENT;
-        }
+        // Downloaded into the staging directory (the SSH user's), installed as root's by the caller.
+        String target = NodeLayout.staged(release.modelPath());
         String partial = target + FileCopy.PARTIAL_SUFFIX;
         long downloaded = machine.withSftp("stat " + partial, sftp -> {
             var attributes = sftp.statExistence(partial);
@@ -371,7 +457,7 @@ public final class NodeDeployer {
             bootout(machine);
             return null;
         }), "stopping the old version");
-        String stagedPlist = NodeLayout.NODE_DIRECTORY + "/" + NodeLayout.LABEL + ".plist";
+        String stagedPlist = STAGED_PLIST;
         failOn(run.onFleet(targets, machine -> {
             listener.step(machine.target().machine(), "starting the new daemon");
             require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-o", "root", "-g", "wheel", "-m", "644", stagedPlist,
@@ -418,6 +504,47 @@ public final class NodeDeployer {
         } catch (RuntimeException e) {
             return new NodeRankStatus(rank, name, LaunchdService.notLoaded(), Optional.empty(), Optional.empty(), Optional.empty(),
                     Optional.of(message(e)));
+        }
+    }
+
+    /**
+     * The node jar and model the installed plist runs whose files no longer hash to what the deployment recorded in it
+     * (the node checks its model's hash only when it starts): one sentence each, empty when both match or nothing is
+     * deployed. Hashes the whole model on the Mac, so it is asked for ({@code node status --verify-files}), not polled.
+     */
+    public static List<String> changedFiles(MachineSession machine) {
+        CommandResult installed = machine.execute(Command.reading("cat", NodeLayout.PLIST));
+        if (!installed.succeeded()) {
+            return List.of();
+        }
+        LaunchDaemon daemon;
+        try {
+            daemon = LaunchDaemonPlist.parse(installed.stdout());
+        } catch (IOException | IllegalArgumentException e) {
+            return List.of(NodeLayout.PLIST + " cannot be read: " + e.getMessage());
+        }
+        List<String> arguments = daemon.programArguments();
+        List<String> changed = new ArrayList<>();
+        compare(machine, "node jar", after(arguments, "-jar"), daemon.environment().get(NodeLayout.NODE_SHA256), changed);
+        compare(machine, "model", after(arguments, "--model"), daemon.environment().get(NodeLayout.MODEL_SHA256), changed);
+        return changed;
+    }
+
+    private static String after(List<String> arguments, String option) {
+        int index = arguments.indexOf(option);
+        return index >= 0 && index + 1 < arguments.size() ? arguments.get(index + 1) : null;
+    }
+
+    private static void compare(MachineSession machine, String what, String path, String expected, List<String> changed) {
+        if (path == null || expected == null) {
+            return;
+        }
+        CommandResult sum = machine.execute(Command.reading("shasum", "-a", "256", path));
+        if (!sum.succeeded()) {
+            changed.add(what + " " + path + " cannot be hashed (" + (sum.stderr().isBlank() ? "exit " + sum.exitStatus() : sum.stderr().strip()) + ")");
+        } else if (!sum.stdout().startsWith(expected + " ")) {
+            changed.add(what + " " + path + " has SHA-256 " + sum.stdout().split("\\s+")[0] + ", the deployment installed " + expected
+                    + ": the file changed (deploy again to put it back)");
         }
     }
 

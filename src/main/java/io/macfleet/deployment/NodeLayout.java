@@ -12,6 +12,11 @@ public final class NodeLayout {
     /** The cluster's keys on a Mac (see {@link NodeKeys}): mode 700, its files 600. */
     public static final String KEY_DIRECTORY = HOME + "/keys";
     public static final String LOG_DIRECTORY = "/var/log/macfleet";
+    /**
+     * Where the SSH user puts files before root installs them (mode 700, the SSH user's): the node's own directories
+     * are root's, so that account cannot replace what the daemon runs (issue 29).
+     */
+    public static final String STAGING_DIRECTORY = HOME + "/node-staging";
     public static final String PLIST = "/Library/LaunchDaemons/" + LABEL + ".plist";
     /** The environment variables of the daemon that say what it runs (read back by status). */
     public static final String NODE_SHA256 = "MACFLEET_NODE_SHA256";
@@ -33,6 +38,11 @@ public final class NodeLayout {
 
     public static String clusterFile(String sha256) {
         return NODE_DIRECTORY + "/cluster-" + shortHash(sha256) + ".json";
+    }
+
+    /** The staging copy of a file that root installs at {@code finalPath}. */
+    public static String staged(String finalPath) {
+        return STAGING_DIRECTORY + "/" + finalPath.substring(finalPath.lastIndexOf('/') + 1);
     }
 
     public static String errorLog() {

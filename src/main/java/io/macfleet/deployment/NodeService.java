@@ -188,7 +188,7 @@ public class NodeService {
                 if (model.startsWith("http://") || model.startsWith("https://")) {
                     return NodeRelease.of(jar, URI.create(model), request.modelSha256().orElse(null), request.modelSize().orElse(0L));
                 }
-                return NodeRelease.of(jar, Path.of(model));
+                return NodeRelease.of(jar, ModelsDirectory.configured().requireGguf(Path.of(model)));
             }
             Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName);
             if (unfinished.isPresent()) {
@@ -204,7 +204,7 @@ public class NodeService {
             }
             Cluster cluster = cluster(clusterName);
             if (cluster.inference() != null && cluster.inference().model() != null) {
-                return NodeRelease.of(jar, Path.of(cluster.inference().model()));
+                return NodeRelease.of(jar, ModelsDirectory.configured().requireGguf(Path.of(cluster.inference().model())));
             }
             throw new RefusedException("no --model given and cluster " + clusterName + " names no inference.model in the inventory");
         } catch (IOException e) {
@@ -282,6 +282,18 @@ public class NodeService {
             RankTarget coordinator = ranks.stream().filter(rank -> rank.rank() == 0).findFirst().orElseThrow();
             return NodeDeployer.clusterServes(coordinator) ? statuses.stream().map(NodeRankStatus::servingCluster).toList() : statuses;
         }
+    }
+
+    /** Per machine of the cluster, its node files that no longer hash to what was deployed (see {@link NodeDeployer#changedFiles}). */
+    public java.util.Map<String, List<String>> changedFiles(String clusterName, SshSettings settings) {
+        List<RankTarget> ranks = ranks(clusterName);
+        java.util.Map<String, List<String>> changed = new java.util.LinkedHashMap<>();
+        try (SshRun run = transport(settings).openRun()) {
+            for (MachineResult<List<String>> result : run.onFleet(ranks.stream().map(RankTarget::ssh).toList(), NodeDeployer::changedFiles)) {
+                changed.put(result.machine(), result.succeeded() ? result.value() : List.of("cannot check: " + NodeDeployer.message(result.error())));
+            }
+        }
+        return changed;
     }
 
     public enum Action { START, STOP, RESTART }

@@ -109,6 +109,12 @@ public class RuntimeService {
         InferenceSettings inference = cluster.inference() == null ? new InferenceSettings(null, InferenceSettings.Parallelism.TENSOR,
                 InferenceSettings.DEFAULT_PORT) : cluster.inference();
         Optional<Path> chosenModel = model.or(() -> Optional.ofNullable(inference.model()).map(Path::of));
+        try {
+            // Only files under the models directory are sent to the Macs (issue 29), whatever the runtime.
+            chosenModel.ifPresent(io.macfleet.deployment.ModelsDirectory.configured()::confine);
+        } catch (IllegalArgumentException outside) {
+            throw new RuntimeRefused(outside.getMessage());
+        }
         return new RuntimeCluster(clusterName, inference, machines, chosenModel, nodeJar, configured, cablingFacts);
     }
 

@@ -1,7 +1,5 @@
 package io.macfleet.secrets;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,30 +60,18 @@ public record SecretPolicy(List<Path> directories, String environmentPrefix) {
     private Optional<String> fileProblem(SecretReference reference) {
         String where = " is not allowed: secret files must be under " + String.join(" or ", directories.stream().map(Path::toString).toList())
                 + " (macfleet.secrets.directories)";
-        for (Path part : Path.of(reference.name())) {
-            if (part.toString().equals("..")) {
-                return Optional.of(reference + where + ", named without '..'");
-            }
+        // The name as written (its '..' parts), then the path as resolved against the working directory.
+        if (ConfinedPath.namesParent(Path.of(reference.name()))) {
+            return Optional.of(reference + where + ", named without '..'");
         }
-        Path path = reference.path().toAbsolutePath().normalize();
-        if (directories.stream().noneMatch(path::startsWith)) {
-            return Optional.of(reference + where);
-        }
-        if (Files.exists(path)) {
-            try {
-                Path real = path.toRealPath();
-                boolean inside = false;
-                for (Path directory : directories) {
-                    if (Files.exists(directory) && real.startsWith(directory.toRealPath())) {
-                        inside = true;
-                    }
-                }
-                if (!inside) {
-                    return Optional.of(reference + where + "; it is a symbolic link (or under one) leading out of them");
-                }
-            } catch (IOException e) {
-                return Optional.of(reference + ": cannot check where it leads (" + e.getClass().getSimpleName() + ")");
-            }
+        Optional<ConfinedPath.Escape> escape = ConfinedPath.escape(reference.path(), directories);
+        if (escape.isPresent()) {
+            return Optional.of(switch (escape.get()) {
+                case PARENT_REFERENCE -> reference + where + ", named without '..'";
+                case OUTSIDE -> reference + where;
+                case LINK_OUT -> reference + where + "; it is a symbolic link (or under one) leading out of them";
+                case UNCHECKABLE -> reference + ": cannot check where it leads";
+            });
         }
         return Optional.empty();
     }

@@ -10,6 +10,9 @@ import java.util.List;
  *
  * java -version: what Temurin 25 prints (on standard error, as every JDK does; captured from Temurin 25.0.3, see
  * SOURCES.md); without a JDK, macOS's /usr/bin/java stub answers that no Java runtime is installed.
+ *
+ * java [OPTIONS] -jar JAR ARGUMENTS: a jar on the Mac runs for real in this host's JVM (as launchd runs the node),
+ * its file arguments mapped into the Mac's file system, for at most ten minutes (what the deploy's load check runs).
  */
 final class JavaProgram implements SimulatedProgram {
 
@@ -37,7 +40,50 @@ final class JavaProgram implements SimulatedProgram {
         if (call.arguments().equals(List.of("-version")) || call.arguments().equals(List.of("--version"))) {
             return new Result("", TEMURIN_25, 0, null);
         }
-        return Result.fail(1, "java: the simulator answers java -version only\n");
+        int jar = call.arguments().indexOf("-jar");
+        if (jar >= 0 && jar + 1 < call.arguments().size()) {
+            return runJar(call, jar);
+        }
+        return Result.fail(1, "java: the simulator answers java -version and java -jar JAR only\n");
+    }
+
+    private static Result runJar(Call call, int jarIndex) {
+        String jarPath = call.arguments().get(jarIndex + 1);
+        java.nio.file.Path jar = call.mac().resolve(jarPath);
+        if (!java.nio.file.Files.isRegularFile(jar)) {
+            return Result.fail(1, "Error: Unable to access jarfile " + jarPath + "\n");
+        }
+        if (!call.root() && !call.mac().fileOwners().mayRead(call.mac().sshUser(), jar)) {
+            return Result.fail(1, "Error: Unable to access jarfile " + jarPath + "\n");
+        }
+        List<String> words = new java.util.ArrayList<>(List.of("java"));
+        words.addAll(call.arguments());
+        List<String> command = new java.util.ArrayList<>(Launchd.mapArguments(call.mac(), words));
+        command.set(0, java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        try {
+            java.nio.file.Path output = java.nio.file.Files.createTempFile("simulated-java", ".out");
+            java.nio.file.Path error = java.nio.file.Files.createTempFile("simulated-java", ".err");
+            try {
+                Process process = new ProcessBuilder(command).directory(call.mac().root().toFile())
+                        .redirectOutput(output.toFile()).redirectError(error.toFile()).start();
+                if (!process.waitFor(10, java.util.concurrent.TimeUnit.MINUTES)) {
+                    process.destroyForcibly();
+                    return Result.fail(137, "java: killed after ten minutes\n");
+                }
+                // Paths of the host in what it prints are the Mac's again.
+                String root = call.mac().root().toString();
+                return new Result(java.nio.file.Files.readString(output).replace(root, ""), java.nio.file.Files.readString(error).replace(root, ""),
+                        process.exitValue(), null);
+            } finally {
+                java.nio.file.Files.deleteIfExists(output);
+                java.nio.file.Files.deleteIfExists(error);
+            }
+        } catch (java.io.IOException e) {
+            return Result.fail(1, "java: " + e.getMessage() + "\n");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Result.fail(130, "java: interrupted\n");
+        }
     }
 
     private static Result installer(Call call) {

@@ -43,7 +43,8 @@ public final class Launchd {
 
     /** A launch daemon definition read from its plist. */
     public record Job(String label, String plistPath, List<String> programArguments, boolean keepAlive, boolean runAtLoad,
-                      int throttleSeconds, String standardOutPath, String standardErrorPath, boolean disabled, Map<String, String> environment) {
+                      int throttleSeconds, String standardOutPath, String standardErrorPath, boolean disabled, Map<String, String> environment,
+                      Optional<String> userName) {
     }
 
     /** Result of a launchctl operation: what it prints and its exit status. */
@@ -140,7 +141,7 @@ public final class Launchd {
             }
             return new Job(label, plistPath, List.copyOf(arguments), keepAliveOn, isTrue(entries.get("RunAtLoad")), throttleSeconds,
                     text(entries.get("StandardOutPath")), text(entries.get("StandardErrorPath")), isTrue(entries.get("Disabled")),
-                    Map.copyOf(environment));
+                    Map.copyOf(environment), Optional.ofNullable(text(entries.get("UserName"))));
         } catch (IOException e) {
             throw e;
         } catch (Exception e) {
@@ -264,6 +265,15 @@ public final class Launchd {
         out.append("\tkeepalive = ").append(service.job.keepAlive() ? "1" : "0").append('\n');
         out.append("}\n");
         return Optional.of(out.toString());
+    }
+
+    /**
+     * The account the daemon's process runs as: its plist's UserName (launchd runs it as root without one). The
+     * simulator's processes all run as the host's user; this is what a Mac would use.
+     */
+    public synchronized Optional<String> userOf(String label) {
+        Service service = services.get(label);
+        return service == null ? Optional.empty() : Optional.of(service.job.userName().orElse("root"));
     }
 
     /** Whether the daemon's process is running now, and its pid. */
@@ -435,24 +445,11 @@ public final class Launchd {
         if (mac.faults().crashLoopingDaemons.contains(job.label())) {
             return List.of("/bin/sh", "-c", "echo 'simulated crash' >&2; exit 1");
         }
-        List<String> arguments = new ArrayList<>(job.programArguments());
-        // Arguments naming files of the simulated file system (a jar, a model, a configuration, a secret given as a
-        // file: reference) point into it.
-        for (int index = 1; index < arguments.size(); index++) {
-            String argument = arguments.get(index);
-            String prefix = argument.startsWith("file:/") ? "file:" : "";
-            String path = argument.substring(prefix.length());
-            if (path.startsWith("/") && !path.equals("/")) {
-                try {
-                    Path mapped = mac.resolve(path);
-                    if (Files.exists(mapped)) {
-                        arguments.set(index, prefix + mapped);
-                    }
-                } catch (IllegalArgumentException outside) {
-                    // Not a path of this machine: passed as it is.
-                }
-            }
+        if (job.userName().isPresent() && !mac.userExists(job.userName().get())) {
+            // launchd cannot run a job as an account the Mac does not have: the spawn fails with EX_CONFIG (78).
+            return null;
         }
+        List<String> arguments = mapArguments(mac, job.programArguments());
         String program = arguments.getFirst();
         Path simulated = program.startsWith("/") ? mac.resolve(program) : null;
         if (simulated != null && Files.isRegularFile(simulated)) {
@@ -468,5 +465,29 @@ public final class Launchd {
             return arguments;
         }
         return null;
+    }
+
+    /**
+     * Arguments naming files of the simulated file system (a jar, a model, a configuration, a secret given as a
+     * file: reference) point into it; the program (the first) stays as it is.
+     */
+    static List<String> mapArguments(SimulatedMac mac, List<String> programArguments) {
+        List<String> arguments = new ArrayList<>(programArguments);
+        for (int index = 1; index < arguments.size(); index++) {
+            String argument = arguments.get(index);
+            String prefix = argument.startsWith("file:/") ? "file:" : "";
+            String path = argument.substring(prefix.length());
+            if (path.startsWith("/") && !path.equals("/")) {
+                try {
+                    Path mapped = mac.resolve(path);
+                    if (Files.exists(mapped)) {
+                        arguments.set(index, prefix + mapped);
+                    }
+                } catch (IllegalArgumentException outside) {
+                    // Not a path of this machine: passed as it is.
+                }
+            }
+        }
+        return arguments;
     }
 }

@@ -101,12 +101,72 @@ final class MacSshServer {
                     throw new FileSystemException(localHandle.getFile().toString(), null, "No space left on device");
                 }
             }
+
+            // SFTP runs as the SSH user: it may change only what Unix lets that account change (FileOwners).
+            @Override
+            public void opening(ServerSession session, String remoteHandle, org.apache.sshd.sftp.server.Handle localHandle) throws IOException {
+                if (localHandle instanceof FileHandle file && (file.getOpenOptions().contains(java.nio.file.StandardOpenOption.WRITE)
+                        || file.getOpenOptions().contains(java.nio.file.StandardOpenOption.APPEND))) {
+                    deniedUnless(mac.fileOwners().mayWrite(fleet.sshUser(), host(file.getFile())), file.getFile());
+                } else if (localHandle instanceof FileHandle file) {
+                    deniedUnless(mac.fileOwners().mayRead(fleet.sshUser(), host(file.getFile())), file.getFile());
+                }
+            }
+
+            @Override
+            public void creating(ServerSession session, java.nio.file.Path path, java.util.Map<String, ?> attributes) throws IOException {
+                deniedUnless(mac.fileOwners().mayChangeNamesIn(fleet.sshUser(), host(path).getParent()), path);
+            }
+
+            @Override
+            public void moving(ServerSession session, java.nio.file.Path source, java.nio.file.Path target,
+                               java.util.Collection<java.nio.file.CopyOption> options) throws IOException {
+                deniedUnless(mac.fileOwners().mayChangeNamesIn(fleet.sshUser(), host(source).getParent()), source);
+                deniedUnless(mac.fileOwners().mayChangeNamesIn(fleet.sshUser(), host(target).getParent()), target);
+            }
+
+            @Override
+            public void moved(ServerSession session, java.nio.file.Path source, java.nio.file.Path target,
+                              java.util.Collection<java.nio.file.CopyOption> options, Throwable thrown) {
+                if (thrown == null) {
+                    mac.fileOwners().forget(host(source));
+                    mac.fileOwners().forget(host(target));
+                }
+            }
+
+            @Override
+            public void removing(ServerSession session, java.nio.file.Path path, boolean isDirectory) throws IOException {
+                deniedUnless(mac.fileOwners().mayChangeNamesIn(fleet.sshUser(), host(path).getParent()), path);
+            }
+
+            @Override
+            public void removed(ServerSession session, java.nio.file.Path path, boolean isDirectory, Throwable thrown) {
+                if (thrown == null) {
+                    mac.fileOwners().forget(host(path));
+                }
+            }
+
+            @Override
+            public void modifyingAttributes(ServerSession session, java.nio.file.Path path, java.util.Map<String, ?> attributes) throws IOException {
+                deniedUnless(mac.fileOwners().of(host(path)).user().equals(fleet.sshUser()), path);
+            }
         });
         sshd.setSubsystemFactories(List.of(sftp));
         sshd.setFileSystemFactory(new VirtualFileSystemFactory(mac.root()));
         sshd.start();
         port = sshd.getPort();
         server = sshd;
+    }
+
+    /** The host file of a path of the SFTP server's file system (rooted at the Mac's directory: "/" is its root). */
+    private java.nio.file.Path host(java.nio.file.Path path) {
+        return path.getFileSystem() == java.nio.file.FileSystems.getDefault() ? path : mac.resolve(path.toAbsolutePath().normalize().toString());
+    }
+
+    private void deniedUnless(boolean allowed, java.nio.file.Path path) throws java.nio.file.AccessDeniedException {
+        if (!allowed) {
+            throw new java.nio.file.AccessDeniedException(path.toString(), null, "Permission denied");
+        }
     }
 
     /**

@@ -88,25 +88,82 @@ final class SettingsPrograms implements SimulatedProgram {
         return args.contains("-T") ? Result.ok(MacosOutput.sshdEffective(contents)) : Result.ok("");
     }
 
-    /** install -d [-m MODE] [-o OWNER] [-g GROUP] DIRECTORY...: creates the directories (system ones need root). */
+    /**
+     * install -d [-m MODE] [-o OWNER] [-g GROUP] DIRECTORY...: creates the directories (system ones need root) and, as
+     * BSD install does for existing ones too, sets their owner, group and mode (default root:wheel 755 for root).
+     */
     private static Result installDirectories(SimulatedMac mac, List<String> args, boolean root) {
+        Ownership ownership;
+        try {
+            ownership = Ownership.of(mac, args, root);
+        } catch (IllegalArgumentException e) {
+            return Result.fail(67, "install: " + e.getMessage() + "\n");
+        }
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             if (List.of("-m", "-o", "-g").contains(arg)) {
                 i++;
             } else if (!arg.startsWith("-")) {
+                Path directory = mac.resolve(arg);
                 boolean system = !arg.startsWith("/Users/") && !arg.startsWith("/tmp/");
-                if (system && !root) {
+                if ((system && !root) || (!root && !Files.isDirectory(directory) && !mac.fileOwners().mayChangeNamesIn(mac.sshUser(), directory.getParent()))) {
                     return Result.fail(71, "install: " + arg + ": Permission denied\n");
                 }
+                boolean existed = Files.isDirectory(directory);
                 try {
-                    Files.createDirectories(mac.resolve(arg));
+                    Files.createDirectories(directory);
                 } catch (java.io.IOException e) {
                     return Result.fail(71, "install: " + arg + ": " + e.getMessage() + "\n");
                 }
+                ownership.apply(mac, directory, 0755, existed);
             }
         }
         return Result.ok("");
+    }
+
+    /** install's -o, -g and -m: only root may name another owner; the defaults are the caller's. */
+    private record Ownership(String user, String group, Integer mode, String callerUser, String callerGroup) {
+        static Ownership of(SimulatedMac mac, List<String> args, boolean root) {
+            String user = valueOf(args, "-o");
+            String group = valueOf(args, "-g");
+            String mode = valueOf(args, "-m");
+            if (user != null && mac.localDirectory().userNamed(user).isEmpty()) {
+                throw new IllegalArgumentException("unknown user " + user);
+            }
+            if (group != null && mac.localDirectory().groupNamed(group).isEmpty()) {
+                throw new IllegalArgumentException("unknown group " + group);
+            }
+            if (!root && user != null && !user.equals(mac.sshUser())) {
+                throw new IllegalArgumentException("chown/chgrp: Operation not permitted");
+            }
+            return new Ownership(user == null ? null : mac.localDirectory().userNamed(user).orElseThrow(),
+                    group == null ? null : mac.localDirectory().groupNamed(group).orElseThrow(), mode == null ? null : Integer.parseInt(mode, 8),
+                    root ? "root" : mac.sshUser(), root ? "wheel" : "staff");
+        }
+
+        /** A new file gets the caller's owner unless -o/-g say otherwise; an existing directory keeps what they do not name. */
+        void apply(SimulatedMac mac, Path file, int defaultMode, boolean existed) {
+            int bits = mode == null ? defaultMode : mode;
+            mac.fileOwners().set(file, user != null || existed ? user : callerUser, group != null || existed ? group : callerGroup, bits);
+            // The host file gets the same bits, so what reads it on the host (the daemon, a test) sees the mode too.
+            java.util.Set<java.nio.file.attribute.PosixFilePermission> permissions = java.util.EnumSet.noneOf(java.nio.file.attribute.PosixFilePermission.class);
+            java.nio.file.attribute.PosixFilePermission[] order = java.nio.file.attribute.PosixFilePermission.values();
+            for (int bit = 0; bit < 9; bit++) {
+                if ((bits & (0400 >> bit)) != 0) {
+                    permissions.add(order[bit]);
+                }
+            }
+            try {
+                Files.setPosixFilePermissions(file, permissions);
+            } catch (IOException | UnsupportedOperationException e) {
+                file.toFile().setExecutable((bits & 0100) != 0, false);
+            }
+        }
+
+        private static String valueOf(List<String> args, String flag) {
+            int index = args.indexOf(flag);
+            return index >= 0 && index + 1 < args.size() ? args.get(index + 1) : null;
+        }
     }
 
     /** install [-m MODE] [-o OWNER] [-g GROUP] SOURCE DESTINATION: system directories need root. */
@@ -137,13 +194,26 @@ final class SettingsPrograms implements SimulatedProgram {
         if (!Files.isRegularFile(source)) {
             return Result.fail(71, "install: " + paths.get(0) + ": No such file or directory\n");
         }
+        Ownership ownership;
         try {
-            Path target = mac.resolve(destination);
+            ownership = Ownership.of(mac, args, root);
+        } catch (IllegalArgumentException e) {
+            return Result.fail(67, "install: " + e.getMessage() + "\n");
+        }
+        Path target = mac.resolve(destination);
+        if (!root && (!mac.fileOwners().mayRead(mac.sshUser(), source) || !mac.fileOwners().mayChangeNamesIn(mac.sshUser(), target.getParent()))) {
+            return Result.fail(71, "install: " + destination + ": Permission denied\n");
+        }
+        try {
             Files.createDirectories(target.getParent());
-            Files.copy(source, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            // install(1) writes a temporary file and renames it over the target: a running program keeps the old one.
+            Path temporary = target.resolveSibling(".install-" + target.getFileName());
+            Files.copy(source, temporary, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(temporary, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             return Result.fail(71, "install: " + destination + ": " + e.getMessage() + "\n");
         }
+        ownership.apply(mac, target, 0755, false);
         return Result.ok("");
     }
 

@@ -73,7 +73,7 @@ public final class SimulatedFleet implements AutoCloseable {
                 throw new IllegalArgumentException("two simulated Macs are named " + machine.spec().name());
             }
             SimulatedMac mac = new SimulatedMac(machine.spec(), host, stateDirectory.resolve(machine.spec().name()), machine.release(),
-                    builder.volumeOwnerUser, builder.volumeOwnerPassword);
+                    builder.volumeOwnerUser, builder.volumeOwnerPassword, builder.sshUser);
             mac.setRdmaEnabled(machine.rdmaEnabled());
             machines.put(mac.name(), mac);
             servers.put(mac.name(), new MacSshServer(this, mac, host, port, sharedIo, sharedTimers));

@@ -21,6 +21,9 @@ public final class SimulatedMac {
     private final Path stateDirectory;
     private final Faults faults = new Faults();
     private final Launchd launchd;
+    private final String sshUser;
+    private final FileOwners fileOwners;
+    private final LocalDirectory localDirectory;
 
     private MacosRelease release;
     private MacosRelease releaseAfterReboot;
@@ -39,7 +42,7 @@ public final class SimulatedMac {
     private final Map<String, String> otherAccounts = new java.util.concurrent.ConcurrentHashMap<>();
 
     SimulatedMac(MacSpec spec, String address, Path stateDirectory, MacosRelease release, String volumeOwnerUser,
-                 String volumeOwnerPassword) {
+                 String volumeOwnerPassword, String sshUser) {
         this.spec = Objects.requireNonNull(spec);
         this.address = address;
         this.stateDirectory = stateDirectory;
@@ -47,6 +50,9 @@ public final class SimulatedMac {
         this.release = release;
         this.volumeOwnerUser = volumeOwnerUser;
         this.volumeOwnerPassword = volumeOwnerPassword;
+        this.sshUser = sshUser;
+        this.fileOwners = new FileOwners(sshUser);
+        this.localDirectory = new LocalDirectory(sshUser, volumeOwnerUser);
         createFileSystem();
         this.launchd = new Launchd(this);
         ipv4.put("en0", address + "/24");
@@ -83,6 +89,8 @@ public final class SimulatedMac {
         powerSettings.clear();
         powerSettings.putAll(MacosOutput.MAC_STUDIO_POWER_DEFAULTS);
         faults.clear();
+        fileOwners.clear();
+        localDirectory.clear();
         try (var paths = Files.walk(root)) {
             for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
                 Files.delete(path);
@@ -138,6 +146,32 @@ public final class SimulatedMac {
         return launchd;
     }
 
+    /** The account macfleet logs in as (SFTP and every command without sudo run as it). */
+    String sshUser() {
+        return sshUser;
+    }
+
+    /** Owners and modes of this Mac's files (what stat shows; what the SSH user may change). */
+    FileOwners fileOwners() {
+        return fileOwners;
+    }
+
+    /** The local directory's users and groups (dscl). */
+    LocalDirectory localDirectory() {
+        return localDirectory;
+    }
+
+    /** The owner, group and mode of a file of this Mac, as {@code stat -f '%Su:%Sg %Lp'} prints them (e.g. "root:wheel 644"). */
+    public String ownerOf(String macPath) {
+        FileOwners.Owner owner = fileOwners.of(resolve(macPath));
+        return owner.user() + ":" + owner.group() + " " + owner.modeOctal();
+    }
+
+    /** Whether the local directory has this user (dscl . -read /Users/NAME answers). */
+    public boolean userExists(String user) {
+        return localDirectory.user(user).isPresent() || accountExists(user);
+    }
+
     public String volumeOwnerUser() {
         return volumeOwnerUser;
     }
@@ -157,6 +191,9 @@ public final class SimulatedMac {
     }
 
     boolean accountExists(String user) {
+        if (localDirectory != null && localDirectory.user(user).isPresent()) {
+            return true;
+        }
         return volumeOwnerUser.equals(user) || otherAccounts.containsKey(user);
     }
 

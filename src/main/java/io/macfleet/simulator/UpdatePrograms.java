@@ -39,7 +39,7 @@ final class UpdatePrograms implements SimulatedProgram {
             case "softwareupdate" -> softwareupdate(fleet, mac, args, call.root(), call.stdinLine());
             case "startosinstall" -> startosinstall(fleet, mac, args, call.root(), call.stdinLine());
             case "diskutil" -> diskutil(mac, args);
-            case "dscl" -> dscl(fleet, mac, args);
+            case "dscl" -> dscl(fleet, mac, args, call.root());
             default -> throw new IllegalArgumentException("not a program of this family: " + call.program());
         };
     }
@@ -169,17 +169,73 @@ final class UpdatePrograms implements SimulatedProgram {
         return MacShell.Result.fail(1, "diskutil: the simulator answers apfs listCryptoUsers /\n");
     }
 
-    /** dscl . -read /Users/NAME GeneratedUID: the account's UUID (the admin account and the volume owner share the simulator's one user). */
-    static MacShell.Result dscl(SimulatedFleet fleet, SimulatedMac mac, List<String> args) {
+    /**
+     * dscl . -read /Users/NAME GeneratedUID: the account's UUID (the admin account and the volume owner share the
+     * simulator's one user); dscl . -read|-list|-create on /Users and /Groups of the local directory (creating needs root).
+     */
+    static MacShell.Result dscl(SimulatedFleet fleet, SimulatedMac mac, List<String> args, boolean root) {
         if (args.size() == 4 && args.get(0).equals(".") && args.get(1).equals("-read") && args.get(2).startsWith("/Users/") && args.get(3).equals("GeneratedUID")) {
             String user = args.get(2).substring("/Users/".length());
             if (!mac.accountExists(user) && !user.equals(fleet.sshUser())) {
-                return MacShell.Result.fail(56, "<dscl_cmd> DS Error: -14136 (eDSRecordNotFound)\n");
+                return MacShell.Result.fail(56, NOT_FOUND);
             }
             return MacShell.Result.ok("GeneratedUID: " + generatedUid(mac, user) + "\n");
         }
-        return MacShell.Result.fail(64, "dscl: the simulator answers dscl . -read /Users/NAME GeneratedUID\n");
+        if (args.size() >= 3 && args.get(0).equals(".")) {
+            LocalDirectory directory = mac.localDirectory();
+            String path = args.get(2);
+            String kind = path.startsWith("/Users") ? "/Users" : path.startsWith("/Groups") ? "/Groups" : null;
+            if (kind == null) {
+                return MacShell.Result.fail(56, NOT_FOUND);
+            }
+            String name = path.length() > kind.length() + 1 ? path.substring(kind.length() + 1) : "";
+            switch (args.get(1)) {
+                case "-list" -> {
+                    StringBuilder out = new StringBuilder();
+                    String key = args.size() > 3 ? args.get(3) : null;
+                    new java.util.TreeMap<>(directory.records(kind)).forEach((record, attributes) -> {
+                        if (key == null) {
+                            out.append(record).append('\n');
+                        } else if (attributes.containsKey(key)) {
+                            out.append(String.format("%-24s", record)).append(String.join(" ", attributes.get(key))).append('\n');
+                        }
+                    });
+                    return MacShell.Result.ok(out.toString());
+                }
+                case "-read" -> {
+                    java.util.Map<String, List<String>> record = directory.records(kind).get(name);
+                    if (record == null) {
+                        return MacShell.Result.fail(56, NOT_FOUND);
+                    }
+                    StringBuilder out = new StringBuilder();
+                    List<String> keys = args.size() > 3 ? args.subList(3, args.size()) : List.copyOf(record.keySet());
+                    for (String key : keys) {
+                        if (!record.containsKey(key)) {
+                            return new MacShell.Result(out.toString(), "No such key: " + key + "\n", 181, null);
+                        }
+                        out.append(key).append(": ").append(String.join(" ", record.get(key))).append('\n');
+                    }
+                    return MacShell.Result.ok(out.toString());
+                }
+                case "-create" -> {
+                    if (!root) {
+                        return MacShell.Result.fail(40, "<main> attribute status: eDSPermissionError\n<dscl_cmd> DS Error: -14120 (eDSPermissionError)\n");
+                    }
+                    if (name.isEmpty() || name.contains("/")) {
+                        return MacShell.Result.fail(56, NOT_FOUND);
+                    }
+                    directory.create(kind, name, args.size() > 3 ? java.util.Optional.of(args.get(3)) : java.util.Optional.empty(),
+                            args.size() > 4 ? args.subList(4, args.size()) : List.of());
+                    return MacShell.Result.ok("");
+                }
+                default -> {
+                }
+            }
+        }
+        return MacShell.Result.fail(64, "dscl: the simulator answers dscl . -read, -list and -create on /Users and /Groups\n");
     }
+
+    private static final String NOT_FOUND = "<dscl_cmd> DS Error: -14136 (eDSRecordNotFound)\n";
 
     private static String generatedUid(SimulatedMac mac, String user) {
         return uuid(mac.spec().hardwareUuid() + "/user/" + user);

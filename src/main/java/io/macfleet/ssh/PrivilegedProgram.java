@@ -27,6 +27,8 @@ public enum PrivilegedProgram {
     SSHD("/usr/sbin/sshd"),
     /** Installing rendered configuration files (sshd drop-ins, launch daemons) owned by root. */
     INSTALL("/usr/bin/install"),
+    /** Creating the inference node's own daemon account ({@code _macfleet}) in the local directory. */
+    DSCL("/usr/bin/dscl"),
     /** Installing a package (the Java runtime the inference node needs). */
     INSTALLER("/usr/sbin/installer"),
     /** Restarts after updates. */

@@ -159,6 +159,16 @@ public final class NodeProbe implements ClusterProbe {
             launchd = Optional.of(LaunchdService.parse(printed.exitStatus(), printed.stdout(), printed.stderr()));
             List<String> log = sinceLastStart(shell.run(rank.machine(), Command.reading("tail", "-n", Integer.toString(LOG_LINES), rank.logPath()), httpTimeout.multipliedBy(2)).stdout());
             refusal = log.stream().map(REFUSAL::matcher).filter(Matcher::find).map(matcher -> matcher.group(1)).reduce((first, second) -> second);
+            if (health != RankObservation.Health.SERVING && launchd.get().loaded()
+                    && (!launchd.get().state().equals("running") || launchd.get().runs().orElse(1) > 1)) {
+                // A rank that does not run says why in its log; every failure message carries its last lines (issue 29).
+                List<String> said = log.stream().map(String::strip).filter(line -> !line.isEmpty()).toList();
+                if (!said.isEmpty()) {
+                    detail = (detail.isBlank() ? "" : detail + "; ") + "its log says: "
+                            + String.join(" | ", said.subList(Math.max(0, said.size() - 2), said.size()).stream()
+                                    .map(line -> line.length() > 200 ? line.substring(0, 200) + "..." : line).toList());
+                }
+            }
             RemoteShell.Answer status = shell.run(rank.machine(), Command.reading("rdma_ctl", "status"), httpTimeout.multipliedBy(2));
             Optional<String> signature = health == RankObservation.Health.SERVING ? Optional.empty() : rdmaSignature(log);
             if (!status.stdout().strip().equals("enabled")) {

@@ -174,6 +174,41 @@ class ConsolePageModelsTest {
         });
     }
 
+    /**
+     * Issue 29: while the supervision says a cluster does not serve (a rank restarting in a loop), its card says "not
+     * serving" with the supervision's sentence, and the overview counts it; a stale look does not decide it.
+     */
+    @Test
+    void theClusterCardSaysNotServingWheneverTheSupervisionDoes() {
+        Map<String, CablingReport> cabling = new LinkedHashMap<>();
+        cabling.put("llm-a", ClusterCabling.cluster(inventory.cluster("llm-a").orElseThrow(), inventory.machinesOf("llm-a"), observations,
+                ClusterCabling.Unreadable.COUNT_AS_MISSING).check());
+        Diagnosis.RanksDown looping = new Diagnosis.RanksDown(List.of("rank 1 (studio-02) daemon not running, last exit code 1: its log says:"
+                + " cannot listen on cluster port 8081: Address already in use (launchd restarted it, 12 runs)"), true);
+        ClusterStatus status = new ClusterStatus(new ClusterObservation(supervisedOnTwo(), NOW.minusSeconds(4), List.of(
+                rank(0, "studio-01", RankObservation.Health.DEGRADED, "rank 1 is missing"),
+                rank(1, "studio-02", RankObservation.Health.UNREACHABLE, "connection refused"))),
+                looping, 0, Optional.empty(), Optional.empty(), Optional.empty());
+        FleetStatus.Nodes notServing = FleetStatus.Nodes.of(Map.of("llm-a", serving()), List.of(new SharedStatus.Observed(status, Map.of(), "me", false)));
+
+        FleetStatus.ClusterSummary card = FleetStatus.fleet(NOW, inventory, observations, cabling, Map.of(), builtIn(), Map.of(), notServing)
+                .clusters().stream().filter(cluster -> cluster.name().equals("llm-a")).findFirst().orElseThrow();
+        assertThat(card.readiness().label()).isEqualTo("not serving");
+        assertThat(card.readiness().isProblem()).isTrue();
+        assertThat(card.readiness().detail()).contains("restarting in a loop", "Address already in use");
+        Pages.OverviewTable table = new Pages.OverviewTable("now", true, 4, 0, 4, 1, List.of(card), List.of(), List.of(), "/", "all", "");
+        assertThat(table.notServingCount()).isEqualTo(1);
+
+        // The supervision page says the state once: the alert shows what it adds to it.
+        assertThat(SupervisionConsoleResource.alertBeyond("gave up after 2 restart(s) of the whole cluster: " + looping.explain(), looping.explain()))
+                .isEqualTo("gave up after 2 restart(s) of the whole cluster (why: the state above)");
+        assertThat(SupervisionConsoleResource.alertBeyond("RDMA failed again", looping.explain())).isEqualTo("RDMA failed again");
+
+        FleetStatus.Nodes stale = FleetStatus.Nodes.of(Map.of("llm-a", serving()), List.of(new SharedStatus.Observed(status, Map.of(), "me", true)));
+        assertThat(FleetStatus.fleet(NOW, inventory, observations, cabling, Map.of(), builtIn(), Map.of(), stale).clusters().stream()
+                .filter(cluster -> cluster.name().equals("llm-a")).findFirst().orElseThrow().readiness().label()).isNotEqualTo("not serving");
+    }
+
     /** Deployment 7 of llm-a, finished and serving. */
     private static NodeDeploymentStore.Deployment serving() {
         return new NodeDeploymentStore.Deployment(7, "llm-a",

@@ -153,7 +153,7 @@ class ModelUrlDeploymentTest {
         List<String> resumes = new ArrayList<>();
         for (RankTarget rank : ranks) {
             // What the simulated curl got before the drop (the JDK's HTTP client may lose the last few bytes it held).
-            long partial = Files.size(fleet.machine(rank.machine()).resolve(release.modelPath() + ".partial"));
+            long partial = Files.size(fleet.machine(rank.machine()).resolve(NodeLayout.staged(release.modelPath()) + ".partial"));
             assertThat(partial).isPositive().isLessThanOrEqualTo(1024 * 1024);
             assertThat(fleet.machine(rank.machine()).resolve(release.modelPath())).doesNotExist();
             resumes.add("/model.gguf bytes=" + partial + "-");
@@ -167,7 +167,7 @@ class ModelUrlDeploymentTest {
         assertThat(requests).containsExactlyInAnyOrderElementsOf(resumes);
         for (RankTarget rank : ranks) {
             assertThat(fleet.machine(rank.machine()).resolve(release.modelPath())).hasBinaryContent(model);
-            assertThat(fleet.machine(rank.machine()).resolve(release.modelPath() + ".partial")).doesNotExist();
+            assertThat(fleet.machine(rank.machine()).resolve(NodeLayout.staged(release.modelPath()) + ".partial")).doesNotExist();
         }
 
         requests.clear();
@@ -179,7 +179,7 @@ class ModelUrlDeploymentTest {
     void aDownloadThatFinishedBeforeTheDeploymentWasInterruptedIsVerifiedNotFetchedAgain() throws Exception {
         NodeRelease release = NodeRelease.of(nodeJar, url("/model.gguf"), FileCopy.sha256(write(model), model.length), model.length);
         for (RankTarget rank : ranks) {
-            Path partial = fleet.machine(rank.machine()).resolve(release.modelPath() + ".partial");
+            Path partial = fleet.machine(rank.machine()).resolve(NodeLayout.staged(release.modelPath()) + ".partial");
             Files.createDirectories(partial.getParent());
             Files.write(partial, model);
         }

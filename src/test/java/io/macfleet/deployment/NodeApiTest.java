@@ -102,9 +102,20 @@ class NodeApiTest {
         // are refused alike: the answer tells nothing of what the path is on the server's host.
         java.nio.file.Path secret = java.nio.file.Files.createTempFile("volume-owner-password", "");
         java.nio.file.Files.writeString(secret, "hunter2-hunter2\n");
-        for (String path : List.of("/nonexistent/tiny.gguf", secret.getParent().toString(), secret.toString())) {
+        // A model outside the models directory (the tests' is the temporary directory) is refused alike, named
+        // directly, through '..' or through a symbolic link inside the directory that leads out of it.
+        java.nio.file.Path outsideDirectory = java.nio.file.Files.createDirectories(java.nio.file.Path.of("target/macfleet-test-home/not-models")
+                .toAbsolutePath());
+        java.nio.file.Path outside = java.nio.file.Files.write(outsideDirectory.resolve("looks-like.gguf"), "GGUF and then some".getBytes());
+        java.nio.file.Path link = secret.resolveSibling(secret.getFileName() + "-link.gguf");
+        java.nio.file.Files.deleteIfExists(link);
+        java.nio.file.Files.createSymbolicLink(link, outside);
+        String models = java.nio.file.Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().normalize().toString();
+        for (String path : List.of("/nonexistent/tiny.gguf", secret.getParent().toString(), secret.toString(), outside.toString(), link.toString(),
+                models + "/.." + outside)) {
             operator().contentType("application/json").body("{\"model\":\"" + path + "\"}").when().post("/api/v1/clusters/llm-n/node/deploy")
-                    .then().statusCode(400).body("detail", org.hamcrest.Matchers.equalTo("model " + path + " is not a GGUF model file this host can read"));
+                    .then().statusCode(400).body("detail", org.hamcrest.Matchers.equalTo("model " + path + " is not a GGUF model file in the models directory "
+                            + models + " (macfleet.models.directory): copy the model there and name it by that path"));
         }
         // A request never makes the Macs fetch an address of its choosing.
         operator().contentType("application/json").body("{\"model\":\"http://10.9.9.9/evil.gguf\",\"modelSha256\":\"" + "a".repeat(64)

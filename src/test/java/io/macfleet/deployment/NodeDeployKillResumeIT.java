@@ -47,8 +47,9 @@ class NodeDeployKillResumeIT {
                 mac.faults().slowMillis = 300;
             }
             Path inventory = writeInventory(directory, fleet, keyFile, port);
+            // The model is made in the test's directory: the models directory (issue 29) is that one.
             Map<String, String> environment = Map.of("MACFLEET_HOME", home.toString(), "MACFLEET_SECRETS_DIRECTORIES", directory.toString(),
-                    "MACFLEET_NODE_JAR", NodeJars.nodeJar().toString());
+                    "MACFLEET_NODE_JAR", NodeJars.nodeJar().toString(), "MACFLEET_MODELS_DIRECTORY", directory.toString());
             PackagedApplication.Result applied = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("apply.log"), "inventory", "apply", inventory.toString());
             assertThat(applied.exitCode()).as(applied.output()).isZero();
 

@@ -153,8 +153,58 @@ class NodeDeploymentTest {
         }
     }
 
+    /**
+     * Least privilege (issue 29): the daemon runs as its own hidden account, which the deploy created; what it runs is
+     * root's and the SSH user cannot replace it, by SFTP or by a command; the keys are the daemon account's alone.
+     */
     @Test
     @Order(2)
+    void theDaemonRunsAsItsOwnAccountAndTheSshUserCannotReplaceWhatItRuns() throws Exception {
+        for (RankTarget rank : ranks) {
+            var mac = fleet.machine(rank.machine());
+            assertThat(mac.launchd().userOf(NodeLayout.LABEL)).hasValue(DaemonAccount.NAME);
+            assertThat(Files.readString(mac.resolve(NodeLayout.PLIST))).contains("<key>UserName</key>\n\t<string>_macfleet</string>");
+            assertThat(mac.ownerOf(NodeLayout.NODE_DIRECTORY)).isEqualTo("root:wheel 755");
+            assertThat(mac.ownerOf(NodeLayout.MODEL_DIRECTORY)).isEqualTo("root:wheel 755");
+            assertThat(mac.ownerOf(release.jarPath())).isEqualTo("root:wheel 644");
+            assertThat(mac.ownerOf(release.modelPath())).isEqualTo("root:wheel 644");
+            assertThat(mac.ownerOf(NodeLayout.PLIST)).isEqualTo("root:wheel 644");
+            assertThat(mac.ownerOf(NodeKeys.MESH_KEY_ON_MAC)).isEqualTo("_macfleet:_macfleet 600");
+            assertThat(mac.ownerOf(NodeKeys.API_KEY_ON_MAC)).isEqualTo("_macfleet:_macfleet 600");
+        }
+        Path jarOnMac = fleet.machine("studio-01").resolve(release.jarPath());
+        byte[] jarBefore = Files.readAllBytes(jarOnMac);
+        try (SshRun run = transport.openRun()) {
+            var results = run.onFleet(List.of(ranks.getFirst().ssh()), machine -> {
+                assertThat(machine.execute(io.macfleet.ssh.Command.reading("stat", "-f", "%Su:%Sg %Lp", release.jarPath())).stdout())
+                        .isEqualTo("root:wheel 644\n");
+                assertThat(machine.execute(io.macfleet.ssh.Command.reading("dscl", ".", "-read", "/Users/" + DaemonAccount.NAME, "UserShell",
+                        "NFSHomeDirectory", "IsHidden")).stdout()).isEqualTo("UserShell: /usr/bin/false\nNFSHomeDirectory: /var/empty\nIsHidden: 1\n");
+                int uid = Integer.parseInt(machine.execute(io.macfleet.ssh.Command.reading("dscl", ".", "-read", "/Users/" + DaemonAccount.NAME,
+                        "UniqueID")).stdout().replaceAll("\\D", ""));
+                assertThat(uid).isBetween(DaemonAccount.LOWEST_ID, DaemonAccount.HIGHEST_ID);
+                // Over SFTP: overwrite it, or put another file in its place.
+                assertThatThrownBy(() -> machine.upload(release.jarPath(), "not the node".getBytes(), 0644)).hasMessageContaining("ermission denied");
+                assertThatThrownBy(() -> machine.upload(NodeLayout.NODE_DIRECTORY + "/evil.jar", "not the node".getBytes(), 0644))
+                        .hasMessageContaining("ermission denied");
+                // By commands without sudo.
+                io.macfleet.ssh.CommandResult moved = machine.execute(io.macfleet.ssh.Command.of("mv", "-f", NodeLayout.errorLog(), release.jarPath()));
+                assertThat(moved.exitStatus()).isEqualTo(1);
+                assertThat(moved.stderr()).contains("Permission denied");
+                assertThat(machine.execute(io.macfleet.ssh.Command.of("rm", "-f", release.jarPath())).stderr()).contains("Permission denied");
+                assertThat(machine.execute(io.macfleet.ssh.Command.of("chmod", "666", release.jarPath())).stderr()).contains("Operation not permitted");
+                assertThat(machine.execute(io.macfleet.ssh.Command.of("cat", NodeKeys.API_KEY_ON_MAC)).stderr()).contains("Permission denied");
+                return null;
+            });
+            assertThat(results).allSatisfy(result -> assertThat(result.succeeded()).as(result.describe()).isTrue());
+        }
+        assertThat(Files.readAllBytes(jarOnMac)).isEqualTo(jarBefore);
+        assertThat(fleet.machine("studio-01").resolve(NodeLayout.NODE_DIRECTORY + "/evil.jar")).doesNotExist();
+        assertThat(fleet.machine("studio-01").ownerOf(release.jarPath())).isEqualTo("root:wheel 644");
+    }
+
+    @Test
+    @Order(3)
     void aDeployThatDiesInTheMiddleOfTheSwitchEndsTheSameWhenRunAgain() throws Exception {
         // Another setting (one more thread per rank) changes every rank's definition. The deployment dies (as macfleet
         // under kill -9) once two ranks were started again: the cluster is half switched.
@@ -186,7 +236,7 @@ class NodeDeploymentTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aDiskTooFullForTheModelIsRefusedNamingTheMachineAndNothingIsSwitched() throws Exception {
         NodeRelease bigger = NodeRelease.of(NodeJars.nodeJar(), NodeJars.tinyModel(directory, 8));
         fleet.machine("studio-04").faults().diskAvailableKilobytes = 100;
@@ -208,7 +258,7 @@ class NodeDeploymentTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void anInterruptedModelCopyResumesWhereItStopped() throws Exception {
         NodeRelease bigger = NodeRelease.of(NodeJars.nodeJar(), NodeJars.tinyModel(directory, 9));
         NodeDeployer.Plan plan = plan(bigger, 2);
@@ -222,7 +272,7 @@ class NodeDeploymentTest {
                 }
             })).isInstanceOf(NodeDeployer.DeployFailedException.class).hasMessageContaining("studio-02: connection lost");
         }
-        Path partial = fleet.machine("studio-02").resolve(bigger.modelPath() + ".partial");
+        Path partial = fleet.machine("studio-02").resolve(NodeLayout.staged(bigger.modelPath()) + ".partial");
         assertThat(Files.size(partial)).isGreaterThan(bigger.modelSize() / 2).isLessThan(bigger.modelSize());
         List<NodeDeployer.Staged> staged;
         try (SshRun run = transport.openRun()) {
@@ -235,7 +285,7 @@ class NodeDeploymentTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void aMacWithoutJavaIsRefusedByNameOrGetsItFromTheOperatorsVerifiedPackage() throws Exception {
         fleet.machine("studio-02").removeJava();
         NodeDeployer.Plan plan = plan(release, 2);
@@ -258,7 +308,7 @@ class NodeDeploymentTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void aRankThatKeepsExitingEndsTheWaitAtOnceWithWhyFromItsLog() throws Exception {
         NodeRelease next = NodeRelease.of(NodeJars.nodeJar(), NodeJars.tinyModel(directory, 10));
         fleet.machine("studio-03").faults().crashLoopingDaemons.add(NodeLayout.LABEL);
@@ -279,6 +329,56 @@ class NodeDeploymentTest {
         } finally {
             fleet.machine("studio-03").faults().crashLoopingDaemons.clear();
         }
+    }
+
+    /** Issue 29: a model that does not load (here a GGUF cut short) is found on one Mac before the switch; the running cluster stays. */
+    @Test
+    @Order(8)
+    void aStagedModelThatDoesNotLoadSwitchesNothingAndSaysWhy() throws Exception {
+        Path whole = NodeJars.tinyModel(directory, 11);
+        byte[] bytes = Files.readAllBytes(whole);
+        Path cut = Files.write(directory.resolve("cut-11.gguf"), java.util.Arrays.copyOf(bytes, bytes.length / 3));
+        NodeRelease broken = NodeRelease.of(NodeJars.nodeJar(), cut);
+        Map<String, String> plistsBefore = new java.util.HashMap<>();
+        for (RankTarget rank : ranks) {
+            plistsBefore.put(rank.machine(), Files.readString(fleet.machine(rank.machine()).resolve(NodeLayout.PLIST)));
+        }
+        try (SshRun run = transport.openRun()) {
+            assertThatThrownBy(() -> deployer().deploy(run, plan(broken, 2), NodeDeployer.Listener.NONE, NodeDeployer.Journal.NONE))
+                    .isInstanceOfSatisfying(NodeDeployer.DeployFailedException.class, failed -> assertThat(failed.switched()).isFalse())
+                    .hasMessageContaining("the staged model cut-11.gguf does not load with node ")
+                    .hasMessageContaining(" on studio-01 (exit 1), nothing was switched")
+                    // The node's own words, from its output.
+                    .hasMessageContaining("model " + broken.modelPath() + " does not load");
+        }
+        for (RankTarget rank : ranks) {
+            assertThat(Files.readString(fleet.machine(rank.machine()).resolve(NodeLayout.PLIST))).as(rank.machine()).isEqualTo(plistsBefore.get(rank.machine()));
+        }
+    }
+
+    /** Issue 29: the node checks its model's hash only at start; node status --verify-files names a file that changed since. */
+    @Test
+    @Order(9)
+    void aModelFileThatChangedAfterTheDeployIsNamed() throws Exception {
+        String model = after(Files.readString(fleet.machine("studio-02").resolve(NodeLayout.PLIST)), "--model");
+        Path onMac = fleet.machine("studio-02").resolve(model);
+        byte[] original = Files.readAllBytes(onMac);
+        try (SshRun run = transport.openRun()) {
+            assertThat(run.onFleet(List.of(ranks.get(1).ssh()), NodeDeployer::changedFiles).getFirst().value()).isEmpty();
+            byte[] tampered = original.clone();
+            tampered[tampered.length - 1] ^= 1;
+            Files.write(onMac, tampered);
+            List<String> changed = run.onFleet(List.of(ranks.get(1).ssh()), NodeDeployer::changedFiles).getFirst().value();
+            assertThat(changed).singleElement().asString().startsWith("model " + model + " has SHA-256 ").contains("the file changed");
+        } finally {
+            Files.write(onMac, original);
+        }
+    }
+
+    /** The argument after {@code option} in a plist's ProgramArguments. */
+    private static String after(String plist, String option) throws Exception {
+        List<String> arguments = LaunchDaemonPlist.parse(plist).programArguments();
+        return arguments.get(arguments.indexOf(option) + 1);
     }
 
     static List<NodeRankStatus> statuses() {

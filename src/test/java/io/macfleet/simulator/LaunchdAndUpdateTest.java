@@ -100,6 +100,26 @@ class LaunchdAndUpdateTest {
         assertThat(launchd.pid(LABEL)).as("no restart after bootout").isEmpty();
     }
 
+    /** UserName (issue 29): launchd runs the daemon as that account, and cannot start it while the Mac has no such account. */
+    @Test
+    void aDaemonWithAUserNameRunsOnlyWhenTheAccountExists() throws Exception {
+        String label = "io.macfleet.test-user-daemon";
+        String plist = PLIST.formatted(label, "/bin/sleep").replace("<key>KeepAlive</key>", "<key>UserName</key>\n    <string>_tester</string>\n    <key>KeepAlive</key>");
+        SshClient.upload(fleet, key, "studio-04", "/Library/LaunchDaemons/" + label + ".plist", plist);
+        Launchd launchd = fleet.machine("studio-04").launchd();
+        assertThat(run("studio-04", "sudo -n launchctl bootstrap system /Library/LaunchDaemons/" + label + ".plist").exitCode()).isZero();
+        assertThat(launchd.userOf(label)).hasValue("_tester");
+        assertThat(launchd.pid(label)).isEmpty();
+        assertThat(run("studio-04", "launchctl print system/" + label).stdout()).contains("\tstate = spawn failed\n", "\tlast exit code = 78\n");
+
+        assertThat(run("studio-04", "dscl . -create /Users/_tester UniqueID 401").stderr()).contains("eDSPermissionError");
+        assertThat(run("studio-04", "dscl . -read /Users/_tester UniqueID").exitCode()).isEqualTo(56);
+        assertThat(run("studio-04", "sudo -n dscl . -create /Users/_tester UniqueID 401").exitCode()).isZero();
+        assertThat(run("studio-04", "dscl . -list /Users UniqueID").stdout()).containsPattern("(?m)^_tester +401$");
+        assertThat(TestSupport.await(Duration.ofSeconds(5), () -> launchd.pid(label).isPresent())).as("started once the account exists").isTrue();
+        assertThat(run("studio-04", "sudo -n launchctl bootout system/" + label).exitCode()).isZero();
+    }
+
     @Test
     void anUploadedScriptRunsAndACrashLoopKeepsRespawningAndDaemonsComeBackAfterReboot() throws Exception {
         String label = "io.macfleet.script-daemon";

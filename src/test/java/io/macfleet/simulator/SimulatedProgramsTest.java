@@ -118,6 +118,8 @@ class SimulatedProgramsTest {
                 // added with the MLX runtime (issue 26): the venv, pip and the versions
                 "python3",
                 // added with Mac health (issue 30): power, thermal pressure and memory
-                "powermetrics", "memory_pressure")));
+                "powermetrics", "memory_pressure",
+                // added with least privilege for the node (issue 29): owners and modes
+                "stat")));
     }
 }

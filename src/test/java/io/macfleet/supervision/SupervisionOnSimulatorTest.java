@@ -176,8 +176,9 @@ class SupervisionOnSimulatorTest {
         fleet.inject(new FaultStep("studio-02", null, "crash-loop", null, LABEL, null, null));
         assertThat(await(Duration.ofSeconds(120), () -> kinds().contains(SupervisionEvent.Kind.GAVE_UP))).as(describe()).isTrue();
         assertThat(kinds().stream().filter(kind -> kind == SupervisionEvent.Kind.RESTART_ORDERED)).hasSize(2);
+        // The alert carries why, from the rank's own log (issue 29).
         assertThat(supervisor.alert("llm-a")).hasValueSatisfying(alert -> assertThat(alert).startsWith("gave up after 2 restart(s)")
-                .contains("rank 1 (studio-02)"));
+                .contains("rank 1 (studio-02)", "its log says: ", "simulated crash"));
         // Stopped: no further restart however long it stays down.
         Thread.sleep(4000);
         assertThat(kinds().stream().filter(kind -> kind == SupervisionEvent.Kind.RESTART_ORDERED)).hasSize(2);

@@ -41,6 +41,8 @@ public final class Main {
                          [--top-p P] [--min-p P] [--seed N] [--context N] [--threads N]
               bench      --model FILE [--prompt-tokens 512] [--decode-tokens 32] [--threads N]
                          [--bandwidth-mb N] (default: 4x the last-level cache, at least 512)
+              verify-model --model FILE [--model-sha256 HEX] [--context N] (loads the model as serve would, checks its
+                         SHA-256, and exits: 0 when it loads; the deploy runs it on one Mac before switching a cluster)
               make-model --preset tiny|small|1b-shaped [--type q8_0|q4_0|q4_k_m|q5_k_m|q6_k|f32|f16|bf16]
                          [--arch llama|qwen2|qwen3|qwen3moe|deepseek2] [--routing sigmoid|softmax] (deepseek2: V3 or V2)
                          [--seed N] --out FILE
@@ -77,6 +79,7 @@ public final class Main {
                 case "generate" -> generate(options, out, err);
                 case "bench" -> bench(options, out);
                 case "make-model" -> makeModel(options, out);
+                case "verify-model" -> verifyModel(options, out, err);
                 default -> throw new IllegalArgumentException("unknown command '" + args[0] + "'");
             };
         } catch (GgufFormatException | KvCache.InsufficientMemoryException e) {
@@ -108,7 +111,8 @@ public final class Main {
             "cluster-bench", Set.of("ranks", "sizes-kb", "iterations", "model", "tokens", "repeats", "bandwidth-mb"),
             "generate", Set.of("model", "prompt", "chat", "max-tokens", "temperature", "top-k", "top-p", "min-p", "seed", "context", "threads"),
             "bench", Set.of("model", "prompt-tokens", "decode-tokens", "threads", "bandwidth-mb"),
-            "make-model", Set.of("preset", "type", "arch", "routing", "seed", "out"));
+            "make-model", Set.of("preset", "type", "arch", "routing", "seed", "out"),
+            "verify-model", Set.of("model", "model-sha256", "context"));
 
     private static Map<String, String> options(String[] args) {
         Map<String, String> options = new HashMap<>();
@@ -239,6 +243,28 @@ public final class Main {
                 (int) number(options, "decode-tokens", 32), (int) number(options, "threads", 0),
                 number(options, "bandwidth-mb", 0) << 20, out);
         return OK;
+    }
+
+    /**
+     * Loads the model as serve does (its SHA-256 against --model-sha256 first, then the GGUF header, the tensors and
+     * the tokenizer) with a small context, and exits. A deploy runs it on one Mac with the staged files before it
+     * switches the running cluster, so a file that does not load never replaces one that serves.
+     */
+    private static int verifyModel(Map<String, String> options, PrintStream out, PrintStream err) throws IOException {
+        Path model = Path.of(required(options, "model"));
+        io.macfleet.node.server.NodeSecurity security = io.macfleet.node.server.NodeSecurity.of(null, options.get("model-sha256"));
+        long start = System.nanoTime();
+        try {
+            security.checkModel(model);
+            try (InferenceEngine engine = InferenceEngine.load(model, (int) number(options, "context", 64), 1)) {
+                int tokens = engine.encodeCompletion("Hello").size();
+                out.printf("model %s loads (%d tokens for \"Hello\"; %.1f s)%n", model, tokens, (System.nanoTime() - start) / 1e9);
+            }
+            return OK;
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
+            err.println("inference-node: model " + model + " does not load: " + io.macfleet.node.server.NodeSecurity.loadFailure(model, e));
+            return FAILED;
+        }
     }
 
     private static int makeModel(Map<String, String> options, PrintStream out) throws IOException {

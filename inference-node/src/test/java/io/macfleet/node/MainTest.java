@@ -48,4 +48,27 @@ class MainTest {
         assertThat(missing.err()).contains("no such file").contains("absent.gguf");
         assertThat(run("serve").err()).contains("missing --model");
     }
+
+    /** verify-model (issue 29): what a deploy runs on one Mac before it switches; 0 only for a model that loads and is the one expected. */
+    @Test
+    void verifyModelLoadsTheModelAndChecksItsHash() throws Exception {
+        Path model = directory.resolve("v.gguf");
+        assertThat(run("make-model", "--preset", "tiny", "--type", "f32", "--seed", "5", "--out", model.toString()).code()).isZero();
+        String sha256 = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(java.nio.file.Files.readAllBytes(model)));
+        Run loads = run("verify-model", "--model", model.toString(), "--model-sha256", sha256);
+        assertThat(loads.code()).as(loads.err()).isZero();
+        assertThat(loads.out()).startsWith("model " + model + " loads");
+
+        Run otherHash = run("verify-model", "--model", model.toString(), "--model-sha256", "0".repeat(64));
+        assertThat(otherHash.code()).isEqualTo(1);
+        assertThat(otherHash.err()).contains("does not load", "is not the model this node was given");
+
+        // The GGUF magic and a header, then nothing: what a copy cut short or a damaged file looks like.
+        Path truncated = directory.resolve("cut.gguf");
+        byte[] whole = java.nio.file.Files.readAllBytes(model);
+        java.nio.file.Files.write(truncated, java.util.Arrays.copyOf(whole, whole.length / 3));
+        Run cut = run("verify-model", "--model", truncated.toString());
+        assertThat(cut.code()).isEqualTo(1);
+        assertThat(cut.err()).contains("model " + truncated + " does not load").doesNotContain("usage:");
+    }
 }

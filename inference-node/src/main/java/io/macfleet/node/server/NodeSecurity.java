@@ -171,7 +171,7 @@ public record NodeSecurity(byte[] apiKeyDigest, String modelSha256) {
     }
 
     /** A model that failed to load, in a sentence naming the file (details of unexpected failures in the log). */
-    static String loadFailure(Path model, Throwable e) {
+    public static String loadFailure(Path model, Throwable e) {
         if (e instanceof io.macfleet.node.gguf.GgufFormatException || e instanceof io.macfleet.node.model.KvCache.InsufficientMemoryException
                 || e instanceof IllegalArgumentException || e instanceof IllegalStateException || e instanceof IOException
                 || e instanceof OutOfMemoryError) {
