@@ -56,7 +56,7 @@ final class DeepSeek2Model implements DecoderModel {
     private final float[] ramp;
     private LlamaModel.Collective collective = LlamaModel.Collective.NONE;
     private float[] x, normed, queryLatent, q, kv, attention, projected, gate, up, shared;
-    private float[][] queryRows, scores, context;
+    private float[][] queryRows, scores, context, roundedRows;
     private int scratchTokens;
     private long[] profile;
     private boolean profileCpu;
@@ -258,7 +258,19 @@ final class DeepSeek2Model implements DecoderModel {
 
     @Override
     public KvCache allocateCache(int contextLength) {
-        return KvCache.latent(blocks.length, hyper.latentWidth(), contextLength);
+        return KvCache.latent(blocks.length, hyper.latentWidth(), contextLength, halfCache());
+    }
+
+    /**
+     * F16 latent rows unless {@code -Dinference.kvCache=f32}: llama.cpp's default cache type ({@code --cache-type-k
+     * f16}), which the node's greedy tokens are compared with, and half the bytes a decode step reads.
+     */
+    static boolean halfCache() {
+        String type = System.getProperty(KvCache.TYPE_PROPERTY, "f16");
+        if (!type.equals("f32") && !type.equals("f16")) {
+            throw new IllegalArgumentException("-D" + KvCache.TYPE_PROPERTY + "=" + type + ": the KV cache type must be f32 or f16");
+        }
+        return type.equals("f16");
     }
 
     @Override
@@ -355,15 +367,22 @@ final class DeepSeek2Model implements DecoderModel {
             Kernels.matmul(pool, block.kvA(), normed, batch, kv);
             time = mark(LlamaModel.Phase.QKV, time);
             int layer = block.index() - layers.first();
-            float[] rows = cache.keys[layer];
+            float[] rows = cache.half() ? null : cache.keys[layer];
+            short[] halfRows = cache.half() ? cache.halfKeys[layer] : null;
             for (int t = 0; t < batch; t++) {
                 int row = t * latentWidth;
                 rmsNorm(kv, row, block.kvANorm(), kv, row, kvRank);
                 rope(t, position + t, q, kv);
-                System.arraycopy(kv, row, rows, (position + t) * latentWidth, latentWidth);
+                if (halfRows != null) {
+                    for (int i = 0; i < latentWidth; i++) {
+                        halfRows[(position + t) * latentWidth + i] = Float.floatToFloat16(kv[row + i]);
+                    }
+                } else {
+                    System.arraycopy(kv, row, rows, (position + t) * latentWidth, latentWidth);
+                }
             }
             time = mark(LlamaModel.Phase.ROPE_CACHE, time);
-            attend(block, rows, batch, position, queryWidth, valueWidth);
+            attend(block, rows, halfRows, batch, position, queryWidth, valueWidth);
             time = mark(LlamaModel.Phase.ATTENTION, time);
             Kernels.matmul(pool, block.output(), attention, batch, projected);
             collective.allReduce(projected, batch * dim);
@@ -430,23 +449,29 @@ final class DeepSeek2Model implements DecoderModel {
     }
 
     /** Absorbed multi-head latent attention of every (token, head), spread over the workers. */
-    private void attend(Block block, float[] rows, int batch, int position, int queryWidth, int valueWidth) {
+    private void attend(Block block, float[] rows, short[] halfRows, int batch, int position, int queryWidth, int valueWidth) {
         int heads = config.heads(), keyLength = config.headDimension(), nope = hyper.keyNope();
         int kvRank = hyper.kvRank(), latentWidth = hyper.latentWidth(), valueHead = hyper.valueHead();
         float scale = hyper.attentionScale();
         WeightMatrix keyB = block.keyB(), valueB = block.valueB();
         float[][] queryRows = this.queryRows, scores = this.scores, context = this.context;
         float[] q = this.q, attention = this.attention;
+        float[][] roundedRows = this.roundedRows;
         pool.parallelFor(batch * heads, (start, end, worker) -> {
-            float[] query = queryRows[worker], score = scores[worker], latent = context[worker];
+            float[] query = queryRows[worker], score = scores[worker], latent = context[worker], rounded = roundedRows[worker];
             for (int item = start; item < end; item++) {
                 int t = item / heads, h = item % heads;
                 int queryOffset = t * queryWidth + h * keyLength;
+                // llama.cpp's wk_b product takes the head's non-rotated query rounded for wk_b's type, like any product
+                Kernels.roundActivations(keyB, q, queryOffset, nope, rounded, 0);
                 for (int r = 0; r < kvRank; r++) {
-                    query[r] = Kernels.dot(keyB, h * kvRank + r, q, queryOffset);
+                    query[r] = Kernels.dot(keyB, h * kvRank + r, rounded, 0);
                 }
                 System.arraycopy(q, queryOffset + nope, query, kvRank, hyper.keyRope());
                 int length = position + t + 1;
+                if (halfRows != null) {
+                    attendHalf(query, halfRows, length, score, latent);
+                } else {
                 float max = Float.NEGATIVE_INFINITY;
                 for (int s = 0; s < length; s++) {
                     score[s] = Kernels.dot(query, 0, rows, s * latentWidth, latentWidth) * scale;
@@ -462,20 +487,56 @@ final class DeepSeek2Model implements DecoderModel {
                 for (int s = 0; s < length; s++) {
                     Kernels.axpy(latent, 0, score[s] * inverse, rows, s * latentWidth, kvRank);
                 }
+                }
                 int out = t * valueWidth + h * valueHead;
+                Kernels.roundActivations(valueB, latent, 0, kvRank, rounded, 0);
                 for (int j = 0; j < valueHead; j++) {
-                    attention[out + j] = Kernels.dot(valueB, h * valueHead + j, latent, 0);
+                    attention[out + j] = Kernels.dot(valueB, h * valueHead + j, rounded, 0);
                 }
             }
         });
+    }
+
+    /**
+     * One (token, head) over an F16 latent cache, as llama.cpp's CPU flash attention computes it
+     * ({@code ggml_compute_forward_flash_attn_ext_f16_one_chunk}, the path of its decode steps and of prompt batches
+     * under 64 tokens): the query rounded to F16, each score an F16 dot product times the scale, an online softmax
+     * (running maximum {@code M}, sum {@code S}) and the value accumulator kept in F16, rounded after every position
+     * (ggml_vec_scale_f16 / ggml_vec_mad_f16); at the end the accumulator over {@code S}. The values are the latent
+     * part of each cached row (llama.cpp's V is a view of the same K cache). Into {@code latent[0 .. kvRank)}.
+     */
+    private void attendHalf(float[] query, short[] halfRows, int length, float[] accumulator, float[] latent) {
+        int kvRank = hyper.kvRank(), latentWidth = hyper.latentWidth();
+        float scale = hyper.attentionScale();
+        Kernels.roundToHalf(query, 0, latentWidth);
+        java.util.Arrays.fill(accumulator, 0, kvRank, 0f);
+        float max = Float.NEGATIVE_INFINITY, sum = 0;
+        for (int s = 0; s < length; s++) {
+            float score = Kernels.dotHalf(halfRows, s * latentWidth, query, 0, latentWidth) * scale;
+            float previous = max, ms = 1, vs = 1;
+            if (score > max) {
+                max = score;
+                ms = (float) Math.exp(previous - max);
+                Kernels.scaleHalf(accumulator, ms, kvRank);
+            } else {
+                vs = (float) Math.exp(score - max);
+            }
+            Kernels.madHalf(accumulator, halfRows, s * latentWidth, vs, kvRank);
+            sum = sum * ms + vs;
+        }
+        float inverse = sum == 0 ? 0 : 1 / sum;
+        for (int i = 0; i < kvRank; i++) {
+            latent[i] = accumulator[i] * inverse;
+        }
     }
 
     private void ensureScratch(int batch, int capacity) {
         int workers = pool.size();
         if (scores == null || scores.length < workers || scores[0].length < capacity) {
             queryRows = new float[workers][hyper.latentWidth()];
-            scores = new float[workers][capacity];
+            scores = new float[workers][Math.max(capacity, hyper.kvRank())];
             context = new float[workers][hyper.kvRank()];
+            roundedRows = new float[workers][Math.max(hyper.kvRank(), hyper.keyNope())];
         }
         if (batch <= scratchTokens) {
             return;
@@ -495,9 +556,18 @@ final class DeepSeek2Model implements DecoderModel {
         scratchTokens = batch;
     }
 
+    /**
+     * ggml's rms_norm then mul: the float squares summed in double in order, the mean and 1/sqrt(mean + eps) in
+     * float, then x times that and times the weight (two roundings, as two ggml operations).
+     */
     private void rmsNorm(float[] in, int inOffset, float[] weight, float[] out, int outOffset, int size) {
-        float sumOfSquares = Kernels.dot(in, inOffset, in, inOffset, size);
-        float inverse = (float) (1.0 / Math.sqrt(sumOfSquares / size + config.rmsEpsilon()));
+        double sumOfSquares = 0;
+        for (int i = 0; i < size; i++) {
+            float v = in[inOffset + i];
+            sumOfSquares += v * v;
+        }
+        float mean = (float) (sumOfSquares / size);
+        float inverse = 1f / (float) Math.sqrt(mean + config.rmsEpsilon());
         for (int i = 0; i < size; i++) {
             out[outOffset + i] = in[inOffset + i] * inverse * weight[i];
         }
