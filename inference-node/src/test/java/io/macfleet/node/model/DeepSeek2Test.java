@@ -60,7 +60,11 @@ class DeepSeek2Test {
             // tiny: 2 layers, kv_lora_rank 32, qk_rope_head_dim 16; plain MHA: 4 heads x (48 key + 32 value)
             assertThat(model.kvValuesPerPosition()).isEqualTo(2 * (32 + 16));
             assertThat(model.multiHeadKvValuesPerPosition()).isEqualTo(2 * 4 * (48 + 32));
-            assertThat(model.allocateCache(100).byteSize()).isEqualTo(2L * (32 + 16) * 100 * Float.BYTES);
+            // F16 rows by default, as llama.cpp's --cache-type-k f16; F32 on request (-Dinference.kvCache=f32)
+            KvCache cache = model.allocateCache(100);
+            assertThat(cache.half()).isTrue();
+            assertThat(cache.byteSize()).isEqualTo(2L * (32 + 16) * 100 * 2);
+            assertThat(KvCache.latent(2, 32 + 16, 100, false).byteSize()).isEqualTo(2L * (32 + 16) * 100 * Float.BYTES);
         }
     }
 
