@@ -247,7 +247,7 @@ public final class Kernels {
      * wait instead of one per matrix); other types one matrix after the other.
      */
     public static void matvec(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs) {
-        if (ROUND_ACTIVATIONS) {
+        if (ROUND_ACTIVATIONS && pool.roundsActivations()) {
             ActivationRounding rounding = rounding(matrices[0]);
             for (WeightMatrix matrix : matrices) {
                 if (rounding(matrix) != rounding || matrix.columns() != matrices[0].columns()) {
@@ -264,7 +264,8 @@ public final class Kernels {
 
     /**
      * Activations rounded as llama.cpp rounds them for each weight type ({@link ActivationRounding}) before every
-     * matrix product; {@code -Dinference.roundActivations=false} multiplies the float activations as they are.
+     * matrix product on a pool that asks for it ({@link WorkerPool#roundsActivations});
+     * {@code -Dinference.roundActivations=false} multiplies the float activations as they are everywhere.
      */
     public static final boolean ROUND_ACTIVATIONS = !"false".equals(System.getProperty("inference.roundActivations"));
 
@@ -280,9 +281,10 @@ public final class Kernels {
      * {@code out[outOffset ..]} (the caller's buffer: products that take rows one at a time, like the absorbed
      * attention's, round once and then call {@link #dot}).
      */
-    public static void roundActivations(WeightMatrix matrix, float[] x, int offset, int n, float[] out, int outOffset) {
+    public static void roundActivations(WorkerPool pool, WeightMatrix matrix, float[] x, int offset, int n, float[] out,
+                                        int outOffset) {
         ActivationRounding rounding = rounding(matrix);
-        if (!ROUND_ACTIVATIONS || n % rounding.block() != 0) {
+        if (!ROUND_ACTIVATIONS || !pool.roundsActivations() || n % rounding.block() != 0) {
             System.arraycopy(x, offset, out, outOffset, n);
             return;
         }
@@ -327,7 +329,8 @@ public final class Kernels {
 
     /** out[r] = row r · x for every row, rows split across the pool. */
     public static void matvec(WorkerPool pool, WeightMatrix matrix, float[] x, float[] out) {
-        matvecRounded(pool, matrix, ROUND_ACTIVATIONS ? rounded(rounding(matrix), x, matrix.columns(), 1) : x, out);
+        matvecRounded(pool, matrix, ROUND_ACTIVATIONS && pool.roundsActivations()
+                ? rounded(rounding(matrix), x, matrix.columns(), 1) : x, out);
     }
 
     private static void matvecRounded(WorkerPool pool, WeightMatrix matrix, float[] x, float[] out) {
@@ -650,8 +653,8 @@ public final class Kernels {
             matvec(pool, matrix, x, out);
             return;
         }
-        matmul(pool, matrix, ROUND_ACTIVATIONS ? rounded(rounding(matrix), x, matrix.columns(), tokens) : x, tokens, out,
-                BLOCK_ROWS);
+        matmul(pool, matrix, ROUND_ACTIVATIONS && pool.roundsActivations()
+                ? rounded(rounding(matrix), x, matrix.columns(), tokens) : x, tokens, out, BLOCK_ROWS);
     }
 
     /** {@link #matmul(WorkerPool, WeightMatrix, float[], int, float[])} with its blocking as parameters (for benchmarks). */

@@ -74,6 +74,8 @@ final class DeepSeek2Model implements DecoderModel {
         LlamaConfig config = hyper.base();
         this.layers = range;
         this.pool = pool;
+        // llama.cpp's activation rounding on every product, so that greedy tokens match its (LlamaCppGreedyTest)
+        pool.roundActivations(true);
         if (range.end() > config.layers()) {
             throw new IllegalArgumentException("layer range " + range + " exceeds the model's " + config.layers() + " layers");
         }
@@ -463,7 +465,7 @@ final class DeepSeek2Model implements DecoderModel {
                 int t = item / heads, h = item % heads;
                 int queryOffset = t * queryWidth + h * keyLength;
                 // llama.cpp's wk_b product takes the head's non-rotated query rounded for wk_b's type, like any product
-                Kernels.roundActivations(keyB, q, queryOffset, nope, rounded, 0);
+                Kernels.roundActivations(pool, keyB, q, queryOffset, nope, rounded, 0);
                 for (int r = 0; r < kvRank; r++) {
                     query[r] = Kernels.dot(keyB, h * kvRank + r, rounded, 0);
                 }
@@ -489,7 +491,7 @@ final class DeepSeek2Model implements DecoderModel {
                 }
                 }
                 int out = t * valueWidth + h * valueHead;
-                Kernels.roundActivations(valueB, latent, 0, kvRank, rounded, 0);
+                Kernels.roundActivations(pool, valueB, latent, 0, kvRank, rounded, 0);
                 for (int j = 0; j < valueHead; j++) {
                     attention[out + j] = Kernels.dot(valueB, h * valueHead + j, rounded, 0);
                 }
