@@ -327,6 +327,58 @@ public final class Kernels {
         }
     }
 
+    /**
+     * {@code outs[i][r] = row r of matrices[i] · xs[i]}: products with different inputs (decode's down projections of
+     * the selected and shared experts) in one parallel loop when all are Q8_0 (one hand-off to the workers and one
+     * wait instead of one per matrix, which is what the workers mostly did on a loaded machine); otherwise one after
+     * the other.
+     */
+    public static void matvecEach(WorkerPool pool, WeightMatrix[] matrices, float[][] xs, float[][] outs) {
+        boolean fused = BYTE_PARTS == 1 && !INT8_ACTIVATIONS;
+        for (WeightMatrix matrix : matrices) {
+            fused &= matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0;
+        }
+        if (!fused) {
+            for (int i = 0; i < matrices.length; i++) {
+                matvec(pool, matrices[i], xs[i], outs[i]);
+            }
+            return;
+        }
+        float[][] inputs = xs;
+        if (ROUND_ACTIVATIONS && pool.roundsActivations()) {
+            float[][] buffers = ROUNDED_EACH.get();
+            if (buffers.length < matrices.length) {
+                buffers = java.util.Arrays.copyOf(buffers, matrices.length);
+                ROUNDED_EACH.set(buffers);
+            }
+            inputs = new float[matrices.length][];
+            for (int i = 0; i < matrices.length; i++) {
+                int columns = matrices[i].columns();
+                if (buffers[i] == null || buffers[i].length < columns) {
+                    buffers[i] = new float[columns];
+                }
+                ActivationRounding.Q8_0.round(xs[i], 0, columns, buffers[i], 0);
+                inputs[i] = buffers[i];
+            }
+        }
+        FourStreams.Unit[] units = new FourStreams.Unit[matrices.length];
+        for (int m = 0; m < matrices.length; m++) {
+            WeightMatrix matrix = matrices[m];
+            MemorySegment data = matrix.data();
+            long stride = matrix.rowStride();
+            float[] x = inputs[m], out = outs[m];
+            units[m] = (first, span) -> {
+                for (int r = first; r < first + span; r++) {
+                    dotQ8FourStreams(data, matrix.rowOffset(r), span * stride, x, matrix.columns(), out, r, span);
+                }
+            };
+        }
+        FourStreams.run(pool, matrices, inputs, outs, units);
+    }
+
+    /** Per-calling-thread buffers for {@link #matvecEach}'s rounded inputs, one per matrix. */
+    private static final ThreadLocal<float[][]> ROUNDED_EACH = ThreadLocal.withInitial(() -> new float[0][]);
+
     /** out[r] = row r · x for every row, rows split across the pool. */
     public static void matvec(WorkerPool pool, WeightMatrix matrix, float[] x, float[] out) {
         matvecRounded(pool, matrix, ROUND_ACTIVATIONS && pool.roundsActivations()

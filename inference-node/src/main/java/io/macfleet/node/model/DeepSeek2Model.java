@@ -52,6 +52,7 @@ final class DeepSeek2Model implements DecoderModel {
     private final float[] outputNorm;
     private final Block[] blocks;
     private final MixtureOfExperts experts;
+    private final MixtureOfExperts.SharedExperts[] sharedExperts;
     private final float[] inverseFrequencies;
     private final float[] ramp;
     private LlamaModel.Collective collective = LlamaModel.Collective.NONE;
@@ -135,6 +136,13 @@ final class DeepSeek2Model implements DecoderModel {
         }
         this.output = localOutput;
         this.config = localConfig;
+        sharedExperts = new MixtureOfExperts.SharedExperts[blocks.length];
+        for (int i = 0; i < blocks.length; i++) {
+            if (blocks[i].sharedGate() != null) {
+                sharedExperts[i] = new MixtureOfExperts.SharedExperts(blocks[i].sharedGate(), blocks[i].sharedUp(),
+                        blocks[i].sharedDown());
+            }
+        }
         experts = new MixtureOfExperts(dim, config.expertFeedForward());
         int pairs = hyper.keyRope() / 2;
         inverseFrequencies = new float[pairs];
@@ -356,7 +364,12 @@ final class DeepSeek2Model implements DecoderModel {
                 rmsNorm(x, t * dim, block.attentionNorm(), normed, t * dim, dim);
             }
             time = mark(LlamaModel.Phase.ATTENTION_NORM, time);
-            if (block.queryA() != null) {
+            if (block.queryA() != null && batch == 1) {
+                // q_a and kv_a share their input: one parallel loop for both
+                Kernels.matvec(pool, new WeightMatrix[] {block.queryA(), block.kvA()}, normed, new float[][] {queryLatent, kv});
+                rmsNorm(queryLatent, 0, block.queryANorm(), queryLatent, 0, hyper.queryRank());
+                Kernels.matvec(pool, block.queryB(), queryLatent, q);
+            } else if (block.queryA() != null) {
                 Kernels.matmul(pool, block.queryA(), normed, batch, queryLatent);
                 for (int t = 0; t < batch; t++) {
                     int offset = t * hyper.queryRank();
@@ -366,7 +379,9 @@ final class DeepSeek2Model implements DecoderModel {
             } else {
                 Kernels.matmul(pool, block.query(), normed, batch, q);
             }
-            Kernels.matmul(pool, block.kvA(), normed, batch, kv);
+            if (block.queryA() == null || batch > 1) {
+                Kernels.matmul(pool, block.kvA(), normed, batch, kv);
+            }
             time = mark(LlamaModel.Phase.QKV, time);
             int layer = block.index() - layers.first();
             float[] rows = cache.half() ? null : cache.keys[layer];
@@ -398,9 +413,7 @@ final class DeepSeek2Model implements DecoderModel {
                 swigluFeedForward(block.gate(), block.up(), block.down(), batch, projected);
                 time = mark(LlamaModel.Phase.DOWN, time);
             } else {
-                experts.forward(pool, block.experts(), normed, batch, projected);
-                swigluFeedForward(block.sharedGate(), block.sharedUp(), block.sharedDown(), batch, shared);
-                add(projected, shared, batch * dim);
+                experts.forward(pool, block.experts(), normed, batch, projected, sharedExperts[block.index() - layers.first()]);
                 time = mark(LlamaModel.Phase.EXPERTS, time);
             }
             collective.allReduce(projected, batch * dim);
