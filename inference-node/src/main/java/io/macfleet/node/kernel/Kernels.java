@@ -917,6 +917,40 @@ public final class Kernels {
         }
     }
 
+    /** {@code out[outOffset + i] = half[offset + i]} widened to float (exact), over n elements. */
+    public static void halfToFloat(short[] half, int offset, float[] out, int outOffset, int n) {
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            halfToFloat(ShortVector.fromArray(S, half, offset + i)).intoArray(out, outOffset + i);
+        }
+        for (; i < n; i++) {
+            out[outOffset + i] = Float.float16ToFloat(half[offset + i]);
+        }
+    }
+
+    /** {@link #madHalf(float[], short[], int, float, int)} with F16 values already widened, at {@code acc[accOffset ..]}. */
+    public static void madHalf(float[] acc, int accOffset, float[] v, float scale, int n) {
+        FloatVector s = FloatVector.broadcast(F, scale);
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            roundToHalf(FloatVector.fromArray(F, v, i).fma(s, FloatVector.fromArray(F, acc, accOffset + i))).intoArray(acc, accOffset + i);
+        }
+        for (; i < n; i++) {
+            acc[accOffset + i] = Float.float16ToFloat(Float.floatToFloat16(Math.fma(v[i], scale, acc[accOffset + i])));
+        }
+    }
+
+    /** {@link #scaleHalf(float[], float, int)} at {@code acc[accOffset ..]}. */
+    public static void scaleHalf(float[] acc, int accOffset, float scale, int n) {
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            roundToHalf(FloatVector.fromArray(F, acc, accOffset + i).mul(scale)).intoArray(acc, accOffset + i);
+        }
+        for (; i < n; i++) {
+            acc[accOffset + i] = Float.float16ToFloat(Float.floatToFloat16(acc[accOffset + i] * scale));
+        }
+    }
+
     /** ggml_vec_scale_f16: {@code acc[i] = f16(acc[i] * scale)}. */
     public static void scaleHalf(float[] acc, float scale, int n) {
         int i = 0;

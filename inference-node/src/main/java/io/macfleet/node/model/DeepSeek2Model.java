@@ -58,6 +58,12 @@ final class DeepSeek2Model implements DecoderModel {
     private LlamaModel.Collective collective = LlamaModel.Collective.NONE;
     private float[] x, normed, queryLatent, q, kv, attention, projected, gate, up, shared;
     private float[][] queryRows, scores, context, roundedRows;
+    /** The F16 latent rows of one layer widened for a prompt batch ({@link #TILED_BATCH} tokens or more). */
+    private float[] widened;
+    /** Decode over an F16 cache: per worker, its heads' queries and accumulators, and one widened row. */
+    private float[][] headQueries, headAccumulators, widenedRow;
+    /** llama.cpp's CPU flash attention takes its tiled path (F32 accumulator) from micro-batches of this many tokens. */
+    static final int TILED_BATCH = 64;
     private int scratchTokens;
     private long[] profile;
     private boolean profileCpu;
@@ -399,7 +405,20 @@ final class DeepSeek2Model implements DecoderModel {
                 }
             }
             time = mark(LlamaModel.Phase.ROPE_CACHE, time);
-            attend(block, rows, halfRows, batch, position, queryWidth, valueWidth);
+            if (halfRows != null && batch == 1) {
+                attendHalfDecode(block, halfRows, position, queryWidth, valueWidth);
+            } else if (halfRows != null && batch >= TILED_BATCH) {
+                // llama.cpp's tiled flash attention for prompt batches of 64 or more: F32 query and accumulator over
+                // the F16 rows widened (exact), which is the F32 path below
+                int filled = (position + batch) * latentWidth;
+                if (widened == null || widened.length < filled) {
+                    widened = new float[cache.capacity() * latentWidth];
+                }
+                Kernels.halfToFloat(halfRows, 0, widened, 0, filled);
+                attend(block, widened, null, batch, position, queryWidth, valueWidth);
+            } else {
+                attend(block, rows, halfRows, batch, position, queryWidth, valueWidth);
+            }
             time = mark(LlamaModel.Phase.ATTENTION, time);
             Kernels.matmul(pool, block.output(), attention, batch, projected);
             collective.allReduce(projected, batch * dim);
@@ -545,6 +564,67 @@ final class DeepSeek2Model implements DecoderModel {
         }
     }
 
+    /**
+     * One token's attention over an F16 latent cache, all heads: the same arithmetic as {@link #attendHalf} (each
+     * head's online softmax and F16 accumulator in llama.cpp's order), but with positions in the outer loop, so each
+     * cached row is widened once for all the worker's heads instead of once per head.
+     */
+    private void attendHalfDecode(Block block, short[] halfRows, int position, int queryWidth, int valueWidth) {
+        int heads = config.heads(), keyLength = config.headDimension(), nope = hyper.keyNope();
+        int kvRank = hyper.kvRank(), latentWidth = hyper.latentWidth(), valueHead = hyper.valueHead();
+        float scale = hyper.attentionScale();
+        WeightMatrix keyB = block.keyB(), valueB = block.valueB();
+        float[][] headQueries = this.headQueries, headAccumulators = this.headAccumulators, widenedRow = this.widenedRow;
+        float[][] roundedRows = this.roundedRows, context = this.context;
+        float[] q = this.q, attention = this.attention;
+        int length = position + 1;
+        pool.parallelFor(heads, (start, end, worker) -> {
+            float[] queries = headQueries[worker], accumulators = headAccumulators[worker], row = widenedRow[worker];
+            float[] rounded = roundedRows[worker], latent = context[worker];
+            int count = end - start;
+            float[] max = new float[count], sum = new float[count];
+            for (int i = 0; i < count; i++) {
+                int h = start + i, queryOffset = h * keyLength, base = i * latentWidth;
+                Kernels.roundActivations(pool, keyB, q, queryOffset, nope, rounded, 0);
+                for (int r = 0; r < kvRank; r++) {
+                    queries[base + r] = Kernels.dot(keyB, h * kvRank + r, rounded, 0);
+                }
+                System.arraycopy(q, queryOffset + nope, queries, base + kvRank, hyper.keyRope());
+                Kernels.roundToHalf(queries, base, latentWidth);
+                java.util.Arrays.fill(accumulators, i * kvRank, (i + 1) * kvRank, 0f);
+                max[i] = Float.NEGATIVE_INFINITY;
+            }
+            for (int s = 0; s < length; s++) {
+                Kernels.halfToFloat(halfRows, s * latentWidth, row, 0, latentWidth);
+                for (int i = 0; i < count; i++) {
+                    float score = Kernels.dot(row, 0, queries, i * latentWidth, latentWidth) * scale;
+                    float previous = max[i], ms = 1, vs = 1;
+                    if (score > previous) {
+                        max[i] = score;
+                        ms = (float) Math.exp(previous - score);
+                        Kernels.scaleHalf(accumulators, i * kvRank, ms, kvRank);
+                    } else {
+                        vs = (float) Math.exp(score - previous);
+                    }
+                    Kernels.madHalf(accumulators, i * kvRank, row, vs, kvRank);
+                    sum[i] = sum[i] * ms + vs;
+                }
+            }
+            for (int i = 0; i < count; i++) {
+                int h = start + i;
+                float inverse = sum[i] == 0 ? 0 : 1 / sum[i];
+                for (int r = 0; r < kvRank; r++) {
+                    latent[r] = accumulators[i * kvRank + r] * inverse;
+                }
+                Kernels.roundActivations(pool, valueB, latent, 0, kvRank, rounded, 0);
+                int out = h * valueHead;
+                for (int j = 0; j < valueHead; j++) {
+                    attention[out + j] = Kernels.dot(valueB, h * valueHead + j, rounded, 0);
+                }
+            }
+        });
+    }
+
     private void ensureScratch(int batch, int capacity) {
         int workers = pool.size();
         if (scores == null || scores.length < workers || scores[0].length < capacity) {
@@ -552,6 +632,9 @@ final class DeepSeek2Model implements DecoderModel {
             scores = new float[workers][Math.max(capacity, hyper.kvRank())];
             context = new float[workers][hyper.kvRank()];
             roundedRows = new float[workers][Math.max(hyper.kvRank(), hyper.keyNope())];
+            headQueries = new float[workers][config.heads() * hyper.latentWidth()];
+            headAccumulators = new float[workers][config.heads() * hyper.kvRank()];
+            widenedRow = new float[workers][hyper.latentWidth()];
         }
         if (batch <= scratchTokens) {
             return;

@@ -91,6 +91,36 @@ class DeepSeek2Test {
         }
     }
 
+    /**
+     * A prompt batch of 64 tokens or more reads the F16 cache as llama.cpp's tiled flash attention does (widened rows,
+     * F32 accumulator), decode as its one-chunk path (F16 accumulator): the two agree to F16 accumulation error.
+     */
+    @Test
+    void aLongPromptBatchAgreesWithTokenByTokenOverTheHalfCache() throws IOException {
+        Path file = write("tiled", w -> { });
+        int[] prompt = new int[DeepSeek2Model.TILED_BATCH + 6];
+        for (int i = 0; i < prompt.length; i++) {
+            prompt[i] = 1 + (i * 37) % 400;
+        }
+        try (GgufFile gguf = GgufFile.open(file); WorkerPool pool = new WorkerPool(2)) {
+            LlamaConfig config = LlamaConfig.from(gguf);
+            DecoderModel model = Architectures.of(gguf).load(gguf, config, new LayerRange(0, config.layers()), pool);
+            float[] batched = model.forward(prompt, 0, prompt.length, 0, model.allocateCache(128));
+            KvCache cache = model.allocateCache(128);
+            float[] stepped = null;
+            for (int i = 0; i < prompt.length; i++) {
+                stepped = model.forward(prompt, i, 1, i, cache);
+            }
+            float scale = 0;
+            for (float v : batched) {
+                scale = Math.max(scale, Math.abs(v));
+            }
+            for (int t = 0; t < batched.length; t++) {
+                assertThat(Math.abs(batched[t] - stepped[t])).as("token %d", t).isLessThanOrEqualTo(1e-2f * scale);
+            }
+        }
+    }
+
     @Test
     void sigmoidRoutingKeepsTheBestGroupsAndWeighsByUnbiasedScores() {
         // 4 experts in 2 groups, 1 group kept, 2 experts used; the bias moves expert 3 ahead of expert 0 for the choice
