@@ -49,7 +49,20 @@ public final class MixtureOfExperts {
     public void forward(WorkerPool pool, ExpertWeights weights, float[] normed, int batch, float[] out, SharedExperts shared) {
         int experts = weights.experts(), used = weights.expertsUsed();
         ensure(batch, experts, used);
-        Kernels.matmul(pool, weights.router(), normed, batch, logits);
+        if (batch == 1) {
+            // a few rows (one per expert): on this thread, since handing them to the workers costs more than the
+            // product, and on a loaded machine waits for a descheduled worker (each row's sum is the same either way)
+            WeightMatrix router = weights.router();
+            if (routerInput.length < router.columns()) {
+                routerInput = new float[router.columns()];
+            }
+            Kernels.roundActivations(pool, router, normed, 0, router.columns(), routerInput, 0);
+            for (int e = 0; e < router.rows(); e++) {
+                logits[e] = Kernels.dot(router, e, routerInput, 0);
+            }
+        } else {
+            Kernels.matmul(pool, weights.router(), normed, batch, logits);
+        }
         for (int t = 0; t < batch; t++) {
             if (weights.routing() != null) {
                 weights.routing().select(logits, t * experts, experts, used, selected, selectedWeights, t * used);
@@ -107,7 +120,7 @@ public final class MixtureOfExperts {
         }
     }
 
-    private float[] sharedGate = new float[0], sharedUp = new float[0], sharedDown = new float[0];
+    private float[] sharedGate = new float[0], sharedUp = new float[0], sharedDown = new float[0], routerInput = new float[0];
     private float[][] downScratch = new float[0][];
 
     private void ensureShared(int length) {
