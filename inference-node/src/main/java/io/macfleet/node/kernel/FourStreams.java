@@ -37,6 +37,13 @@ final class FourStreams {
      * {@code outs[m]} for the last rows that do not fill four), in one parallel loop.
      */
     static void run(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs, Unit[] units) {
+        float[][] xs = new float[matrices.length][];
+        java.util.Arrays.fill(xs, x);
+        run(pool, matrices, xs, outs, units);
+    }
+
+    /** {@link #run(WorkerPool, WeightMatrix[], float[], float[][], Unit[])} with each matrix's own input {@code xs[m]}. */
+    static void run(WorkerPool pool, WeightMatrix[] matrices, float[][] xs, float[][] outs, Unit[] units) {
         int count = matrices.length;
         int[] span = new int[count], fullUnits = new int[count], firstTask = new int[count + 1];
         for (int m = 0; m < count; m++) {
@@ -63,7 +70,7 @@ final class FourStreams {
                     units[m].rows(r, 1);
                 } else {
                     for (; r < matrix.rows(); r++) {
-                        outs[m][r] = Kernels.dot(matrix, r, x, 0);
+                        outs[m][r] = Kernels.dot(matrix, r, xs[m], 0);
                     }
                 }
             }

@@ -247,6 +247,65 @@ public final class Kernels {
      * wait instead of one per matrix); other types one matrix after the other.
      */
     public static void matvec(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs) {
+        if (ROUND_ACTIVATIONS && pool.roundsActivations()) {
+            ActivationRounding rounding = rounding(matrices[0]);
+            for (WeightMatrix matrix : matrices) {
+                if (rounding(matrix) != rounding || matrix.columns() != matrices[0].columns()) {
+                    for (int i = 0; i < matrices.length; i++) {
+                        matvec(pool, matrices[i], x, outs[i]);
+                    }
+                    return;
+                }
+            }
+            x = rounded(rounding, x, matrices[0].columns(), 1);
+        }
+        matvecRounded(pool, matrices, x, outs);
+    }
+
+    /**
+     * Activations rounded as llama.cpp rounds them for each weight type ({@link ActivationRounding}) before every
+     * matrix product on a pool that asks for it ({@link WorkerPool#roundsActivations});
+     * {@code -Dinference.roundActivations=false} multiplies the float activations as they are everywhere.
+     */
+    public static final boolean ROUND_ACTIVATIONS = !"false".equals(System.getProperty("inference.roundActivations"));
+
+    /** Per-calling-thread buffer for rounded activations: decode must not allocate per product. */
+    private static final ThreadLocal<float[]> ROUNDED = ThreadLocal.withInitial(() -> new float[0]);
+
+    private static ActivationRounding rounding(WeightMatrix matrix) {
+        return QuantizationTypes.of(matrix.type()).activations();
+    }
+
+    /**
+     * {@code tokens} rows of {@code columns} activations rounded for multiplication with {@code matrix}'s type, into
+     * {@code out[outOffset ..]} (the caller's buffer: products that take rows one at a time, like the absorbed
+     * attention's, round once and then call {@link #dot}).
+     */
+    public static void roundActivations(WorkerPool pool, WeightMatrix matrix, float[] x, int offset, int n, float[] out,
+                                        int outOffset) {
+        ActivationRounding rounding = rounding(matrix);
+        if (!ROUND_ACTIVATIONS || !pool.roundsActivations() || n % rounding.block() != 0) {
+            System.arraycopy(x, offset, out, outOffset, n);
+            return;
+        }
+        rounding.round(x, offset, n, out, outOffset);
+    }
+
+    /** x rounded into this thread's buffer, or x itself when the rounding changes nothing or rows are not whole blocks. */
+    private static float[] rounded(ActivationRounding rounding, float[] x, int columns, int tokens) {
+        if (rounding.identity() || columns % rounding.block() != 0) {
+            return x;
+        }
+        float[] buffer = ROUNDED.get();
+        if (buffer.length < columns * tokens) {
+            buffer = new float[columns * tokens];
+            ROUNDED.set(buffer);
+        }
+        rounding.round(x, 0, columns * tokens, buffer, 0);
+        return buffer;
+    }
+
+    private static void matvecRounded(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs) {
         boolean fused = BYTE_PARTS == 1 && !INT8_ACTIVATIONS;
         for (WeightMatrix matrix : matrices) {
             fused &= matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0 && matrix.columns() == matrices[0].columns();
@@ -264,12 +323,69 @@ public final class Kernels {
             return;
         }
         for (int i = 0; i < matrices.length; i++) {
-            matvec(pool, matrices[i], x, outs[i]);
+            matvecRounded(pool, matrices[i], x, outs[i]);
         }
     }
 
+    /**
+     * {@code outs[i][r] = row r of matrices[i] · xs[i]}: products with different inputs (decode's down projections of
+     * the selected and shared experts) in one parallel loop when all are Q8_0 (one hand-off to the workers and one
+     * wait instead of one per matrix, which is what the workers mostly did on a loaded machine); otherwise one after
+     * the other.
+     */
+    public static void matvecEach(WorkerPool pool, WeightMatrix[] matrices, float[][] xs, float[][] outs) {
+        boolean fused = BYTE_PARTS == 1 && !INT8_ACTIVATIONS;
+        for (WeightMatrix matrix : matrices) {
+            fused &= matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0;
+        }
+        if (!fused) {
+            for (int i = 0; i < matrices.length; i++) {
+                matvec(pool, matrices[i], xs[i], outs[i]);
+            }
+            return;
+        }
+        float[][] inputs = xs;
+        if (ROUND_ACTIVATIONS && pool.roundsActivations()) {
+            float[][] buffers = ROUNDED_EACH.get();
+            if (buffers.length < matrices.length) {
+                buffers = java.util.Arrays.copyOf(buffers, matrices.length);
+                ROUNDED_EACH.set(buffers);
+            }
+            inputs = new float[matrices.length][];
+            for (int i = 0; i < matrices.length; i++) {
+                int columns = matrices[i].columns();
+                if (buffers[i] == null || buffers[i].length < columns) {
+                    buffers[i] = new float[columns];
+                }
+                ActivationRounding.Q8_0.round(xs[i], 0, columns, buffers[i], 0);
+                inputs[i] = buffers[i];
+            }
+        }
+        FourStreams.Unit[] units = new FourStreams.Unit[matrices.length];
+        for (int m = 0; m < matrices.length; m++) {
+            WeightMatrix matrix = matrices[m];
+            MemorySegment data = matrix.data();
+            long stride = matrix.rowStride();
+            float[] x = inputs[m], out = outs[m];
+            units[m] = (first, span) -> {
+                for (int r = first; r < first + span; r++) {
+                    dotQ8FourStreams(data, matrix.rowOffset(r), span * stride, x, matrix.columns(), out, r, span);
+                }
+            };
+        }
+        FourStreams.run(pool, matrices, inputs, outs, units);
+    }
+
+    /** Per-calling-thread buffers for {@link #matvecEach}'s rounded inputs, one per matrix. */
+    private static final ThreadLocal<float[][]> ROUNDED_EACH = ThreadLocal.withInitial(() -> new float[0][]);
+
     /** out[r] = row r · x for every row, rows split across the pool. */
     public static void matvec(WorkerPool pool, WeightMatrix matrix, float[] x, float[] out) {
+        matvecRounded(pool, matrix, ROUND_ACTIVATIONS && pool.roundsActivations()
+                ? rounded(rounding(matrix), x, matrix.columns(), 1) : x, out);
+    }
+
+    private static void matvecRounded(WorkerPool pool, WeightMatrix matrix, float[] x, float[] out) {
         // Q4_0, Q4_K and Q6_K: four streams in NibbleKernels. Earlier attempts at the same scheme for Q4_0 and Q4_K
         // measured slower because they cut nibbles in byte lanes (x86 has no byte shift) and passed vectors to
         // methods C2 did not inline (each such vector is allocated); see NibbleKernels.
@@ -589,7 +705,8 @@ public final class Kernels {
             matvec(pool, matrix, x, out);
             return;
         }
-        matmul(pool, matrix, x, tokens, out, BLOCK_ROWS);
+        matmul(pool, matrix, ROUND_ACTIVATIONS && pool.roundsActivations()
+                ? rounded(rounding(matrix), x, matrix.columns(), tokens) : x, tokens, out, BLOCK_ROWS);
     }
 
     /** {@link #matmul(WorkerPool, WeightMatrix, float[], int, float[])} with its blocking as parameters (for benchmarks). */
@@ -756,6 +873,105 @@ public final class Kernels {
             float g = gate[i];
             gate[i] = g / (1f + (float) Math.exp(-g)) * up[i];
         }
+    }
+
+    /** {@code half[offset ..] · x[xOffset ..]} over n elements, the F16 values widened (ggml_vec_dot_f16). */
+    public static float dotHalf(short[] half, int offset, float[] x, int xOffset, int n) {
+        FloatVector acc = FloatVector.zero(F);
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            acc = halfToFloat(ShortVector.fromArray(S, half, offset + i)).fma(FloatVector.fromArray(F, x, xOffset + i), acc);
+        }
+        float sum = acc.reduceLanes(VectorOperators.ADD);
+        for (; i < n; i++) {
+            sum += Float.float16ToFloat(half[offset + i]) * x[xOffset + i];
+        }
+        return sum;
+    }
+
+    /** {@code x[offset ..]} rounded to the nearest F16 value (ties to even, as F16C's vcvtps2ph), in place. */
+    public static void roundToHalf(float[] x, int offset, int n) {
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            roundToHalf(FloatVector.fromArray(F, x, offset + i)).intoArray(x, offset + i);
+        }
+        for (; i < n; i++) {
+            x[offset + i] = Float.float16ToFloat(Float.floatToFloat16(x[offset + i]));
+        }
+    }
+
+    /**
+     * ggml_vec_mad_f16 on an F16 accumulator (held as F16-exact floats): {@code acc[i] = f16(fma(v[i], scale, acc[i]))}
+     * with {@code v} F16 values at {@code half[offset ..]}; llama.cpp's flash attention accumulates values this way
+     * when its V cache is F16.
+     */
+    public static void madHalf(float[] acc, short[] half, int offset, float scale, int n) {
+        FloatVector s = FloatVector.broadcast(F, scale);
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            FloatVector v = halfToFloat(ShortVector.fromArray(S, half, offset + i));
+            roundToHalf(v.fma(s, FloatVector.fromArray(F, acc, i))).intoArray(acc, i);
+        }
+        for (; i < n; i++) {
+            acc[i] = Float.float16ToFloat(Float.floatToFloat16(Math.fma(Float.float16ToFloat(half[offset + i]), scale, acc[i])));
+        }
+    }
+
+    /** {@code out[outOffset + i] = half[offset + i]} widened to float (exact), over n elements. */
+    public static void halfToFloat(short[] half, int offset, float[] out, int outOffset, int n) {
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            halfToFloat(ShortVector.fromArray(S, half, offset + i)).intoArray(out, outOffset + i);
+        }
+        for (; i < n; i++) {
+            out[outOffset + i] = Float.float16ToFloat(half[offset + i]);
+        }
+    }
+
+    /** {@link #madHalf(float[], short[], int, float, int)} with F16 values already widened, at {@code acc[accOffset ..]}. */
+    public static void madHalf(float[] acc, int accOffset, float[] v, float scale, int n) {
+        FloatVector s = FloatVector.broadcast(F, scale);
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            roundToHalf(FloatVector.fromArray(F, v, i).fma(s, FloatVector.fromArray(F, acc, accOffset + i))).intoArray(acc, accOffset + i);
+        }
+        for (; i < n; i++) {
+            acc[accOffset + i] = Float.float16ToFloat(Float.floatToFloat16(Math.fma(v[i], scale, acc[accOffset + i])));
+        }
+    }
+
+    /** {@link #scaleHalf(float[], float, int)} at {@code acc[accOffset ..]}. */
+    public static void scaleHalf(float[] acc, int accOffset, float scale, int n) {
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            roundToHalf(FloatVector.fromArray(F, acc, accOffset + i).mul(scale)).intoArray(acc, accOffset + i);
+        }
+        for (; i < n; i++) {
+            acc[accOffset + i] = Float.float16ToFloat(Float.floatToFloat16(acc[accOffset + i] * scale));
+        }
+    }
+
+    /** ggml_vec_scale_f16: {@code acc[i] = f16(acc[i] * scale)}. */
+    public static void scaleHalf(float[] acc, float scale, int n) {
+        int i = 0;
+        for (; i <= n - L; i += L) {
+            roundToHalf(FloatVector.fromArray(F, acc, i).mul(scale)).intoArray(acc, i);
+        }
+        for (; i < n; i++) {
+            acc[i] = Float.float16ToFloat(Float.floatToFloat16(acc[i] * scale));
+        }
+    }
+
+    /**
+     * Rounds each lane to the nearest F16 value, ties to even: normal halves by rounding the float's mantissa to 10
+     * bits; below the smallest normal half (2^-14) to a multiple of 2^-24 by adding and subtracting 0.75 (whose ulp
+     * is 2^-24). Values beyond the F16 range (65504) are not expected here (attention sums of normalized latents).
+     */
+    private static FloatVector roundToHalf(FloatVector v) {
+        IntVector bits = v.reinterpretAsInts();
+        IntVector rounded = bits.add(bits.lanewise(VectorOperators.LSHR, 13).and(1).add(0xfff)).and(~0x1fff);
+        FloatVector subnormal = v.add(0.75f).sub(0.75f);
+        return rounded.reinterpretAsFloats().blend(subnormal, v.abs().compare(VectorOperators.LT, 0x1p-14f));
     }
 
     /** acc[aOffset ..] += scale * v[vOffset ..] over n elements. */

@@ -11,7 +11,7 @@ import java.util.List;
  * float activations, an exact dequantization), beside its layout ({@link GgmlType}: elements and bytes per block).
  * {@link Kernels#dot} and {@link Kernels#dequantizeRow} dispatch through it, so the matrix-vector and batched
  * products, the embeddings and norms work for any type listed here. A new type is one {@link #register} line plus its
- * two kernels; the faster decode paths ({@link Kernels#matvec}'s Q8_0 streams, {@link NibbleKernels} for Q4_0, Q4_K
+ * two kernels and the activation rounding llama.cpp applies with it; the faster decode paths ({@link Kernels#matvec}'s Q8_0 streams, {@link NibbleKernels} for Q4_0, Q4_K
  * and Q6_K) are optional extras a type may add. Files with other types are refused when their tensors are mapped
  * ({@link WeightMatrix#of}), naming the tensor and the type.
  */
@@ -28,28 +28,31 @@ public final class QuantizationTypes {
         void dequantize(MemorySegment data, long base, int n, float[] out, int offset);
     }
 
-    /** One type's kernels. */
-    public record RowKernels(GgmlType type, RowDot dot, RowDequantizer dequantize) {
+    /**
+     * One type's kernels, and how llama.cpp rounds the activations it multiplies with this type
+     * ({@link ActivationRounding}: the type's {@code vec_dot_type} in ggml-cpu).
+     */
+    public record RowKernels(GgmlType type, RowDot dot, RowDequantizer dequantize, ActivationRounding activations) {
     }
 
     private static final RowKernels[] BY_TYPE = new RowKernels[GgmlType.values().length];
 
     static {
-        register(GgmlType.F32, Kernels::dotF32, Kernels::dequantizeF32);
-        register(GgmlType.F16, Kernels::dotF16, Kernels::dequantizeF16);
-        register(GgmlType.BF16, Kernels::dotBF16, Kernels::dequantizeBF16);
-        register(GgmlType.Q8_0, Kernels::dotQ8, Kernels::dequantizeQ8);
-        register(GgmlType.Q4_0, Kernels::dotQ4, Kernels::dequantizeQ4);
-        register(GgmlType.Q4_K, KQuantKernels::dotQ4K, KQuantKernels::dequantizeQ4K);
-        register(GgmlType.Q5_K, KQuantKernels::dotQ5K, KQuantKernels::dequantizeQ5K);
-        register(GgmlType.Q6_K, KQuantKernels::dotQ6K, KQuantKernels::dequantizeQ6K);
+        register(GgmlType.F32, Kernels::dotF32, Kernels::dequantizeF32, ActivationRounding.NONE);
+        register(GgmlType.F16, Kernels::dotF16, Kernels::dequantizeF16, ActivationRounding.F16);
+        register(GgmlType.BF16, Kernels::dotBF16, Kernels::dequantizeBF16, ActivationRounding.BF16);
+        register(GgmlType.Q8_0, Kernels::dotQ8, Kernels::dequantizeQ8, ActivationRounding.Q8_0);
+        register(GgmlType.Q4_0, Kernels::dotQ4, Kernels::dequantizeQ4, ActivationRounding.Q8_0);
+        register(GgmlType.Q4_K, KQuantKernels::dotQ4K, KQuantKernels::dequantizeQ4K, ActivationRounding.Q8_K);
+        register(GgmlType.Q5_K, KQuantKernels::dotQ5K, KQuantKernels::dequantizeQ5K, ActivationRounding.Q8_K);
+        register(GgmlType.Q6_K, KQuantKernels::dotQ6K, KQuantKernels::dequantizeQ6K, ActivationRounding.Q8_K);
     }
 
     private QuantizationTypes() {
     }
 
-    private static void register(GgmlType type, RowDot dot, RowDequantizer dequantize) {
-        BY_TYPE[type.ordinal()] = new RowKernels(type, dot, dequantize);
+    private static void register(GgmlType type, RowDot dot, RowDequantizer dequantize, ActivationRounding activations) {
+        BY_TYPE[type.ordinal()] = new RowKernels(type, dot, dequantize, activations);
     }
 
     /** Whether the engine computes with {@code type}. */

@@ -68,6 +68,22 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the products run on this pool round their activations as llama.cpp does ({@link ActivationRounding}).
+     * The architecture decides when it loads (deepseek2 does, to give llama.cpp's greedy tokens); the pool carries it
+     * because every product of one model goes through the model's pool, and the llama-family models, whose tests
+     * compare with float references, keep float activations.
+     */
+    private volatile boolean roundsActivations;
+
+    public void roundActivations(boolean round) {
+        roundsActivations = round;
+    }
+
+    public boolean roundsActivations() {
+        return roundsActivations;
+    }
+
     public int size() {
         return size;
     }

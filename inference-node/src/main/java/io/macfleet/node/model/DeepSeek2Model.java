@@ -52,11 +52,18 @@ final class DeepSeek2Model implements DecoderModel {
     private final float[] outputNorm;
     private final Block[] blocks;
     private final MixtureOfExperts experts;
+    private final MixtureOfExperts.SharedExperts[] sharedExperts;
     private final float[] inverseFrequencies;
     private final float[] ramp;
     private LlamaModel.Collective collective = LlamaModel.Collective.NONE;
     private float[] x, normed, queryLatent, q, kv, attention, projected, gate, up, shared;
-    private float[][] queryRows, scores, context;
+    private float[][] queryRows, scores, context, roundedRows;
+    /** The F16 latent rows of one layer widened for a prompt batch ({@link #TILED_BATCH} tokens or more). */
+    private float[] widened;
+    /** Decode over an F16 cache: per worker, its heads' queries and accumulators, and one widened row. */
+    private float[][] headQueries, headAccumulators, widenedRow;
+    /** llama.cpp's CPU flash attention takes its tiled path (F32 accumulator) from micro-batches of this many tokens. */
+    static final int TILED_BATCH = 64;
     private int scratchTokens;
     private long[] profile;
     private boolean profileCpu;
@@ -74,6 +81,8 @@ final class DeepSeek2Model implements DecoderModel {
         LlamaConfig config = hyper.base();
         this.layers = range;
         this.pool = pool;
+        // llama.cpp's activation rounding on every product, so that greedy tokens match its (LlamaCppGreedyTest)
+        pool.roundActivations(true);
         if (range.end() > config.layers()) {
             throw new IllegalArgumentException("layer range " + range + " exceeds the model's " + config.layers() + " layers");
         }
@@ -133,6 +142,13 @@ final class DeepSeek2Model implements DecoderModel {
         }
         this.output = localOutput;
         this.config = localConfig;
+        sharedExperts = new MixtureOfExperts.SharedExperts[blocks.length];
+        for (int i = 0; i < blocks.length; i++) {
+            if (blocks[i].sharedGate() != null) {
+                sharedExperts[i] = new MixtureOfExperts.SharedExperts(blocks[i].sharedGate(), blocks[i].sharedUp(),
+                        blocks[i].sharedDown());
+            }
+        }
         experts = new MixtureOfExperts(dim, config.expertFeedForward());
         int pairs = hyper.keyRope() / 2;
         inverseFrequencies = new float[pairs];
@@ -258,7 +274,19 @@ final class DeepSeek2Model implements DecoderModel {
 
     @Override
     public KvCache allocateCache(int contextLength) {
-        return KvCache.latent(blocks.length, hyper.latentWidth(), contextLength);
+        return KvCache.latent(blocks.length, hyper.latentWidth(), contextLength, halfCache());
+    }
+
+    /**
+     * F16 latent rows unless {@code -Dinference.kvCache=f32}: llama.cpp's default cache type ({@code --cache-type-k
+     * f16}), which the node's greedy tokens are compared with, and half the bytes a decode step reads.
+     */
+    static boolean halfCache() {
+        String type = System.getProperty(KvCache.TYPE_PROPERTY, "f16");
+        if (!type.equals("f32") && !type.equals("f16")) {
+            throw new IllegalArgumentException("-D" + KvCache.TYPE_PROPERTY + "=" + type + ": the KV cache type must be f32 or f16");
+        }
+        return type.equals("f16");
     }
 
     @Override
@@ -342,7 +370,12 @@ final class DeepSeek2Model implements DecoderModel {
                 rmsNorm(x, t * dim, block.attentionNorm(), normed, t * dim, dim);
             }
             time = mark(LlamaModel.Phase.ATTENTION_NORM, time);
-            if (block.queryA() != null) {
+            if (block.queryA() != null && batch == 1) {
+                // q_a and kv_a share their input: one parallel loop for both
+                Kernels.matvec(pool, new WeightMatrix[] {block.queryA(), block.kvA()}, normed, new float[][] {queryLatent, kv});
+                rmsNorm(queryLatent, 0, block.queryANorm(), queryLatent, 0, hyper.queryRank());
+                Kernels.matvec(pool, block.queryB(), queryLatent, q);
+            } else if (block.queryA() != null) {
                 Kernels.matmul(pool, block.queryA(), normed, batch, queryLatent);
                 for (int t = 0; t < batch; t++) {
                     int offset = t * hyper.queryRank();
@@ -352,18 +385,40 @@ final class DeepSeek2Model implements DecoderModel {
             } else {
                 Kernels.matmul(pool, block.query(), normed, batch, q);
             }
-            Kernels.matmul(pool, block.kvA(), normed, batch, kv);
+            if (block.queryA() == null || batch > 1) {
+                Kernels.matmul(pool, block.kvA(), normed, batch, kv);
+            }
             time = mark(LlamaModel.Phase.QKV, time);
             int layer = block.index() - layers.first();
-            float[] rows = cache.keys[layer];
+            float[] rows = cache.half() ? null : cache.keys[layer];
+            short[] halfRows = cache.half() ? cache.halfKeys[layer] : null;
             for (int t = 0; t < batch; t++) {
                 int row = t * latentWidth;
                 rmsNorm(kv, row, block.kvANorm(), kv, row, kvRank);
                 rope(t, position + t, q, kv);
-                System.arraycopy(kv, row, rows, (position + t) * latentWidth, latentWidth);
+                if (halfRows != null) {
+                    for (int i = 0; i < latentWidth; i++) {
+                        halfRows[(position + t) * latentWidth + i] = Float.floatToFloat16(kv[row + i]);
+                    }
+                } else {
+                    System.arraycopy(kv, row, rows, (position + t) * latentWidth, latentWidth);
+                }
             }
             time = mark(LlamaModel.Phase.ROPE_CACHE, time);
-            attend(block, rows, batch, position, queryWidth, valueWidth);
+            if (halfRows != null && batch == 1) {
+                attendHalfDecode(block, halfRows, position, queryWidth, valueWidth);
+            } else if (halfRows != null && batch >= TILED_BATCH) {
+                // llama.cpp's tiled flash attention for prompt batches of 64 or more: F32 query and accumulator over
+                // the F16 rows widened (exact), which is the F32 path below
+                int filled = (position + batch) * latentWidth;
+                if (widened == null || widened.length < filled) {
+                    widened = new float[cache.capacity() * latentWidth];
+                }
+                Kernels.halfToFloat(halfRows, 0, widened, 0, filled);
+                attend(block, widened, null, batch, position, queryWidth, valueWidth);
+            } else {
+                attend(block, rows, halfRows, batch, position, queryWidth, valueWidth);
+            }
             time = mark(LlamaModel.Phase.ATTENTION, time);
             Kernels.matmul(pool, block.output(), attention, batch, projected);
             collective.allReduce(projected, batch * dim);
@@ -377,9 +432,7 @@ final class DeepSeek2Model implements DecoderModel {
                 swigluFeedForward(block.gate(), block.up(), block.down(), batch, projected);
                 time = mark(LlamaModel.Phase.DOWN, time);
             } else {
-                experts.forward(pool, block.experts(), normed, batch, projected);
-                swigluFeedForward(block.sharedGate(), block.sharedUp(), block.sharedDown(), batch, shared);
-                add(projected, shared, batch * dim);
+                experts.forward(pool, block.experts(), normed, batch, projected, sharedExperts[block.index() - layers.first()]);
                 time = mark(LlamaModel.Phase.EXPERTS, time);
             }
             collective.allReduce(projected, batch * dim);
@@ -430,23 +483,29 @@ final class DeepSeek2Model implements DecoderModel {
     }
 
     /** Absorbed multi-head latent attention of every (token, head), spread over the workers. */
-    private void attend(Block block, float[] rows, int batch, int position, int queryWidth, int valueWidth) {
+    private void attend(Block block, float[] rows, short[] halfRows, int batch, int position, int queryWidth, int valueWidth) {
         int heads = config.heads(), keyLength = config.headDimension(), nope = hyper.keyNope();
         int kvRank = hyper.kvRank(), latentWidth = hyper.latentWidth(), valueHead = hyper.valueHead();
         float scale = hyper.attentionScale();
         WeightMatrix keyB = block.keyB(), valueB = block.valueB();
         float[][] queryRows = this.queryRows, scores = this.scores, context = this.context;
         float[] q = this.q, attention = this.attention;
+        float[][] roundedRows = this.roundedRows;
         pool.parallelFor(batch * heads, (start, end, worker) -> {
-            float[] query = queryRows[worker], score = scores[worker], latent = context[worker];
+            float[] query = queryRows[worker], score = scores[worker], latent = context[worker], rounded = roundedRows[worker];
             for (int item = start; item < end; item++) {
                 int t = item / heads, h = item % heads;
                 int queryOffset = t * queryWidth + h * keyLength;
+                // llama.cpp's wk_b product takes the head's non-rotated query rounded for wk_b's type, like any product
+                Kernels.roundActivations(pool, keyB, q, queryOffset, nope, rounded, 0);
                 for (int r = 0; r < kvRank; r++) {
-                    query[r] = Kernels.dot(keyB, h * kvRank + r, q, queryOffset);
+                    query[r] = Kernels.dot(keyB, h * kvRank + r, rounded, 0);
                 }
                 System.arraycopy(q, queryOffset + nope, query, kvRank, hyper.keyRope());
                 int length = position + t + 1;
+                if (halfRows != null) {
+                    attendHalf(query, halfRows, length, score, latent);
+                } else {
                 float max = Float.NEGATIVE_INFINITY;
                 for (int s = 0; s < length; s++) {
                     score[s] = Kernels.dot(query, 0, rows, s * latentWidth, latentWidth) * scale;
@@ -462,9 +521,105 @@ final class DeepSeek2Model implements DecoderModel {
                 for (int s = 0; s < length; s++) {
                     Kernels.axpy(latent, 0, score[s] * inverse, rows, s * latentWidth, kvRank);
                 }
+                }
                 int out = t * valueWidth + h * valueHead;
+                Kernels.roundActivations(pool, valueB, latent, 0, kvRank, rounded, 0);
                 for (int j = 0; j < valueHead; j++) {
-                    attention[out + j] = Kernels.dot(valueB, h * valueHead + j, latent, 0);
+                    attention[out + j] = Kernels.dot(valueB, h * valueHead + j, rounded, 0);
+                }
+            }
+        });
+    }
+
+    /**
+     * One (token, head) over an F16 latent cache, as llama.cpp's CPU flash attention computes it
+     * ({@code ggml_compute_forward_flash_attn_ext_f16_one_chunk}, the path of its decode steps and of prompt batches
+     * under 64 tokens): the query rounded to F16, each score an F16 dot product times the scale, an online softmax
+     * (running maximum {@code M}, sum {@code S}) and the value accumulator kept in F16, rounded after every position
+     * (ggml_vec_scale_f16 / ggml_vec_mad_f16); at the end the accumulator over {@code S}. The values are the latent
+     * part of each cached row (llama.cpp's V is a view of the same K cache). Into {@code latent[0 .. kvRank)}.
+     */
+    private void attendHalf(float[] query, short[] halfRows, int length, float[] accumulator, float[] latent) {
+        int kvRank = hyper.kvRank(), latentWidth = hyper.latentWidth();
+        float scale = hyper.attentionScale();
+        Kernels.roundToHalf(query, 0, latentWidth);
+        java.util.Arrays.fill(accumulator, 0, kvRank, 0f);
+        float max = Float.NEGATIVE_INFINITY, sum = 0;
+        for (int s = 0; s < length; s++) {
+            float score = Kernels.dotHalf(halfRows, s * latentWidth, query, 0, latentWidth) * scale;
+            float previous = max, ms = 1, vs = 1;
+            if (score > max) {
+                max = score;
+                ms = (float) Math.exp(previous - max);
+                Kernels.scaleHalf(accumulator, ms, kvRank);
+            } else {
+                vs = (float) Math.exp(score - max);
+            }
+            Kernels.madHalf(accumulator, halfRows, s * latentWidth, vs, kvRank);
+            sum = sum * ms + vs;
+        }
+        float inverse = sum == 0 ? 0 : 1 / sum;
+        for (int i = 0; i < kvRank; i++) {
+            latent[i] = accumulator[i] * inverse;
+        }
+    }
+
+    /**
+     * One token's attention over an F16 latent cache, all heads: the same arithmetic as {@link #attendHalf} (each
+     * head's online softmax and F16 accumulator in llama.cpp's order), but with positions in the outer loop, so each
+     * cached row is widened once for all the worker's heads instead of once per head.
+     */
+    private void attendHalfDecode(Block block, short[] halfRows, int position, int queryWidth, int valueWidth) {
+        int heads = config.heads(), keyLength = config.headDimension(), nope = hyper.keyNope();
+        int kvRank = hyper.kvRank(), latentWidth = hyper.latentWidth(), valueHead = hyper.valueHead();
+        float scale = hyper.attentionScale();
+        WeightMatrix keyB = block.keyB(), valueB = block.valueB();
+        float[][] headQueries = this.headQueries, headAccumulators = this.headAccumulators, widenedRow = this.widenedRow;
+        float[][] roundedRows = this.roundedRows, context = this.context;
+        float[] q = this.q, attention = this.attention;
+        int length = position + 1;
+        pool.parallelFor(heads, (start, end, worker) -> {
+            float[] queries = headQueries[worker], accumulators = headAccumulators[worker], row = widenedRow[worker];
+            float[] rounded = roundedRows[worker], latent = context[worker];
+            int count = end - start;
+            float[] max = new float[count], sum = new float[count];
+            for (int i = 0; i < count; i++) {
+                int h = start + i, queryOffset = h * keyLength, base = i * latentWidth;
+                Kernels.roundActivations(pool, keyB, q, queryOffset, nope, rounded, 0);
+                for (int r = 0; r < kvRank; r++) {
+                    queries[base + r] = Kernels.dot(keyB, h * kvRank + r, rounded, 0);
+                }
+                System.arraycopy(q, queryOffset + nope, queries, base + kvRank, hyper.keyRope());
+                Kernels.roundToHalf(queries, base, latentWidth);
+                java.util.Arrays.fill(accumulators, i * kvRank, (i + 1) * kvRank, 0f);
+                max[i] = Float.NEGATIVE_INFINITY;
+            }
+            for (int s = 0; s < length; s++) {
+                Kernels.halfToFloat(halfRows, s * latentWidth, row, 0, latentWidth);
+                for (int i = 0; i < count; i++) {
+                    float score = Kernels.dot(row, 0, queries, i * latentWidth, latentWidth) * scale;
+                    float previous = max[i], ms = 1, vs = 1;
+                    if (score > previous) {
+                        max[i] = score;
+                        ms = (float) Math.exp(previous - score);
+                        Kernels.scaleHalf(accumulators, i * kvRank, ms, kvRank);
+                    } else {
+                        vs = (float) Math.exp(score - previous);
+                    }
+                    Kernels.madHalf(accumulators, i * kvRank, row, vs, kvRank);
+                    sum[i] = sum[i] * ms + vs;
+                }
+            }
+            for (int i = 0; i < count; i++) {
+                int h = start + i;
+                float inverse = sum[i] == 0 ? 0 : 1 / sum[i];
+                for (int r = 0; r < kvRank; r++) {
+                    latent[r] = accumulators[i * kvRank + r] * inverse;
+                }
+                Kernels.roundActivations(pool, valueB, latent, 0, kvRank, rounded, 0);
+                int out = h * valueHead;
+                for (int j = 0; j < valueHead; j++) {
+                    attention[out + j] = Kernels.dot(valueB, h * valueHead + j, rounded, 0);
                 }
             }
         });
@@ -474,8 +629,12 @@ final class DeepSeek2Model implements DecoderModel {
         int workers = pool.size();
         if (scores == null || scores.length < workers || scores[0].length < capacity) {
             queryRows = new float[workers][hyper.latentWidth()];
-            scores = new float[workers][capacity];
+            scores = new float[workers][Math.max(capacity, hyper.kvRank())];
             context = new float[workers][hyper.kvRank()];
+            roundedRows = new float[workers][Math.max(hyper.kvRank(), hyper.keyNope())];
+            headQueries = new float[workers][config.heads() * hyper.latentWidth()];
+            headAccumulators = new float[workers][config.heads() * hyper.kvRank()];
+            widenedRow = new float[workers][hyper.latentWidth()];
         }
         if (batch <= scratchTokens) {
             return;
@@ -495,9 +654,18 @@ final class DeepSeek2Model implements DecoderModel {
         scratchTokens = batch;
     }
 
+    /**
+     * ggml's rms_norm then mul: the float squares summed in double in order, the mean and 1/sqrt(mean + eps) in
+     * float, then x times that and times the weight (two roundings, as two ggml operations).
+     */
     private void rmsNorm(float[] in, int inOffset, float[] weight, float[] out, int outOffset, int size) {
-        float sumOfSquares = Kernels.dot(in, inOffset, in, inOffset, size);
-        float inverse = (float) (1.0 / Math.sqrt(sumOfSquares / size + config.rmsEpsilon()));
+        double sumOfSquares = 0;
+        for (int i = 0; i < size; i++) {
+            float v = in[inOffset + i];
+            sumOfSquares += v * v;
+        }
+        float mean = (float) (sumOfSquares / size);
+        float inverse = 1f / (float) Math.sqrt(mean + config.rmsEpsilon());
         for (int i = 0; i < size; i++) {
             out[outOffset + i] = in[inOffset + i] * inverse * weight[i];
         }

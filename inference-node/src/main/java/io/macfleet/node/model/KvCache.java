@@ -49,10 +49,18 @@ public final class KvCache {
      * no values. Refuses with the numbers when the heap cannot hold it.
      */
     public static KvCache latent(int layers, int width, int contextLength) {
+        return latent(layers, width, contextLength, false);
+    }
+
+    /**
+     * A latent cache of F16 entries ({@code half}: {@code halfKeys[layer][position * width ..]}, 2 bytes a value, as
+     * llama.cpp's default {@code --cache-type-k f16}) or F32 ones.
+     */
+    public static KvCache latent(int layers, int width, int contextLength, boolean half) {
         if (contextLength <= 0) {
             throw new IllegalArgumentException("context length must be positive, got " + contextLength);
         }
-        long needed = (long) layers * width * contextLength * Float.BYTES;
+        long needed = (long) layers * width * contextLength * (half ? 2 : Float.BYTES);
         Runtime runtime = Runtime.getRuntime();
         long available = runtime.maxMemory() - (runtime.totalMemory() - runtime.freeMemory());
         if (needed > available - 64L * 1024 * 1024 || (long) width * contextLength > Integer.MAX_VALUE - 16) {
@@ -60,21 +68,26 @@ public final class KvCache {
                     + mb(needed) + " MB but only " + mb(available) + " MB of heap is available; ask for a smaller "
                     + "context (--context / contextLength) or give the JVM more memory (-Xmx)");
         }
-        return new KvCache(layers, width, contextLength);
+        return new KvCache(layers, width, contextLength, half);
     }
 
-    private KvCache(int layers, int width, int capacity) {
+    private KvCache(int layers, int width, int capacity, boolean half) {
         this.capacity = capacity;
         this.paddedPositions = capacity;
         this.kvHeads = 1;
         this.headDim = width;
-        keys = new float[layers][];
-        values = new float[layers][];
-        halfKeys = null;
-        halfValues = null;
+        keys = half ? null : new float[layers][];
+        values = half ? null : new float[layers][];
+        halfKeys = half ? new short[layers][] : null;
+        halfValues = half ? new short[layers][] : null;
         for (int layer = 0; layer < layers; layer++) {
-            keys[layer] = new float[capacity * width];
-            values[layer] = new float[0];
+            if (half) {
+                halfKeys[layer] = new short[capacity * width];
+                halfValues[layer] = new short[0];
+            } else {
+                keys[layer] = new float[capacity * width];
+                values[layer] = new float[0];
+            }
         }
     }
 

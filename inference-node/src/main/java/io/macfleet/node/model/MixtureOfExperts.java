@@ -33,9 +33,36 @@ public final class MixtureOfExperts {
      * {@code out[t * dimension ..]} (overwritten: the sum over the selected experts this rank holds).
      */
     public void forward(WorkerPool pool, ExpertWeights weights, float[] normed, int batch, float[] out) {
+        forward(pool, weights, normed, batch, out, null);
+    }
+
+    /**
+     * Shared experts (DeepSeek's {@code ffn_*_shexp}): a SwiGLU FFN every token goes through, its output added after
+     * the routed experts' sum, as llama.cpp adds them. In decode their products join the routed experts' parallel loops
+     * (gate and up with the selected experts' gate and up, down with their downs): two hand-offs to the workers for
+     * the whole block instead of one per matrix.
+     */
+    public record SharedExperts(WeightMatrix gate, WeightMatrix up, WeightMatrix down) {
+    }
+
+    /** {@link #forward(WorkerPool, ExpertWeights, float[], int, float[])} plus the shared experts' output (null: none). */
+    public void forward(WorkerPool pool, ExpertWeights weights, float[] normed, int batch, float[] out, SharedExperts shared) {
         int experts = weights.experts(), used = weights.expertsUsed();
         ensure(batch, experts, used);
-        Kernels.matmul(pool, weights.router(), normed, batch, logits);
+        if (batch == 1) {
+            // a few rows (one per expert): on this thread, since handing them to the workers costs more than the
+            // product, and on a loaded machine waits for a descheduled worker (each row's sum is the same either way)
+            WeightMatrix router = weights.router();
+            if (routerInput.length < router.columns()) {
+                routerInput = new float[router.columns()];
+            }
+            Kernels.roundActivations(pool, router, normed, 0, router.columns(), routerInput, 0);
+            for (int e = 0; e < router.rows(); e++) {
+                logits[e] = Kernels.dot(router, e, routerInput, 0);
+            }
+        } else {
+            Kernels.matmul(pool, weights.router(), normed, batch, logits);
+        }
         for (int t = 0; t < batch; t++) {
             if (weights.routing() != null) {
                 weights.routing().select(logits, t * experts, experts, used, selected, selectedWeights, t * used);
@@ -45,7 +72,7 @@ public final class MixtureOfExperts {
         }
         Arrays.fill(out, 0, batch * dimension, 0f);
         if (batch == 1) {
-            decode(pool, weights, normed, out);
+            decode(pool, weights, normed, out, shared);
             return;
         }
         int[] tokens = new int[batch];
@@ -77,39 +104,100 @@ public final class MixtureOfExperts {
                 Kernels.axpy(out, tokens[i] * dimension, tokenWeights[i], down, i * dimension, dimension);
             }
         }
+        if (shared != null) {
+            int sharedWidth = shared.gate().rows();
+            ensureShared(batch * sharedWidth);
+            Kernels.matmul(pool, shared.gate(), normed, batch, sharedGate);
+            Kernels.matmul(pool, shared.up(), normed, batch, sharedUp);
+            Kernels.swiglu(sharedGate, sharedUp, batch * sharedWidth);
+            if (sharedDown.length < batch * dimension) {
+                sharedDown = new float[batch * dimension];
+            }
+            Kernels.matmul(pool, shared.down(), sharedGate, batch, sharedDown);
+            for (int i = 0; i < batch * dimension; i++) {
+                out[i] += sharedDown[i];
+            }
+        }
     }
 
-    /** One token: the selected experts' gate and up products in one parallel loop, then each down product. */
-    private void decode(WorkerPool pool, ExpertWeights weights, float[] x, float[] out) {
+    private float[] sharedGate = new float[0], sharedUp = new float[0], sharedDown = new float[0], routerInput = new float[0];
+    private float[][] downScratch = new float[0][];
+
+    private void ensureShared(int length) {
+        if (sharedGate.length < length) {
+            sharedGate = new float[length];
+            sharedUp = new float[length];
+        }
+    }
+
+    /**
+     * One token: the selected experts' (and the shared experts') gate and up products in one parallel loop, then all
+     * their down products in another; the outputs summed as llama.cpp's build_moe_ffn sums them: each expert's output
+     * times its weight, added in selection order, then the shared experts' output.
+     */
+    private void decode(WorkerPool pool, ExpertWeights weights, float[] x, float[] out, SharedExperts shared) {
         int used = weights.expertsUsed();
         int held = 0;
         for (int k = 0; k < used; k++) {
             held += weights.holds(selected[k]) ? 1 : 0;
         }
-        if (held == 0) {
+        int extra = shared == null ? 0 : 1;
+        if (held + extra == 0) {
             return; // none of this token's experts is on this rank
         }
-        WeightMatrix[] matrices = new WeightMatrix[2 * held];
-        float[][] outs = new float[2 * held][];
-        int[] experts = new int[held];
+        WeightMatrix[] matrices = new WeightMatrix[2 * (held + extra)];
+        float[][] outs = new float[2 * (held + extra)][];
+        WeightMatrix[] downs = new WeightMatrix[held + extra];
+        float[][] downInputs = new float[held + extra][];
+        if (downScratch.length < held + extra) {
+            downScratch = new float[held + extra][];
+        }
         float[] scales = new float[held];
         for (int k = 0, i = 0; k < used; k++) {
             int e = selected[k];
             if (weights.holds(e)) {
-                experts[i] = e;
                 scales[i] = selectedWeights[k];
                 matrices[2 * i] = weights.gates()[e];
                 matrices[2 * i + 1] = weights.ups()[e];
                 outs[2 * i] = expertScratch[2 * i];
                 outs[2 * i + 1] = expertScratch[2 * i + 1];
+                downs[i] = weights.downs()[e];
+                downInputs[i] = outs[2 * i];
                 i++;
             }
         }
+        if (shared != null) {
+            int sharedWidth = shared.gate().rows();
+            ensureShared(sharedWidth);
+            matrices[2 * held] = shared.gate();
+            matrices[2 * held + 1] = shared.up();
+            outs[2 * held] = sharedGate;
+            outs[2 * held + 1] = sharedUp;
+            downs[held] = shared.down();
+            downInputs[held] = sharedGate;
+        }
+        for (int i = 0; i < held + extra; i++) {
+            if (downScratch[i] == null || downScratch[i].length < dimension) {
+                downScratch[i] = new float[dimension];
+            }
+        }
         Kernels.matvec(pool, matrices, x, outs);
+        for (int i = 0; i < held + extra; i++) {
+            Kernels.swiglu(outs[2 * i], outs[2 * i + 1], matrices[2 * i].rows());
+        }
+        Kernels.matvecEach(pool, downs, downInputs, downScratch);
         for (int i = 0; i < held; i++) {
-            Kernels.swiglu(outs[2 * i], outs[2 * i + 1], width);
-            Kernels.matvec(pool, weights.downs()[experts[i]], outs[2 * i], down);
-            Kernels.axpy(out, 0, scales[i], down, 0, dimension);
+            float[] d = downScratch[i];
+            float scale = scales[i];
+            for (int j = 0; j < dimension; j++) {
+                out[j] += d[j] * scale; // ggml_mul then ggml_add: two roundings, no fused multiply-add
+            }
+        }
+        if (shared != null) {
+            float[] d = downScratch[held];
+            for (int j = 0; j < dimension; j++) {
+                out[j] += d[j];
+            }
         }
     }
 

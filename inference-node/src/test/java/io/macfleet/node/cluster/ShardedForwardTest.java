@@ -77,6 +77,18 @@ class ShardedForwardTest {
 
     static void assertSame(Path model, int ranks, ClusterFile.Parallelism parallelism, double[] weights, int microBatch,
                            int[][] prompts) throws IOException {
+        assertSame(model, ranks, parallelism, weights, microBatch, prompts, 1e-3f);
+    }
+
+    /**
+     * Quantized deepseek2 files round their activations to 8 bits as llama.cpp does (Kernels.ROUND_ACTIVATIONS):
+     * rounding is discontinuous, so a last-bit difference in a sum that ranks add up in another order can move one
+     * value across a rounding step (1/127 of its block's largest value), and the JIT tier decides the Vector API's
+     * lane-summation order; tokens must still be identical, logits within {@code tolerance} of the largest one
+     * (measured on the tiny Q8_0 file: up to 1.1%; 3% asked).
+     */
+    static void assertSame(Path model, int ranks, ClusterFile.Parallelism parallelism, double[] weights, int microBatch,
+                           int[][] prompts, float tolerance) throws IOException {
         try (InProcessCluster cluster = new InProcessCluster(model, ranks, parallelism, weights, 128)) {
             cluster.nodes.getFirst().microBatch(microBatch);
             for (int[] prompt : prompts) {
@@ -91,7 +103,7 @@ class ShardedForwardTest {
                     }
                     for (int t = 0; t < want.length; t++) {
                         assertThat(Math.abs(got[t] - want[t])).as("%s %d ranks step %d token %d", parallelism, ranks, step, t)
-                                .isLessThanOrEqualTo(1e-3f * scale);
+                                .isLessThanOrEqualTo(tolerance * scale);
                     }
                 }
             }
@@ -148,8 +160,8 @@ class ShardedForwardTest {
     @Test
     void pipelineOfDeepSeek2() throws IOException {
         Path model = TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2, GgmlType.Q8_0);
-        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null);
-        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null, 3, new int[][] {PROMPTS[1]});
+        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null, ClusterNode.MICRO_BATCH, PROMPTS, 3e-2f);
+        assertSame(model, 2, ClusterFile.Parallelism.PIPELINE, null, 3, new int[][] {PROMPTS[1]}, 3e-2f);
     }
 
     /**
@@ -158,7 +170,8 @@ class ShardedForwardTest {
      */
     @Test
     void tensorOfDeepSeek2SplitsHeadsAndExperts() throws IOException {
-        assertSame(TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2, GgmlType.Q8_0), 2, ClusterFile.Parallelism.TENSOR, null);
+        assertSame(TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2, GgmlType.Q8_0), 2, ClusterFile.Parallelism.TENSOR,
+                null, ClusterNode.MICRO_BATCH, PROMPTS, 3e-2f);
         assertSame(TestModels.tiny(ModelGenerator.Architecture.DEEPSEEK2_SOFTMAX, GgmlType.F32), 2,
                 ClusterFile.Parallelism.TENSOR, new double[] {3, 1});
     }

@@ -60,7 +60,11 @@ class DeepSeek2Test {
             // tiny: 2 layers, kv_lora_rank 32, qk_rope_head_dim 16; plain MHA: 4 heads x (48 key + 32 value)
             assertThat(model.kvValuesPerPosition()).isEqualTo(2 * (32 + 16));
             assertThat(model.multiHeadKvValuesPerPosition()).isEqualTo(2 * 4 * (48 + 32));
-            assertThat(model.allocateCache(100).byteSize()).isEqualTo(2L * (32 + 16) * 100 * Float.BYTES);
+            // F16 rows by default, as llama.cpp's --cache-type-k f16; F32 on request (-Dinference.kvCache=f32)
+            KvCache cache = model.allocateCache(100);
+            assertThat(cache.half()).isTrue();
+            assertThat(cache.byteSize()).isEqualTo(2L * (32 + 16) * 100 * 2);
+            assertThat(KvCache.latent(2, 32 + 16, 100, false).byteSize()).isEqualTo(2L * (32 + 16) * 100 * Float.BYTES);
         }
     }
 
@@ -83,6 +87,36 @@ class DeepSeek2Test {
             }
             for (int t = 0; t < batched.length; t++) {
                 assertThat(Math.abs(batched[t] - stepped[t])).as("token %d", t).isLessThanOrEqualTo(1e-4f * scale);
+            }
+        }
+    }
+
+    /**
+     * A prompt batch of 64 tokens or more reads the F16 cache as llama.cpp's tiled flash attention does (widened rows,
+     * F32 accumulator), decode as its one-chunk path (F16 accumulator): the two agree to F16 accumulation error.
+     */
+    @Test
+    void aLongPromptBatchAgreesWithTokenByTokenOverTheHalfCache() throws IOException {
+        Path file = write("tiled", w -> { });
+        int[] prompt = new int[DeepSeek2Model.TILED_BATCH + 6];
+        for (int i = 0; i < prompt.length; i++) {
+            prompt[i] = 1 + (i * 37) % 400;
+        }
+        try (GgufFile gguf = GgufFile.open(file); WorkerPool pool = new WorkerPool(2)) {
+            LlamaConfig config = LlamaConfig.from(gguf);
+            DecoderModel model = Architectures.of(gguf).load(gguf, config, new LayerRange(0, config.layers()), pool);
+            float[] batched = model.forward(prompt, 0, prompt.length, 0, model.allocateCache(128));
+            KvCache cache = model.allocateCache(128);
+            float[] stepped = null;
+            for (int i = 0; i < prompt.length; i++) {
+                stepped = model.forward(prompt, i, 1, i, cache);
+            }
+            float scale = 0;
+            for (float v : batched) {
+                scale = Math.max(scale, Math.abs(v));
+            }
+            for (int t = 0; t < batched.length; t++) {
+                assertThat(Math.abs(batched[t] - stepped[t])).as("token %d", t).isLessThanOrEqualTo(1e-2f * scale);
             }
         }
     }

@@ -29,27 +29,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The node's greedy tokens against the real llama.cpp ({@code llama-server} built by {@code .ci/llama-cpp.sh} from
- * node-llama-cpp 3.22.1's source) on generated deepseek2 files (V3 and V2 routing, F32, Q8_0, Q4_K_M, Q6_K): both get
- * the same prompt token ids, llama.cpp through {@code /completion} with temperature 0, top-k 1 and ignore_eos (which
- * bans its end-of-generation tokens, so the node's loop bans them too). With F32 weights the tokens must be identical
- * or part at a near tie ({@link #NEAR_TIE}, llama.cpp picking the node's runner-up; llama.cpp keeps an F16 KV cache);
- * with quantized weights the first five must agree and a later divergence must be at a small margin
- * ({@link #QUANTIZED_MARGIN}).
+ * node-llama-cpp 3.22.1's source, with its defaults: F16 K cache, flash attention on) on generated deepseek2 files (V3
+ * and V2 routing, F32, Q8_0, Q4_K_M, Q6_K): both get the same prompt token ids, llama.cpp through {@code /completion}
+ * with temperature 0, top-k 1 and ignore_eos (which bans its end-of-generation tokens, so the node's loop bans them
+ * too). Every file must give the same first {@value #PREFIX} tokens, and F32 and Q8_0 files may part later only
+ * where llama.cpp takes the node's runner-up: the node rounds activations as ggml's {@code vec_dot_type} does and
+ * keeps the latent cache and the attention's accumulator in F16 as llama.cpp's flash attention does, so what is left
+ * is float summation order, which no kernel but ggml's own reproduces and which decides near ties (measured: the
+ * same node code on the small Q4_K_M file moves its first token's log-probability between -0.39 and -1.39 when only
+ * the JIT tier, and with it the Vector API's lane-reduction order, changes; on the Q8_0 file by 0.025; on F32 by
+ * 0.0015; docs/benchmarks.md). The report names the first divergence and the node's gap between its top two logits.
  * <p>
  * The binary: {@code MACFLEET_LLAMA_CPP_BIN} (the directory), else the cache {@code .ci/llama-cpp.sh} fills. Absent:
  * skipped with a message, but a failure when {@code CI=true}.
  */
 class LlamaCppGreedyTest {
-    private static final int STEPS = 16;
-    /** F32 weights: llama.cpp computes in F32 too (F16 KV cache); a divergence must be a tie to this margin. */
-    private static final float NEAR_TIE = 0.05f;
-    /**
-     * Quantized weights: llama.cpp multiplies them with activations quantized to 8 bits, which moves the router's
-     * scores enough to choose another expert now and then (measured: the small files' first divergence after 5 to 10
-     * tokens, at node margins 0.26 to 0.96; the qwen3moe small files did the same); a misread layout changes the first
-     * tokens by wide margins.
-     */
-    private static final float QUANTIZED_MARGIN = 1.0f;
+    private static final int STEPS = 32;
+    /** The tokens every file must agree on (measured: K-quant files parted at steps 11 and 14, others later or never). */
+    private static final int PREFIX = 8;
     private static Path server;
 
     @BeforeAll
@@ -140,19 +137,14 @@ class LlamaCppGreedyTest {
         String report = "prompt " + prompt + "\n node " + nodeIds + "\n margins " + margins + "\n llama.cpp " + llamaIds;
         System.out.println(model.getFileName() + ": " + report);
         assertEquals(STEPS, llamaIds.size(), report);
-        boolean unquantized = type.equals("f32");
+        boolean exact = type.equals("f32") || type.equals("q8_0");
         for (int i = 0; i < STEPS; i++) {
             if (!nodeIds.get(i).equals(llamaIds.get(i))) {
-                if (unquantized) {
-                    assertTrue(llamaIds.get(i).equals(runnersUp.get(i)) && margins.get(i) < NEAR_TIE,
-                            "step " + i + " differs beyond a near tie: " + report);
-                    assertTrue(i >= 4, "the first steps must agree: " + report);
-                } else {
-                    assertTrue(margins.get(i) < QUANTIZED_MARGIN, "step " + i + " differs at a margin beyond "
-                            + QUANTIZED_MARGIN + ": " + report);
-                    assertTrue(i >= 5, "the first steps must agree: " + report);
-                }
-                return; // the two paths go apart after that
+                String divergence = "step " + i + ": node " + nodeIds.get(i) + " (runner-up " + runnersUp.get(i)
+                        + ", top-2 logit gap " + margins.get(i) + "), llama.cpp " + llamaIds.get(i);
+                assertTrue(i >= PREFIX && (!exact || llamaIds.get(i).equals(runnersUp.get(i))), divergence + ": " + report);
+                System.out.println(model.getFileName() + ": first divergence at " + divergence);
+                return;
             }
         }
     }
