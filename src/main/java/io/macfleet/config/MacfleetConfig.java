@@ -178,4 +178,19 @@ public interface MacfleetConfig {
         /** A URL that receives every alert as a JSON POST (cluster, kind, detail, at); none by default. */
         Optional<String> webhook();
     }
+
+    /** The model catalogue (docs/models.md). */
+    Models models();
+
+    interface Models {
+        /** The Hugging Face hub (or a mirror answering like it) that hf: sources come from. */
+        @WithDefault("https://huggingface.co")
+        String hubUrl();
+
+        /** A secret reference (env:NAME or file:PATH) to the hub token for gated or private repositories. */
+        Optional<String> hubToken();
+
+        /** The directory under which REST clients may name local model sources to add; none: only hf: sources. */
+        Optional<String> sourceDirectory();
+    }
 }
