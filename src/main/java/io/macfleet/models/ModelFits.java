@@ -62,6 +62,22 @@ public class ModelFits {
         return result;
     }
 
+    /**
+     * For the deploy: refuses with the numbers when the model does not fit; says nothing when the Macs' memory is not
+     * known (no facts, no memoryGb), since the deploy's own checks then decide as before.
+     */
+    public void refuseWhenNotFitting(String clusterName, String modelName) {
+        MemoryFit.Result result;
+        try {
+            result = fit(clusterName, modelName, Optional.empty(), Optional.empty());
+        } catch (ModelRefused unknown) {
+            return;
+        }
+        if (!result.fits()) {
+            throw new ModelRefused(ModelRefused.Reason.DOES_NOT_FIT, result.message());
+        }
+    }
+
     private static int number(Object value, int otherwise) {
         return value instanceof Number number && number.intValue() > 0 ? number.intValue() : otherwise;
     }
