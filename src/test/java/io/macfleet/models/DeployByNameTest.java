@@ -3,6 +3,7 @@ package io.macfleet.models;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.macfleet.deployment.DemoNode;
 import io.macfleet.deployment.NodeJars;
 import io.macfleet.deployment.NodeRelease;
 import io.macfleet.deployment.NodeService;
@@ -61,6 +62,27 @@ class DeployByNameTest {
                 .hasMessageContaining("on cluster llm-a, context 1048576 x 64 slot(s): does not fit")
                 .hasMessageContaining("studio-03: needs 1365.33 GiB (weights 0.00 GiB + KV cache 1365.33 GiB) of 192.00 GiB usable");
         catalogue.remove(name, "test");
+    }
+
+    @Test
+    void theDemoAddsItsGeneratedModelOnceAndDeploysItByName() throws Exception {
+        Path demo = Files.createTempDirectory("macfleet-demo-catalogue");
+        catalogue.remove(DemoNode.CATALOGUE_NAME, "test");
+        java.io.StringWriter text = new java.io.StringWriter();
+        java.io.PrintWriter out = new java.io.PrintWriter(text, true);
+        Path first = DemoNode.catalogued(catalogue, demo, out);
+        Path again = DemoNode.catalogued(catalogue, demo, out);
+        assertThat(again).isEqualTo(first);
+        assertThat(text.toString()).containsOnlyOnce("Adding the model to the catalogue as macfleet-tiny");
+        CatalogueModel model = catalogue.find(DemoNode.CATALOGUE_NAME).orElseThrow();
+        assertThat(model.architecture()).isEqualTo("llama");
+        assertThat(HuggingFaceHub.sha256(first)).isEqualTo(model.files().getFirst().sha256());
+
+        apply(demo.resolve("inventory"), "model: " + DemoNode.CATALOGUE_NAME);
+        NodeRelease release = nodes.release("llm-a", new NodeService.Request(Optional.of(DemoNode.CATALOGUE_NAME), Optional.empty(),
+                Optional.empty(), Optional.of(NodeJars.nodeJar())));
+        assertThat(release.modelFile()).contains(first);
+        catalogue.remove(DemoNode.CATALOGUE_NAME, "test");
     }
 
     private void apply(Path directory, String modelLines) throws Exception {
