@@ -73,6 +73,15 @@ class ModelCliTest {
         assertThat(unknownCluster.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(unknownCluster.getErrorOutput()).contains("no cluster llm-x in the applied inventory");
 
+        // node plan checks a catalogue model against the Macs' memory before planning: 2G tokens x 64 slots of the tiny model's cache does not fit.
+        Path clusters = inventory.resolve("fleet/clusters.yaml");
+        Files.writeString(clusters, Files.readString(clusters).replace("model: /opt/models/Llama-3.3-70B-Instruct-Q8_0.gguf",
+                "model: " + name + "\n      runtime: llama.cpp\n      settings:\n        context: 2000000000\n        parallel: 64"));
+        assertThat(launcher.launch("inventory", "apply", inventory.resolve("fleet").toString()).exitCode()).isZero();
+        LaunchResult plan = launcher.launch("node", "plan", "llm-a");
+        assertThat(plan.exitCode()).as(output(plan)).isEqualTo(ExitCodes.USAGE);
+        assertThat(plan.getErrorOutput()).contains("on cluster llm-a, context 2000000000 x 64 slot(s): does not fit", "GiB short");
+
         LaunchResult removed = launcher.launch("model", "remove", name);
         assertThat(removed.exitCode()).isZero();
         assertThat(output(removed)).contains("removed " + name);
