@@ -159,9 +159,15 @@ public class ModelCatalogue {
                 Optional<String> secret = token.map(reference1 -> reference1.resolve(System.getenv()))
                         .or(() -> hubToken.map(SecretReference::resolve));
                 HuggingFaceHub.Download download = new HuggingFaceHub(hubUrl, secret).download(reference, include, staged, progress);
-                inspection = inspect(staged, download.files());
-                model = model(name, inspection, download.files(), reference.repository().isEmpty() ? source
-                        : "hf:" + reference.repository() + "@" + download.commit());
+                // Files of an earlier attempt with another selection stay out of the model.
+                pruneExcept(staged, download.files());
+                try {
+                    inspection = inspect(staged, download.files());
+                } catch (ModelRefused notAModel) {
+                    deleteTree(staged);
+                    throw notAModel;
+                }
+                model = model(name, inspection, download.files(), "hf:" + reference.repository() + "@" + download.commit());
             } else {
                 LocalSource local = LocalSource.of(Path.of(source), include);
                 ModelInspection checked = ModelInspection.of(local.root(), local.files());
@@ -203,6 +209,20 @@ public class ModelCatalogue {
         deleteTree(directory(name));
         audit.record(new AuditEvent(clock.instant(), actor, null, "model.remove", name, AuditEvent.Outcome.SUCCESS));
         return true;
+    }
+
+    private static void pruneExcept(Path directory, List<ModelFile> files) {
+        java.util.Set<Path> keep = new java.util.HashSet<>();
+        files.forEach(file -> keep.add(directory.resolve(file.path()).normalize()));
+        try (Stream<Path> walk = Files.walk(directory)) {
+            for (Path path : walk.filter(Files::isRegularFile).toList()) {
+                if (!keep.contains(path.normalize())) {
+                    Files.delete(path);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot clean " + directory, e);
+        }
     }
 
     private static ModelInspection inspect(Path directory, List<ModelFile> files) {

@@ -144,6 +144,13 @@ class HuggingFaceDownloadTest {
         assertThat(Files.exists(store.resolve("config-only"))).isFalse();
         assertThatThrownBy(() -> add(catalogue, "none", Optional.of("*.bin"))).isInstanceOf(ModelRefused.class)
                 .hasMessageContaining("no file matches --include *.bin");
+        assertThat(leftovers()).isEmpty();
+        // A later add of the same name with another selection holds only the files it selected.
+        CatalogueModel model = add(catalogue, "config-only", Optional.of("*.gguf"));
+        assertThat(model.files()).extracting(ModelFile::path).containsExactly("Tiny-Q4_K_M.gguf");
+        try (Stream<Path> stored = Files.list(store.resolve("config-only"))) {
+            assertThat(stored.map(path -> path.getFileName().toString())).containsExactly("Tiny-Q4_K_M.gguf");
+        }
     }
 
     private List<String> leftovers() throws Exception {
