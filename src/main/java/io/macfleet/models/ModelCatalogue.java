@@ -156,8 +156,12 @@ public class ModelCatalogue {
                 HuggingFaceHub.Reference reference = HuggingFaceHub.Reference.parse(source);
                 staged = root.resolve(DOWNLOADS).resolve(name);
                 Files.createDirectories(staged);
-                Optional<String> secret = token.map(reference1 -> reference1.resolve(System.getenv()))
-                        .or(() -> hubToken.map(SecretReference::resolve));
+                Optional<String> secret;
+                try {
+                    secret = token.map(given -> given.resolve(System.getenv())).or(() -> hubToken.map(SecretReference::resolve));
+                } catch (io.macfleet.secrets.SecretUnavailableException e) {
+                    throw new ModelRefused("the hub token is not available: " + e.getMessage());
+                }
                 HuggingFaceHub.Download download = new HuggingFaceHub(hubUrl, secret).download(reference, include, staged, progress);
                 // Files of an earlier attempt with another selection stay out of the model.
                 pruneExcept(staged, download.files());

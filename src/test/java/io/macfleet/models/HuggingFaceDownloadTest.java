@@ -124,6 +124,10 @@ class HuggingFaceDownloadTest {
                 .hasMessageStartingWith("hf:unsloth/Tiny-GGUF@main: the hub refused access (401 at /api/models/unsloth/Tiny-GGUF/revision/main)")
                 .hasMessageNotContaining("hf_secret_value");
 
+        assertThatThrownBy(() -> catalogue.add("tiny", "hf:unsloth/Tiny-GGUF@main", Optional.empty(),
+                Optional.of(SecretReference.of("env:MACFLEET_MODELS_TEST_UNSET_TOKEN")), "cli:test", HuggingFaceHub.Progress.NONE))
+                .isInstanceOf(ModelRefused.class).hasMessageStartingWith("the hub token is not available: ");
+
         Path tokenFile = Files.writeString(temporary.resolve("hub-token"), "hf_secret_value");
         CatalogueModel model = catalogue(Optional.of(SecretReference.of("file:" + tokenFile))).add("tiny", "hf:unsloth/Tiny-GGUF@main",
                 Optional.empty(), Optional.empty(), "cli:test", HuggingFaceHub.Progress.NONE);
