@@ -87,6 +87,9 @@ public class DemoCommand implements Callable<Integer> {
     @Inject
     io.macfleet.runtime.RuntimeService runtimes;
 
+    @Inject
+    io.macfleet.models.ModelCatalogue models;
+
     @Option(names = "--as-delivered", description = "Leave the Macs as delivered (RDMA off, bridge on, macOS " + DemoEnvironment.DEMO_MACOS
             + ") instead of provisioning the first cluster and updating its macOS, to do those steps yourself (the README's tour).")
     boolean asDelivered;
@@ -183,13 +186,13 @@ public class DemoCommand implements Callable<Integer> {
         boolean llamaCpp = "llama.cpp".equals(runtime);
         boolean mlx = "mlx".equals(runtime);
         if (!noNode && !llamaCpp && !mlx) {
-            endpoint = io.macfleet.deployment.DemoNode.deploy(nodes, DemoEnvironment.CLUSTER, dir, out);
+            endpoint = io.macfleet.deployment.DemoNode.deploy(nodes, models, DemoEnvironment.CLUSTER, dir, out);
         }
         java.util.Optional<io.macfleet.runtime.DemoLlamaCpp.Serving> llamaCppServing = java.util.Optional.empty();
         if (!noNode && llamaCpp) {
             try {
                 llamaCppServing = io.macfleet.runtime.DemoLlamaCpp.deploy(runtimes, desiredState, clusterCabling, demo.fleet(), demo.inventoryDirectory(),
-                        DemoEnvironment.CLUSTER, io.macfleet.deployment.DemoNode.ensureModel(dir, out), out);
+                        DemoEnvironment.CLUSTER, io.macfleet.deployment.DemoNode.catalogued(models, dir, out), out);
                 endpoint = llamaCppServing.map(io.macfleet.runtime.DemoLlamaCpp.Serving::endpoint);
             } catch (IOException e) {
                 out.println("llama.cpp was not deployed: " + e.getMessage());

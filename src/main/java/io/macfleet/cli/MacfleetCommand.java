@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
                 io.macfleet.provision.PlaybookCommand.class, io.macfleet.accounts.UsersCommand.class,
                 io.macfleet.accounts.TokensCommand.class, io.macfleet.deployment.NodeCommand.class,
                 io.macfleet.osupdate.OsUpdateCommand.class, io.macfleet.mdm.status.MdmCommand.class,
-                io.macfleet.supervision.SupervisionCommand.class},
+                io.macfleet.supervision.SupervisionCommand.class, io.macfleet.models.ModelCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:success",

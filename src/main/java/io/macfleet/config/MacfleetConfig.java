@@ -120,6 +120,16 @@ public interface MacfleetConfig {
     interface Models {
         /** Deploys take model files under this directory only; default the state directory's models/. */
         Optional<String> directory();
+
+        /** The Hugging Face hub (or a mirror answering like it) that hf: sources come from. */
+        @WithDefault("https://huggingface.co")
+        String hubUrl();
+
+        /** A secret reference (env:NAME or file:PATH) to the hub token for gated or private repositories. */
+        Optional<String> hubToken();
+
+        /** The directory under which REST clients may name local model sources to add; none: only hf: sources. */
+        Optional<String> sourceDirectory();
     }
 
     interface Observation {

@@ -22,20 +22,56 @@ public final class DemoNode {
         return demoDirectory.resolve("models").resolve("macfleet-tiny-f32.gguf");
     }
 
+    /** The demo model's name in the catalogue: the demo inventory's inference.model names it. */
+    public static final String CATALOGUE_NAME = "macfleet-tiny";
+
     private DemoNode() {
+    }
+
+    /** Deploys the node to the demo cluster by the model's catalogue name, after adding the generated model to the catalogue. */
+    public static Optional<String> deploy(NodeService nodes, io.macfleet.models.ModelCatalogue catalogue, String cluster, Path demoDirectory,
+                                          PrintWriter out) {
+        try {
+            catalogued(catalogue, demoDirectory, out);
+        } catch (IOException | RuntimeException e) {
+            out.println("The inference node was not deployed: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            out.println();
+            out.flush();
+            return Optional.empty();
+        }
+        return deploy(nodes, cluster, demoDirectory, out, Optional.of(CATALOGUE_NAME));
+    }
+
+    /** The demo's model, generated if needed, in the catalogue under {@link #CATALOGUE_NAME}; returns its verified file. */
+    public static Path catalogued(io.macfleet.models.ModelCatalogue catalogue, Path demoDirectory, PrintWriter out) throws IOException {
+        Path generated = ensureModel(demoDirectory, out);
+        io.macfleet.models.CatalogueModel model = catalogue.find(CATALOGUE_NAME).orElse(null);
+        if (model == null) {
+            out.println("Adding the model to the catalogue as " + CATALOGUE_NAME + " ...");
+            out.flush();
+            model = catalogue.add(CATALOGUE_NAME, generated.toString(), Optional.empty(), Optional.empty(), Actors.DEMO,
+                    io.macfleet.models.HuggingFaceHub.Progress.NONE);
+        }
+        return catalogue.weights(model);
     }
 
     /** Deploys the node to the demo cluster and returns its endpoint; prints why not (and returns empty) when it cannot. */
     public static Optional<String> deploy(NodeService nodes, String cluster, Path demoDirectory, PrintWriter out) {
+        return deploy(nodes, cluster, demoDirectory, out, Optional.empty());
+    }
+
+    private static Optional<String> deploy(NodeService nodes, String cluster, Path demoDirectory, PrintWriter out, Optional<String> catalogueName) {
         try {
             Path jar = NodeService.defaultNodeJar();
             Path model = model(demoDirectory);
-            if (!Files.isRegularFile(model)) {
+            if (catalogueName.isEmpty() && !Files.isRegularFile(model)) {
                 out.println("Generating a small model for the inference node (" + model + ") ...");
                 out.flush();
                 makeModel(jar, model);
             }
-            NodeRelease release = NodeRelease.of(jar, model);
+            NodeRelease release = catalogueName.isPresent()
+                    ? nodes.release(cluster, new NodeService.Request(catalogueName, Optional.empty(), Optional.empty(), Optional.of(jar)))
+                    : NodeRelease.of(jar, model);
             NodeDeployer.Plan plan = nodes.plan(cluster, release);
             out.println("Deploying the inference node (tensor parallel across " + plan.ranks().size() + " simulated Macs) ...");
             out.flush();

@@ -95,6 +95,38 @@ public class NodeService {
         this.clock = clock;
     }
 
+    /** The model catalogue and its memory fit; absent in services built by hand (tests), where models are paths. */
+    private volatile io.macfleet.models.ModelCatalogue catalogue;
+    private volatile io.macfleet.models.ModelFits fits;
+
+    @Inject
+    void useCatalogue(io.macfleet.models.ModelCatalogue catalogue, io.macfleet.models.ModelFits fits) {
+        this.catalogue = catalogue;
+        this.fits = fits;
+    }
+
+    /**
+     * A model as the inventory or --model names it: a catalogue name is the catalogue's verified file on this host (and
+     * must fit the cluster's memory), anything else a path as before.
+     */
+    private Path modelPath(String clusterName, String model) {
+        if (catalogue != null) {
+            Optional<Path> named = catalogue.resolve(model);
+            if (named.isPresent()) {
+                try {
+                    fits.refuseWhenNotFitting(clusterName, model);
+                } catch (io.macfleet.models.ModelRefused doesNotFit) {
+                    throw new RefusedException(doesNotFit.getMessage());
+                }
+                return named.get();
+            }
+            if (io.macfleet.models.ModelCatalogue.isName(model) && !java.nio.file.Files.exists(Path.of(model))) {
+                throw new RefusedException("model " + model + " is neither in the catalogue (macfleet model list) nor a file here");
+            }
+        }
+        return Path.of(model);
+    }
+
     public NodeDeploymentStore deployments() {
         return deployments;
     }
@@ -188,7 +220,7 @@ public class NodeService {
                 if (model.startsWith("http://") || model.startsWith("https://")) {
                     return NodeRelease.of(jar, URI.create(model), request.modelSha256().orElse(null), request.modelSize().orElse(0L));
                 }
-                return NodeRelease.of(jar, ModelsDirectory.configured().requireGguf(Path.of(model)));
+                return NodeRelease.of(jar, ModelsDirectory.configured().requireGguf(modelPath(clusterName, model)));
             }
             Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName);
             if (unfinished.isPresent()) {
@@ -204,7 +236,7 @@ public class NodeService {
             }
             Cluster cluster = cluster(clusterName);
             if (cluster.inference() != null && cluster.inference().model() != null) {
-                return NodeRelease.of(jar, ModelsDirectory.configured().requireGguf(Path.of(cluster.inference().model())));
+                return NodeRelease.of(jar, ModelsDirectory.configured().requireGguf(modelPath(clusterName, cluster.inference().model())));
             }
             throw new RefusedException("no --model given and cluster " + clusterName + " names no inference.model in the inventory");
         } catch (IOException e) {

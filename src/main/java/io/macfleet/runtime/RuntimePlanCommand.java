@@ -31,7 +31,7 @@ public class RuntimePlanCommand implements Callable<Integer> {
     @Parameters(paramLabel = "CLUSTER", description = "A cluster of the applied inventory.")
     String cluster;
 
-    @Option(names = "--model", paramLabel = "FILE", description = "The GGUF model (default: the inventory's inference.model).")
+    @Option(names = "--model", paramLabel = "FILE", description = "The model: a catalogue name or a GGUF file (default: the inventory's inference.model).")
     Path model;
 
     @Option(names = "--node-jar", paramLabel = "FILE", description = "The bundled node's jar (default: inference-node/target/inference-node-*.jar).")
@@ -43,9 +43,28 @@ public class RuntimePlanCommand implements Callable<Integer> {
     @Inject
     RuntimeService runtimes;
 
+    @Inject
+    io.macfleet.inventory.DesiredStateStore desiredState;
+
+    @Inject
+    io.macfleet.models.ModelCatalogue catalogue;
+
+    @Inject
+    io.macfleet.models.ModelFits fits;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        // A catalogue model is checked against the Macs' memory too (refused with the numbers, exit 2 as other refusals).
+        Optional<String> named = Optional.ofNullable(model).map(Path::toString).or(() -> desiredState.cluster(cluster)
+                .map(found -> found.inference() == null ? null : found.inference().model())).filter(name -> catalogue.find(name).isPresent());
+        if (named.isPresent()) {
+            try {
+                fits.refuseWhenNotFitting(cluster, named.get());
+            } catch (io.macfleet.models.ModelRefused doesNotFit) {
+                throw new RuntimeRefused(doesNotFit.getMessage());
+            }
+        }
         RuntimePlan plan = runtimes.plan(cluster, Optional.ofNullable(model), Optional.ofNullable(nodeJar));
         out.print(json ? JSON.writeValueAsString(RuntimePlans.body(plan)) + "\n" : RuntimePlans.text(plan));
         out.flush();

@@ -86,6 +86,19 @@ public class RuntimeService {
         return runtimes.get(inference(clusterName).runtime());
     }
 
+    /** The model catalogue; absent in services built by hand (tests), where models are paths. */
+    private volatile io.macfleet.models.ModelCatalogue catalogue;
+
+    @Inject
+    void useCatalogue(io.macfleet.models.ModelCatalogue catalogue) {
+        this.catalogue = catalogue;
+    }
+
+    /** A catalogue name's weights on this host (the GGUF file, or the MLX directory); empty for a path. */
+    private Optional<Path> named(String model) {
+        return catalogue == null ? Optional.empty() : catalogue.resolve(model);
+    }
+
     /** The cluster as a runtime plans from it: machines in rank order with memory and Thunderbolt addresses. */
     public RuntimeCluster cluster(String clusterName, Optional<Path> model, Optional<Path> nodeJar) {
         Cluster cluster = desiredState.cluster(clusterName).orElseThrow(() -> new RuntimeRefused(
@@ -108,7 +121,8 @@ public class RuntimeService {
                 rank.managementAddress(), rank.memoryGb(), addresses.getOrDefault(rank.machine(), Map.of()))).toList();
         InferenceSettings inference = cluster.inference() == null ? new InferenceSettings(null, InferenceSettings.Parallelism.TENSOR,
                 InferenceSettings.DEFAULT_PORT) : cluster.inference();
-        Optional<Path> chosenModel = model.or(() -> Optional.ofNullable(inference.model()).map(Path::of));
+        Optional<Path> chosenModel = model.map(path -> named(path.toString()).orElse(path))
+                .or(() -> Optional.ofNullable(inference.model()).map(named -> named(named).orElse(Path.of(named))));
         try {
             // Only files under the models directory are sent to the Macs (issue 29), whatever the runtime.
             chosenModel.ifPresent(io.macfleet.deployment.ModelsDirectory.configured()::confine);

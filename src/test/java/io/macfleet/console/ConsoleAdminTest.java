@@ -63,7 +63,7 @@ class ConsoleAdminTest {
         for (Role role : new Role[] {Role.VIEWER, Role.OPERATOR}) {
             TestAccounts.Session session = TestAccounts.login(role);
             Document overview = page(session, "/console", 200);
-            assertThat(overview.select("nav[aria-label=Main] a").eachText()).containsExactly("Overview", "Clusters", "Runs", "OS updates", "Supervision", "Audit", "Inventory");
+            assertThat(overview.select("nav[aria-label=Main] a").eachText()).containsExactly("Overview", "Clusters", "Runs", "OS updates", "Supervision", "Models", "Audit", "Inventory");
             assertThat(page(session, "/console/accounts", 403).text()).contains("this needs the role admin");
             assertThat(page(session, "/console/inventory", 200).select("form#inventory-form")).isEmpty();
             session.request().formParam("name", "eve").formParam("role", "admin").formParam("password", "long enough password")

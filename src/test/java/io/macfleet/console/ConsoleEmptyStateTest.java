@@ -50,7 +50,7 @@ class ConsoleEmptyStateTest {
         assertThat(overview.select("#no-inventory pre").text()).contains("macfleet inventory apply DIR").contains("macfleet demo");
         // The empty state sits inside the live region, so it turns into the fleet by itself once an inventory is applied.
         assertThat(overview.select("#fleet[hx-trigger='every 5s'] #no-inventory")).hasSize(1);
-        assertThat(overview.select("nav[aria-label=Main] a").eachText()).containsExactly("Overview", "Clusters", "Runs", "OS updates", "Supervision", "Audit", "Inventory");
+        assertThat(overview.select("nav[aria-label=Main] a").eachText()).containsExactly("Overview", "Clusters", "Runs", "OS updates", "Supervision", "Models", "Audit", "Inventory");
         assertThat(overview.select("nav[aria-label=Main] a[aria-current=page]").text()).isEqualTo("Overview");
         assertThat(overview.select("table")).isEmpty();
     }

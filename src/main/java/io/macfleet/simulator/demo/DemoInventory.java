@@ -43,8 +43,9 @@ final class DemoInventory {
                 yaml.append("      links:\n");
                 own.forEach(link -> yaml.append("        - ").append(link).append('\n'));
             }
-            // The small model `macfleet demo` generates and deploys (DemoNode.model): `macfleet node deploy llm-a` redeploys it.
-            yaml.append("    inference:\n      model: ").append(quote(directory.getParent().resolve("models").resolve("macfleet-tiny-f32.gguf").toString()))
+            // The small model `macfleet demo` generates, adds to the model catalogue and deploys by name (DemoNode.CATALOGUE_NAME):
+            // `macfleet node deploy llm-a` redeploys it.
+            yaml.append("    inference:\n      model: ").append(io.macfleet.deployment.DemoNode.CATALOGUE_NAME)
                     .append("\n      parallelism: tensor\n      port: 8080\n");
         }
         yaml.append("machines:\n");
