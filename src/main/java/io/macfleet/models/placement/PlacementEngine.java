@@ -14,8 +14,6 @@ import io.macfleet.ssh.PrivilegedProgram;
 import io.macfleet.ssh.SshRun;
 import io.macfleet.ssh.SshTarget;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.security.SecureRandom;
@@ -31,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Places files on every Mac of a cluster with the bytes sent once by the control host: survey every Mac (what it holds
  * verified, what its {@code .partial} files hold, {@code df -k}), refuse with the numbers when a disk is too small,
- * start the relay ({@code PlacementRelay.java}, a JDK-only single source file run by the Mac's {@code java}) as a
+ * start the relay ({@link PlacementRelay}, JDK-only, in a small jar run by the Mac's {@code java}) as a
  * temporary launch daemon on each Mac of the chain, feed the first Mac and let the chain pass the file on over the
  * Thunderbolt addresses, then remove the relays and the placement's key. Independent of CDI, like
  * {@link NodeDeployer}.
@@ -44,7 +42,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class PlacementEngine {
     public static final String LABEL = "io.macfleet.model-placement";
     public static final String DIRECTORY = NodeLayout.HOME + "/placement";
-    static final String RELAY = DIRECTORY + "/PlacementRelay.java";
+    static final String RELAY = DIRECTORY + "/placement-relay.jar";
     static final String KEY = DIRECTORY + "/placement.key";
     static final String PLIST = DIRECTORY + "/" + LABEL + ".plist";
     static final String STAGED_PLIST = DIRECTORY + "/" + LABEL + ".plist.staged";
@@ -232,9 +230,9 @@ public final class PlacementEngine {
         }
     }
 
-    /** The relay's source and the placement's key (mode 600) on every Mac; a relay left by an earlier placement is stopped. */
+    /** The relay's jar and the placement's key (mode 600) on every Mac; a relay left by an earlier placement is stopped. */
     private void prepare(SshRun run, Map<String, MacState> states, byte[] key) {
-        byte[] relay = relaySource();
+        byte[] relay = RelayJar.bytes();
         List<SshTarget> targets = states.values().stream().map(state -> state.machine.ssh()).toList();
         failOn(run.onFleet(targets, machine -> {
             require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", machine.target().user(), "-m", "700", DIRECTORY)),
@@ -246,17 +244,6 @@ public final class PlacementEngine {
             machine.upload(KEY, key, 0600);
             return null;
         }), "preparing the relays");
-    }
-
-    static byte[] relaySource() {
-        try (InputStream in = PlacementEngine.class.getResourceAsStream("PlacementRelay.java")) {
-            if (in == null) {
-                throw new IllegalStateException("PlacementRelay.java is missing from macfleet's resources");
-            }
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** Stops the relays and removes their daemon definition, sources and the key from every Mac (best effort, all at once). */
@@ -368,7 +355,7 @@ public final class PlacementEngine {
     private void startRelays(SshRun run, Map<String, MacState> states, List<PlacementChain.Link> chain) {
         Map<String, List<String>> wanted = new LinkedHashMap<>();
         for (PlacementChain.Link link : chain) {
-            List<String> argv = new ArrayList<>(List.of("/usr/bin/java", "-XX:+UseSerialGC", "-Xmx128m", RELAY, "--name", link.name(),
+            List<String> argv = new ArrayList<>(List.of("/usr/bin/java", "-XX:+UseSerialGC", "-Xmx128m", "-jar", RELAY, "--name", link.name(),
                     "--listen", link.listenAddress(), "--port", Integer.toString(settings.port()), "--key", KEY, "--root", NodeLayout.MODEL_DIRECTORY));
             link.upstreamAddress().ifPresent(from -> argv.addAll(List.of("--from", from)));
             if (!argv.equals(states.get(link.name()).relayArguments)) {

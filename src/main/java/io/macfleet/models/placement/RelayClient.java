@@ -17,26 +17,20 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.StandardOpenOption;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
-import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The control host's side of the relay protocol (the relay's side is {@code PlacementRelay.java} in the resources; keep
- * the two in step): it feeds the first Mac of a chain one file and reads back what every Mac of the chain says.
+ * The control host's side of the relay protocol ({@link PlacementRelay} is the Macs' side, whose handshake it uses): it
+ * feeds the first Mac of a chain one file and reads back what every Mac of the chain says.
  */
 final class RelayClient {
-    static final int MAGIC = 0x4D465031; // "MFP1", as PlacementRelay.MAGIC
-    static final int NONCE_BYTES = 32;
-    static final int MAC_BYTES = 32;
-    static final int BLOCK_BYTES = 256 * 1024;
-    static final int SOCKET_BUFFER_BYTES = 256 * 1024;
+    static final int BLOCK_BYTES = PlacementRelay.BLOCK_BYTES;
+    static final int SOCKET_BUFFER_BYTES = PlacementRelay.SOCKET_BUFFER_BYTES;
     private static final int READ_TIMEOUT_MILLIS = 120_000;
 
     enum Kind { DONE, DISK, HASH }
@@ -87,7 +81,7 @@ final class RelayClient {
             DataInputStream input = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 8192));
             DataOutputStream output = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), BLOCK_BYTES));
             socket.setSoTimeout(10_000);
-            handshake(input, output);
+            PlacementRelay.connect(key, input, output);
             writeHeader(output, chain, file);
             output.flush();
             socket.setSoTimeout(READ_TIMEOUT_MILLIS);
@@ -177,38 +171,6 @@ final class RelayClient {
                 socket.close();
                 throw e;
             }
-        }
-    }
-
-    private void handshake(DataInputStream input, DataOutputStream output) throws IOException {
-        byte[] mine = new byte[NONCE_BYTES];
-        new SecureRandom().nextBytes(mine);
-        output.writeInt(MAGIC);
-        output.write(mine);
-        output.flush();
-        if (input.readInt() != MAGIC) {
-            throw new IOException("the peer does not speak the placement protocol");
-        }
-        byte[] theirs = input.readNBytes(NONCE_BYTES);
-        byte[] proof = input.readNBytes(MAC_BYTES);
-        if (!MessageDigest.isEqual(proof, mac(key, "accept", mine, theirs))) {
-            throw new IOException("the relay did not prove the placement's key");
-        }
-        output.write(mac(key, "connect", theirs, mine));
-        output.flush();
-    }
-
-    static byte[] mac(byte[] key, String label, byte[] first, byte[] second) {
-        try {
-            Mac hmac = Mac.getInstance("HmacSHA256");
-            hmac.init(new SecretKeySpec(key, "HmacSHA256"));
-            hmac.update(label.getBytes(StandardCharsets.US_ASCII));
-            hmac.update((byte) 0);
-            hmac.update(first);
-            hmac.update(second);
-            return hmac.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
         }
     }
 

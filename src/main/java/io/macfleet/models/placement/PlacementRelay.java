@@ -1,3 +1,5 @@
+package io.macfleet.models.placement;
+
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -29,9 +31,10 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * macfleet's model placement relay: one Mac's link in the chain that passes a model file from Mac to Mac over their
- * Thunderbolt addresses. It runs with the Mac's own {@code java} as a single source file ({@code java
- * PlacementRelay.java ...}, JEP 330), uses nothing but the JDK, and is started by macfleet as a temporary launch daemon
- * that is removed when the placement ends.
+ * Thunderbolt addresses. It uses nothing but the JDK (a test checks its imports): {@link RelayJar} packs its classes,
+ * compiled with macfleet, into a small jar that the Mac's own {@code java} runs ({@code java -jar placement-relay.jar
+ * ...}), started by macfleet as a temporary launch daemon that is removed when the placement ends. Nothing else of
+ * macfleet is on its class path.
  *
  * <p>It listens on exactly one address (its end of the cable toward its upstream peer, or its management address for
  * the first Mac, which the control host feeds), never a wildcard, and talks only to a peer that proves the
@@ -48,7 +51,7 @@ import javax.crypto.spec.SecretKeySpec;
  * Mac keeps its {@code .partial}, the next round resumes). A Mac whose disk fails keeps forwarding.
  *
  * <p>Arguments: {@code --name NAME --listen ADDRESS --port PORT --key FILE --root DIRECTORY [--from ADDRESS]}.
- * Kept in step with {@code io.macfleet.models.placement.RelayClient}, which speaks the control host's side.
+ * {@link RelayClient} speaks the control host's side with this class's handshake.
  */
 public final class PlacementRelay {
     static final int MAGIC = 0x4D465031; // "MFP1"
@@ -393,7 +396,7 @@ public final class PlacementRelay {
                 socket.setSoTimeout(HANDSHAKE_TIMEOUT_MILLIS);
                 DataInputStream input = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 4096));
                 DataOutputStream output = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), BLOCK_BYTES));
-                connect(input, output);
+                connect(key, input, output);
                 header.write(output, next.store(), header.hops().subList(1, header.hops().size()));
                 output.flush();
                 socket.setSoTimeout(DATA_TIMEOUT_MILLIS);
@@ -486,13 +489,14 @@ public final class PlacementRelay {
         byte[] mine = nonce();
         output.writeInt(MAGIC);
         output.write(mine);
-        output.write(mac("accept", theirs, mine));
+        output.write(mac(key, "accept", theirs, mine));
         output.flush();
         byte[] proof = input.readNBytes(MAC_BYTES);
-        return MessageDigest.isEqual(proof, mac("connect", mine, theirs));
+        return MessageDigest.isEqual(proof, mac(key, "connect", mine, theirs));
     }
 
-    private void connect(DataInputStream input, DataOutputStream output) throws IOException {
+    /** The connecting side of the handshake (a relay toward the next Mac, the control host toward the first). */
+    static void connect(byte[] key, DataInputStream input, DataOutputStream output) throws IOException {
         byte[] mine = nonce();
         output.writeInt(MAGIC);
         output.write(mine);
@@ -502,14 +506,14 @@ public final class PlacementRelay {
         }
         byte[] theirs = input.readNBytes(NONCE_BYTES);
         byte[] proof = input.readNBytes(MAC_BYTES);
-        if (!MessageDigest.isEqual(proof, mac("accept", mine, theirs))) {
+        if (!MessageDigest.isEqual(proof, mac(key, "accept", mine, theirs))) {
             throw new IOException("the peer did not prove the placement key");
         }
-        output.write(mac("connect", theirs, mine));
+        output.write(mac(key, "connect", theirs, mine));
         output.flush();
     }
 
-    private byte[] mac(String label, byte[] first, byte[] second) {
+    static byte[] mac(byte[] key, String label, byte[] first, byte[] second) {
         try {
             Mac hmac = Mac.getInstance("HmacSHA256");
             hmac.init(new SecretKeySpec(key, "HmacSHA256"));
