@@ -16,6 +16,7 @@ import io.macfleet.ssh.SshTarget;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,8 +55,10 @@ public final class PlacementEngine {
      * @param chunkBytes the resume granularity: a Mac keeps whole chunks of an interrupted {@code .partial}
      * @param relayStartTimeout how long the control host tries to reach the first Mac's relay (its JVM is starting)
      * @param maximumRounds rounds per file before the Macs still missing it are given up
+     * @param feedBytesPerSecond at most this rate from the control host (0: as fast as the first Mac takes it), so a
+     *                           placement need not fill the management network
      */
-    public record Settings(int port, int chunkBytes, Duration relayStartTimeout, int maximumRounds) {
+    public record Settings(int port, int chunkBytes, Duration relayStartTimeout, int maximumRounds, long feedBytesPerSecond) {
         public Settings {
             if (port < 1 || port > 65535) {
                 throw new IllegalArgumentException("placement port " + port + " is not a TCP port (1-65535)");
@@ -67,18 +70,29 @@ public final class PlacementEngine {
             if (maximumRounds < 1) {
                 throw new IllegalArgumentException("at least one round");
             }
+            if (feedBytesPerSecond < 0) {
+                throw new IllegalArgumentException("placement feed rate " + feedBytesPerSecond + " bytes/s is negative");
+            }
+        }
+
+        public Settings(int port, int chunkBytes, Duration relayStartTimeout, int maximumRounds) {
+            this(port, chunkBytes, relayStartTimeout, maximumRounds, 0);
         }
 
         public static Settings defaults() {
-            return new Settings(DEFAULT_PORT, DEFAULT_CHUNK_BYTES, Duration.ofSeconds(60), 5);
+            return new Settings(DEFAULT_PORT, DEFAULT_CHUNK_BYTES, Duration.ofSeconds(60), 5, 0);
         }
 
         public Settings withPort(int newPort) {
-            return new Settings(newPort, chunkBytes, relayStartTimeout, maximumRounds);
+            return new Settings(newPort, chunkBytes, relayStartTimeout, maximumRounds, feedBytesPerSecond);
         }
 
         public Settings withChunkBytes(int newChunkBytes) {
-            return new Settings(port, newChunkBytes, relayStartTimeout, maximumRounds);
+            return new Settings(port, newChunkBytes, relayStartTimeout, maximumRounds, feedBytesPerSecond);
+        }
+
+        public Settings withFeedBytesPerSecond(long newFeedBytesPerSecond) {
+            return new Settings(port, chunkBytes, relayStartTimeout, maximumRounds, newFeedBytesPerSecond);
         }
     }
 
@@ -323,9 +337,7 @@ public final class PlacementEngine {
                 }
                 case DISK -> state.failure = diskFailure(run, state, file, report);
                 case HASH -> state.failure = "the SHA-256 of " + file.remotePath() + " as received is " + report.detail() + ", expected "
-                        + file.sha256() + (outcome.localSha256().filter(local -> !local.equals(file.sha256()))
-                        .map(local -> " (the control host's copy " + file.localFile() + " hashes to " + local + ": it changed)").orElse(""))
-                        + "; removed " + file.remotePath() + ".partial, nothing renamed into place";
+                        + file.sha256() + localCopyChanged(file) + "; removed " + file.remotePath() + ".partial, nothing renamed into place";
             }
         }
         outcome.lost().forEach((name, reason) -> {
@@ -335,6 +347,23 @@ public final class PlacementEngine {
                 state.lostReason = reason;
             }
         });
+    }
+
+    /**
+     * Hashed only after a Mac found a mismatch (hashing every placement here would cost the control host a pass over
+     * the model): says so when this host's own copy no longer matches the model.
+     */
+    private final Map<Path, String> localHashes = new ConcurrentHashMap<>();
+
+    private String localCopyChanged(PlacedFile file) {
+        String local = localHashes.computeIfAbsent(file.localFile(), path -> {
+            try {
+                return io.macfleet.deployment.NodeRelease.sha256(path);
+            } catch (IOException e) {
+                return "unreadable (" + e.getMessage() + ")";
+            }
+        });
+        return local.equals(file.sha256()) ? "" : " (the control host's copy " + file.localFile() + " hashes to " + local + ": it changed since it was catalogued)";
     }
 
     private static String diskFailure(SshRun run, MacState state, PlacedFile file, RelayClient.Report report) {

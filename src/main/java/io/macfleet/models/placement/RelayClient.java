@@ -15,13 +15,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.StandardOpenOption;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -39,11 +35,8 @@ final class RelayClient {
     record Report(Kind kind, long written, long resent, String detail) {
     }
 
-    /**
-     * @param lost Macs that went away during the round, with why (the round ended for the whole chain)
-     * @param localSha256 the SHA-256 of what the control host sent, when it sent the file from its first byte
-     */
-    record Outcome(long bytesSent, Map<String, Report> reports, Map<String, String> lost, Optional<String> localSha256) {
+    /** @param lost Macs that went away during the round, with why (the round ended for the whole chain) */
+    record Outcome(long bytesSent, Map<String, Report> reports, Map<String, String> lost) {
     }
 
     private final PlacementEngine.Settings settings;
@@ -72,10 +65,9 @@ final class RelayClient {
             socket = connect(head.listenAddress());
         } catch (IOException e) {
             return new Outcome(0, Map.of(), Map.of(head.name(), "cannot reach its relay at " + head.listenAddress() + ":" + settings.port()
-                    + ": " + e.getMessage()), Optional.empty());
+                    + ": " + e.getMessage()));
         }
         long sent = 0;
-        Optional<String> localSha256 = Optional.empty();
         Thread reader = null;
         try (socket) {
             DataInputStream input = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 8192));
@@ -95,14 +87,14 @@ final class RelayClient {
                 if (heard.lost.isEmpty()) {
                     heard.lost.put(head.name(), "its relay closed the connection before the chain reported");
                 }
-                return new Outcome(0, Map.copyOf(heard.reports), Map.copyOf(heard.lost), Optional.empty());
+                return new Outcome(0, Map.copyOf(heard.reports), Map.copyOf(heard.lost));
             }
             long start = chain.stream().filter(PlacementChain.Link::store).mapToLong(link -> heard.have.get(link.name())).min().orElse(file.size());
             output.writeLong(start);
-            MessageDigest digest = start == 0 ? MessageDigest.getInstance("SHA-256") : null;
             try (FileChannel channel = FileChannel.open(file.localFile(), StandardOpenOption.READ)) {
                 ByteBuffer buffer = ByteBuffer.allocate(BLOCK_BYTES);
                 long position = start;
+                long feedStarted = System.nanoTime();
                 while (position < file.size() && heard.lost.isEmpty()) {
                     buffer.clear();
                     buffer.limit((int) Math.min(BLOCK_BYTES, file.size() - position));
@@ -111,19 +103,20 @@ final class RelayClient {
                         throw new IOException(file.localFile() + " ended at byte " + position + " of " + file.size());
                     }
                     output.write(buffer.array(), 0, count);
-                    if (digest != null) {
-                        digest.update(buffer.array(), 0, count);
-                    }
                     position += count;
                     sent += count;
+                    if (settings.feedBytesPerSecond() > 0) {
+                        long due = feedStarted + sent * 1_000_000_000L / settings.feedBytesPerSecond();
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                        }
+                    }
                 }
             }
             output.flush();
             if (heard.lost.isEmpty()) {
                 socket.shutdownOutput();
-                if (digest != null) {
-                    localSha256 = Optional.of(HexFormat.of().formatHex(digest.digest()));
-                }
                 reader.join();
             }
         } catch (IOException e) {
@@ -133,8 +126,6 @@ final class RelayClient {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             heard.lost.put(head.name(), "interrupted");
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
         }
         if (reader != null) {
             try {
@@ -143,7 +134,7 @@ final class RelayClient {
                 Thread.currentThread().interrupt();
             }
         }
-        return new Outcome(sent, new LinkedHashMap<>(heard.reports), new LinkedHashMap<>(heard.lost), localSha256);
+        return new Outcome(sent, new LinkedHashMap<>(heard.reports), new LinkedHashMap<>(heard.lost));
     }
 
     /** The first Mac's relay may still be starting (its JVM compiles the relay's source): refused connections are tried again. */

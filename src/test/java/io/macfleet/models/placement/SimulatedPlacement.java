@@ -36,12 +36,15 @@ import java.util.Random;
  */
 final class SimulatedPlacement implements AutoCloseable {
     final SimulatedInventory simulation;
+    final RuntimeService runtimes;
     final List<RuntimeCluster.Machine> machines;
     final SshSettings settings;
     final int port;
 
-    private SimulatedPlacement(SimulatedInventory simulation, List<RuntimeCluster.Machine> machines, SshSettings settings, int port) {
+    private SimulatedPlacement(SimulatedInventory simulation, RuntimeService runtimes, List<RuntimeCluster.Machine> machines, SshSettings settings,
+                               int port) {
         this.simulation = simulation;
+        this.runtimes = runtimes;
         this.machines = machines;
         this.settings = settings;
         this.port = port;
@@ -71,7 +74,7 @@ final class SimulatedPlacement implements AutoCloseable {
         try (ServerSocket free = new ServerSocket(0)) {
             port = free.getLocalPort();
         }
-        return new SimulatedPlacement(simulation, machines, settings, port);
+        return new SimulatedPlacement(simulation, runtimes, machines, settings, port);
     }
 
     SshRun openRun() {
