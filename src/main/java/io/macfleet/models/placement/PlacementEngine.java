@@ -217,6 +217,9 @@ public final class PlacementEngine {
                 state.partial.put(file.path(), partial > file.size() ? 0 : partial == file.size() ? partial : partial / settings.chunkBytes() * settings.chunkBytes());
                 state.everNeeded = true;
             }
+            if (state.everNeeded) {
+                requireJava(machine);
+            }
             CommandResult df = machine.execute(Command.reading("df", "-k", NodeLayout.MODEL_DIRECTORY));
             state.available = DiskFree.availableBytes(df.stdout()).orElseThrow(() -> new IllegalStateException("cannot read the free space of "
                     + NodeLayout.MODEL_DIRECTORY + " from `df -k`: " + (df.stderr().isBlank() ? df.stdout().strip() : df.stderr().strip())));
@@ -226,6 +229,18 @@ public final class PlacementEngine {
                 .map(result -> result.machine() + ": " + result.error().getMessage()).toList();
         if (!failures.isEmpty()) {
             throw new PlacementRefused("cannot check the Macs before placing (nothing was sent): " + String.join("; ", failures));
+        }
+    }
+
+    /** The relay is compiled for Java 25, the bundled node's Java ({@code java -version} prints to standard error). */
+    private static void requireJava(MachineSession machine) {
+        CommandResult version = machine.execute(Command.reading("/usr/bin/java", "-version"));
+        String printed = version.stderr() + version.stdout();
+        java.util.regex.Matcher feature = java.util.regex.Pattern.compile("version \"(\\d+)").matcher(printed);
+        if (!version.succeeded() || !feature.find() || Integer.parseInt(feature.group(1)) < 25) {
+            throw new IllegalStateException("the placement relay needs Java 25 or later and `/usr/bin/java -version` answered "
+                    + (printed.isBlank() ? "exit " + version.exitStatus() : "'" + printed.strip().lines().findFirst().orElse("") + "'")
+                    + "; install a JDK 25 (see docs/inference-deployment.md) or copy the model with node deploy");
         }
     }
 

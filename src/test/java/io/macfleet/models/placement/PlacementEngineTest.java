@@ -187,6 +187,24 @@ class PlacementEngineTest {
 
     @Test
     @Order(4)
+    void aMacWithoutJavaIsRefusedByNameBeforeAnythingIsSent() throws Exception {
+        PlacedFile other = SimulatedPlacement.randomFile(directory, "0123456789ab-nojava.gguf", 2L * CHUNK, 6);
+        SimulatedMac withoutJava = placement.simulation.fleet.machine("studio-04");
+        withoutJava.removeJava();
+        try {
+            assertThatThrownBy(() -> place(other, CHUNK, NodeDeployer.Listener.NONE))
+                    .isInstanceOf(PlacementRefused.class)
+                    .hasMessageContaining("nothing was sent")
+                    .hasMessageContaining("studio-04: the placement relay needs Java 25 or later and `/usr/bin/java -version` answered"
+                            + " 'The operation couldn\u2019t be completed. Unable to locate a Java Runtime.'");
+        } finally {
+            withoutJava.installJava();
+        }
+        assertThat(placement.onMac("studio-01", other)).doesNotExist();
+    }
+
+    @Test
+    @Order(5)
     void aDiskThatFillsFailsThatMacWithTheNumbersWhileTheOthersFinish() throws Exception {
         PlacedFile other = SimulatedPlacement.randomFile(directory, "0123456789ab-full.gguf", 12L * CHUNK, 3);
         SimulatedMac full = placement.simulation.fleet.machine("studio-02");
@@ -212,7 +230,7 @@ class PlacementEngineTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void aHashMismatchRemovesThatMacsPartialFileAndNamesTheMacAndTheFile() throws Exception {
         PlacedFile other = SimulatedPlacement.randomFile(directory, "0123456789ab-mismatch.gguf", 8L * CHUNK, 4);
         // studio-03 holds a .partial of two whole chunks that are not this file's (a disk error, another file):
@@ -234,7 +252,7 @@ class PlacementEngineTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void afterTheRelayIsKilledMidTransferTheNextRoundResendsAtMostOneChunkPerMac() throws Exception {
         int chunk = 4 * CHUNK;
         PlacedFile big = SimulatedPlacement.randomFile(directory, "0123456789ab-big.gguf", 96L * CHUNK + 777, 5);
