@@ -54,6 +54,10 @@ public class ModelPlaceCommand implements Callable<Integer> {
     @Option(names = "--port", paramLabel = "PORT", description = "The relays' TCP port on the Macs' own addresses (default: ${DEFAULT-VALUE}).")
     int port = PlacementEngine.DEFAULT_PORT;
 
+    @Option(names = "--limit-rate", paramLabel = "MIB_PER_SECOND",
+            description = "Send at most this many MiB/s from this host (default: as fast as the first Mac takes it), to leave room on the management network.")
+    long limitRateMiB;
+
     @Mixin
     SshOptions ssh;
 
@@ -66,7 +70,10 @@ public class ModelPlaceCommand implements Callable<Integer> {
         SshSettings settings;
         try {
             settings = ssh.settings(Actors.commandLine());
-            placement.settings(PlacementEngine.Settings.defaults().withPort(port));
+            if (limitRateMiB < 0) {
+                throw new IllegalArgumentException("--limit-rate must not be negative, got " + limitRateMiB);
+            }
+            placement.settings(PlacementEngine.Settings.defaults().withPort(port).withFeedBytesPerSecond(limitRateMiB << 20));
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("macfleet model place: " + e.getMessage());
             return ExitCodes.USAGE;

@@ -19,7 +19,9 @@ import jakarta.inject.Inject;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Places a catalogue model (or any verified files) on every Mac of a cluster of the applied inventory, the bytes sent
@@ -83,6 +85,68 @@ public class ModelPlacement {
             record(ssh.actor(), cluster, "placing " + what + " failed: " + e.getMessage(), AuditEvent.Outcome.FAILURE);
             throw e;
         }
+    }
+
+    /** A placement started through the API: what, since when, how far each Mac is, and its report or error once it ended. */
+    public static final class Running {
+        final String cluster;
+        final String model;
+        final java.time.Instant startedAt;
+        final Map<String, long[]> progress = new ConcurrentHashMap<>();
+        volatile PlacementReport report;
+        volatile String error;
+
+        Running(String cluster, String model, java.time.Instant startedAt) {
+            this.cluster = cluster;
+            this.model = model;
+            this.startedAt = startedAt;
+        }
+
+        boolean ended() {
+            return report != null || error != null;
+        }
+    }
+
+    private final Map<String, Running> latest = new ConcurrentHashMap<>();
+
+    /**
+     * Starts placing the catalogue's model on the cluster on a thread of its own; refused at once (nothing started) for
+     * an unknown cluster or model, or while a placement of this cluster started here is still running.
+     */
+    public Running placeInBackground(String cluster, String modelName, String actor) {
+        try {
+            runtimes.cluster(cluster, Optional.empty(), Optional.empty());
+        } catch (RuntimeRefused unknown) {
+            throw PlacementRefused.badInput(unknown.getMessage());
+        }
+        CatalogueModel model = catalogue.find(modelName).orElseThrow(() -> PlacementRefused.badInput("no model named '" + modelName
+                + "' in the catalogue (macfleet model list shows them; macfleet model add NAME SOURCE adds one)"));
+        Running running = new Running(cluster, model.name(), clock.instant());
+        Running before = latest.compute(cluster, (name, current) -> current != null && !current.ended() ? current : running);
+        if (before != running) {
+            throw PlacementRefused.busy("a placement of " + before.model + " on " + cluster + " is running since " + before.startedAt
+                    + "; GET .../model-placements/latest follows it");
+        }
+        NodeDeployer.Listener progress = new NodeDeployer.Listener() {
+            @Override
+            public void copying(String machine, String file, long done, long total) {
+                running.progress.put(machine + " " + file, new long[] {done, total});
+            }
+        };
+        Thread.ofVirtual().name("model-placement-" + cluster).start(() -> {
+            try {
+                running.report = place(cluster, model, SshSettings.defaults(actor), progress);
+            } catch (RuntimeException e) {
+                // Also in the audit log (model.place, failure).
+                running.error = e.getMessage();
+            }
+        });
+        return running;
+    }
+
+    /** The latest placement started through the API for this cluster (since this service started). */
+    public Optional<Running> latest(String cluster) {
+        return Optional.ofNullable(latest.get(cluster));
     }
 
     static String summary(String what, PlacementReport report) {

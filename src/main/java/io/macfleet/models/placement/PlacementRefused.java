@@ -19,6 +19,19 @@ public class PlacementRefused extends RuntimeException implements CommandFailure
         this.kind = kind;
     }
 
+    /** Another placement of the cluster is running (REST 409). */
+    public static PlacementRefused busy(String message) {
+        PlacementRefused refused = new PlacementRefused(message, Kind.CHECK_FAILED);
+        refused.busy = true;
+        return refused;
+    }
+
+    private boolean busy;
+
+    public boolean isBusy() {
+        return busy;
+    }
+
     public static PlacementRefused badInput(String message) {
         return new PlacementRefused(message, Kind.USAGE);
     }

@@ -80,7 +80,7 @@ class ModelPlaceCommandTest {
 
     @Test
     void placesTheCatalogueModelAndReportsTheBytesFromTheControlHostAsJson() throws Exception {
-        Ran ran = run("llm-a", "tiny", "--json", "--port", Integer.toString(placement.port));
+        Ran ran = run("llm-a", "tiny", "--json", "--port", Integer.toString(placement.port), "--limit-rate", "64");
         assertThat(ran.exitCode()).as(ran.err()).isZero();
         JsonNode json = new ObjectMapper().readTree(ran.out());
         assertThat(json.get("bytesFromControlHost").asLong()).isEqualTo(file.size());
@@ -107,6 +107,9 @@ class ModelPlaceCommandTest {
         Ran model = run("llm-a", "nope");
         assertThat(model.exitCode()).isEqualTo(2);
         assertThat(model.err()).contains("no model named 'nope' in the catalogue");
+        Ran rate = run("llm-a", "tiny", "--limit-rate", "-1");
+        assertThat(rate.exitCode()).isEqualTo(2);
+        assertThat(rate.err()).contains("--limit-rate must not be negative, got -1");
         Ran cluster = run("llm-zz", "tiny");
         assertThat(cluster.exitCode()).isEqualTo(2);
         assertThat(cluster.err()).contains("llm-zz");
