@@ -322,12 +322,23 @@ public final class PlacementEngine {
                 if (lost.contains(state.name())) {
                     if (++state.lostInARow >= 2) {
                         state.failure = "lost twice in a row while placing " + file.remotePath() + " (" + state.lostReason
-                                + "); its .partial file is kept for the next placement";
+                                + "); its .partial file is kept for the next placement" + relayLog(run, state);
                     }
                 } else {
                     state.lostInARow = 0;
                 }
             }
+        }
+    }
+
+    /** The last lines the Mac's relay wrote to its error log (why it did not answer: a port in use, no Java), if any. */
+    private static String relayLog(SshRun run, MacState state) {
+        try {
+            CommandResult tail = run.execute(state.machine.ssh(), Command.reading("tail", "-n", "3", LaunchDaemon.LOG_DIRECTORY + LABEL + ".err.log"));
+            String lines = tail.stdout().strip();
+            return tail.succeeded() && !lines.isEmpty() ? "; its relay's log ends: " + String.join(" | ", lines.lines().toList()) : "";
+        } catch (RuntimeException unreachable) {
+            return "";
         }
     }
 

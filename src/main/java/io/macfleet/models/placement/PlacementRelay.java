@@ -123,7 +123,12 @@ public final class PlacementRelay {
         try (ServerSocket server = new ServerSocket()) {
             server.setReuseAddress(true);
             server.setReceiveBufferSize(SOCKET_BUFFER_BYTES);
-            server.bind(new InetSocketAddress(listen, port), 4);
+            try {
+                server.bind(new InetSocketAddress(listen, port), 4);
+            } catch (IOException e) {
+                // One line that says why (launchd starts it again; macfleet shows the end of this log).
+                fail("cannot listen on " + listen.getHostAddress() + ":" + port + ": " + e.getMessage());
+            }
             log(name + " listening on " + listen.getHostAddress() + ":" + port);
             while (true) {
                 Socket upstream = server.accept();

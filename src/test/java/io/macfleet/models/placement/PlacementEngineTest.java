@@ -281,4 +281,25 @@ class PlacementEngineTest {
                 report.machines().stream().map(outcome -> outcome.machine() + " " + outcome.bytesResent()).toList());
         assertThat(report.bytesFromControlHost()).isLessThanOrEqualTo(big.size() + 2L * chunk);
     }
+
+    @Test
+    @Order(8)
+    void aMacWhoseRelayCannotListenIsGivenUpAndTheChainFormsWithoutIt() throws Exception {
+        PlacedFile other = SimulatedPlacement.randomFile(directory, "0123456789ab-squatted.gguf", 3L * CHUNK, 7);
+        String address = placement.machines.get(2).thunderboltAddresses().get("studio-02");
+        PlacementReport report;
+        // Something else holds the relay's port on studio-03's end of the cable from studio-02.
+        try (java.net.ServerSocket squatter = new java.net.ServerSocket(placement.port, 1, java.net.InetAddress.getByName(address))) {
+            report = place(other, CHUNK, NodeDeployer.Listener.NONE);
+        }
+        PlacementReport.MacOutcome failed = report.machine("studio-03");
+        assertThat(failed.kind()).isEqualTo(PlacementReport.Kind.FAILED);
+        assertThat(failed.message()).contains("lost twice in a row while placing /usr/local/macfleet/models/0123456789ab-squatted.gguf",
+                "cannot reach " + address + ":" + placement.port, "its relay's log ends:", "Address already in use");
+        assertThat(report.chains()).containsExactly(MACS, List.of("studio-01", "studio-02", "studio-04"));
+        for (String name : List.of("studio-01", "studio-02", "studio-04")) {
+            assertThat(report.machine(name).kind()).as(name).isEqualTo(PlacementReport.Kind.PLACED);
+            assertThat(SimulatedPlacement.sha256(placement.onMac(name, other))).isEqualTo(other.sha256());
+        }
+    }
 }
