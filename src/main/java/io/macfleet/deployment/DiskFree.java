@@ -9,11 +9,11 @@ import java.util.OptionalLong;
  * Available Capacity iused ifree %iused Mounted on}) and one line per file system. The column is found by its header
  * (BSD and GNU df both call it Available or Avail), so a layout with or without the inode columns reads alike.
  */
-final class DiskFree {
+public final class DiskFree {
     private DiskFree() {
     }
 
-    static OptionalLong availableBytes(String dfOutput) {
+    public static OptionalLong availableBytes(String dfOutput) {
         List<String> lines = dfOutput.lines().filter(line -> !line.isBlank()).toList();
         if (lines.size() < 2) {
             return OptionalLong.empty();
@@ -38,7 +38,7 @@ final class DiskFree {
         return OptionalLong.of(Long.parseLong(fields[index]) * 1024);
     }
 
-    static String human(long bytes) {
+    public static String human(long bytes) {
         if (bytes < 1024 * 1024) {
             return bytes + " bytes";
         }

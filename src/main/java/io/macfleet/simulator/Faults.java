@@ -47,6 +47,12 @@ public final class Faults {
      * first). Both a run by path over SSH and a launch daemon run the stand-in; the copied file itself is untouched.
      */
     public final java.util.Map<String, java.nio.file.Path> programsReplaced = new ConcurrentHashMap<>();
+    /**
+     * Launch daemons started while this is set (not negative) cannot write a file beyond this many bytes: the simulated
+     * launchd starts them under {@code ulimit -f} (RLIMIT_FSIZE), so their writes fail part-way as on a disk that fills
+     * during a copy, while {@code df -k} still shows what {@link #diskAvailableKilobytes} says.
+     */
+    public volatile long daemonFileSizeLimitBytes = -1;
     /** Launch daemons (by label) whose program exits with an error as soon as it starts. */
     public final Set<String> crashLoopingDaemons = ConcurrentHashMap.newKeySet();
     /** Network services (such as "Thunderbolt 2") deleted from the Mac's network settings: the hardware port stays. */
@@ -68,6 +74,7 @@ public final class Faults {
         diskFull = false;
         rdmaWedged = false;
         diskAvailableKilobytes = -1;
+        daemonFileSizeLimitBytes = -1;
         crashLoopingDaemons.clear();
         deletedNetworkServices.clear();
         overheating = false;

@@ -459,10 +459,10 @@ public final class Launchd {
                 arguments.set(0, simulated.toString());
                 arguments.addFirst("/bin/sh");
             }
-            return arguments;
+            return fileSizeLimited(arguments);
         }
         if (new File(program).canExecute()) {
-            return arguments;
+            return fileSizeLimited(arguments);
         }
         return null;
     }
@@ -489,5 +489,16 @@ public final class Launchd {
             }
         }
         return arguments;
+    }
+
+    /** A disk that fills during a write (Faults.daemonFileSizeLimitBytes): the daemon runs under sh's ulimit -f (512-byte blocks in dash). */
+    private List<String> fileSizeLimited(List<String> arguments) {
+        long limit = mac.faults().daemonFileSizeLimitBytes;
+        if (limit < 0) {
+            return arguments;
+        }
+        List<String> wrapped = new ArrayList<>(List.of("/bin/sh", "-c", "ulimit -f " + limit / 512 + " && exec \"$@\"", "sh"));
+        wrapped.addAll(arguments);
+        return wrapped;
     }
 }

@@ -1,0 +1,117 @@
+package io.macfleet.models.placement;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.macfleet.audit.AuditEvent;
+import io.macfleet.cli.PlainCommandLine;
+import io.macfleet.models.CatalogueModel;
+import io.macfleet.models.ModelCatalogue;
+import io.macfleet.models.ModelFile;
+import io.macfleet.ssh.InMemoryHostKeyStore;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code model place CLUSTER NAME [--json]} against four simulated Macs (base address 127.0.145.11), with a small
+ * catalogue of one model standing in for the catalogue's store: exit codes, the JSON's bytesFromControlHost, the audit
+ * entry, an unknown model and an unknown cluster.
+ */
+class ModelPlaceCommandTest {
+
+    @TempDir
+    static Path directory;
+    static SimulatedPlacement placement;
+    static PlacedFile file;
+    static final List<AuditEvent> audit = new CopyOnWriteArrayList<>();
+
+    /** The catalogue holding one model whose file lies in the test's directory. */
+    static final class OneModelCatalogue extends ModelCatalogue {
+        @Override
+        public Optional<CatalogueModel> find(String name) {
+            return name.equals("tiny") ? Optional.of(new CatalogueModel("tiny", "gguf", "llama", "F32",
+                    List.of(new ModelFile("tiny.gguf", file.size(), file.sha256())), file.size(), List.of("bundled"), "test")) : Optional.empty();
+        }
+
+        @Override
+        public Path localFile(CatalogueModel model, ModelFile modelFile) {
+            return file.localFile();
+        }
+    }
+
+    @BeforeAll
+    static void start() throws Exception {
+        placement = SimulatedPlacement.start(directory, 4, "127.0.145.11");
+        file = SimulatedPlacement.randomFile(directory, "tiny.gguf", 3L << 20, 9);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (placement != null) {
+            placement.close();
+        }
+    }
+
+    private record Ran(int exitCode, String out, String err) {
+    }
+
+    private static Ran run(String... arguments) {
+        ModelPlaceCommand command = new ModelPlaceCommand();
+        command.placement = new ModelPlacement(placement.runtimes, new OneModelCatalogue(), new InMemoryHostKeyStore(), audit::add, Clock.systemUTC());
+        CommandLine line = PlainCommandLine.configure(new CommandLine(command));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        line.setOut(new PrintWriter(out));
+        line.setErr(new PrintWriter(err));
+        int exit = line.execute(arguments);
+        return new Ran(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void placesTheCatalogueModelAndReportsTheBytesFromTheControlHostAsJson() throws Exception {
+        Ran ran = run("llm-a", "tiny", "--json", "--port", Integer.toString(placement.port), "--limit-rate", "64");
+        assertThat(ran.exitCode()).as(ran.err()).isZero();
+        JsonNode json = new ObjectMapper().readTree(ran.out());
+        assertThat(json.get("bytesFromControlHost").asLong()).isEqualTo(file.size());
+        assertThat(json.get("totalBytes").asLong()).isEqualTo(file.size());
+        assertThat(json.get("succeeded").asBoolean()).isTrue();
+        assertThat(json.get("machines")).hasSize(4).allSatisfy(machine -> assertThat(machine.get("outcome").asText()).isEqualTo("placed"));
+        // One file: where node deploy looks for it.
+        String expected = io.macfleet.deployment.NodeLayout.model(file.sha256(), "tiny.gguf");
+        assertThat(SimulatedPlacement.sha256(placement.simulation.fleet.machine("studio-04").resolve(expected))).isEqualTo(file.sha256());
+        assertThat(audit).anySatisfy(event -> {
+            assertThat(event.action()).isEqualTo("model.place");
+            assertThat(event.machine()).isEqualTo("llm-a");
+            assertThat(event.outcome()).isEqualTo(AuditEvent.Outcome.SUCCESS);
+            assertThat(event.detail()).contains("tiny on llm-a: placed on 4");
+        });
+
+        Ran again = run("llm-a", "tiny", "--port", Integer.toString(placement.port));
+        assertThat(again.exitCode()).isZero();
+        assertThat(again.out()).contains("placed on 0, already on 4, failed on 0; 0 bytes from the control host");
+    }
+
+    @Test
+    void anUnknownModelOrClusterIsBadInput() {
+        Ran model = run("llm-a", "nope");
+        assertThat(model.exitCode()).isEqualTo(2);
+        assertThat(model.err()).contains("no model named 'nope' in the catalogue");
+        Ran rate = run("llm-a", "tiny", "--limit-rate", "-1");
+        assertThat(rate.exitCode()).isEqualTo(2);
+        assertThat(rate.err()).contains("--limit-rate must not be negative, got -1");
+        Ran cluster = run("llm-zz", "tiny");
+        assertThat(cluster.exitCode()).isEqualTo(2);
+        assertThat(cluster.err()).contains("llm-zz");
+    }
+}
