@@ -99,6 +99,28 @@ public class NodeService {
     private volatile io.macfleet.models.ModelCatalogue catalogue;
     private volatile io.macfleet.models.ModelFits fits;
 
+    private volatile ModelFanOut fanOut;
+
+    /** The model placement over Thunderbolt, when the application has one (tests that build this class by hand have none). */
+    @Inject
+    void useFanOut(jakarta.enterprise.inject.Instance<ModelFanOut> fanOuts) {
+        this.fanOut = fanOuts.isResolvable() ? fanOuts.get() : null;
+    }
+
+    /** Sends the model once and lets the Macs pass it on; when that cannot be done, staging copies it to each Mac as before. */
+    private void fanOut(String clusterName, NodeRelease release, SshSettings settings, NodeDeployer.Listener listener) {
+        ModelFanOut placement = fanOut;
+        if (placement == null || release.modelFile().isEmpty()) {
+            return;
+        }
+        try {
+            placement.place(clusterName, release.modelFile().get(), settings, listener).ifPresent(done -> listener.step(clusterName, done));
+        } catch (RuntimeException failed) {
+            listener.step(clusterName, "placing the model over Thunderbolt did not work (" + failed.getMessage()
+                    + "); copying it to each Mac from here instead");
+        }
+    }
+
     @Inject
     void useCatalogue(io.macfleet.models.ModelCatalogue catalogue, io.macfleet.models.ModelFits fits) {
         this.catalogue = catalogue;
@@ -107,7 +129,7 @@ public class NodeService {
 
     /**
      * A model as the inventory or --model names it: a catalogue name is the catalogue's verified file on this host (and
-     * must fit the cluster's memory), anything else a path as before.
+     * must fit the cluster's memory), anything else a path under the models directory.
      */
     private Path modelPath(String clusterName, String model) {
         if (catalogue != null) {
@@ -124,7 +146,9 @@ public class NodeService {
                 throw new RefusedException("model " + model + " is neither in the catalogue (macfleet model list) nor a file here");
             }
         }
-        return Path.of(model);
+        // A path (not a name): only files under the models directory are sent to the Macs (issue 29); the catalogue's
+        // own store is exempt, its files were verified when they were added.
+        return ModelsDirectory.configured().requireGguf(Path.of(model));
     }
 
     public NodeDeploymentStore deployments() {
@@ -220,7 +244,7 @@ public class NodeService {
                 if (model.startsWith("http://") || model.startsWith("https://")) {
                     return NodeRelease.of(jar, URI.create(model), request.modelSha256().orElse(null), request.modelSize().orElse(0L));
                 }
-                return NodeRelease.of(jar, ModelsDirectory.configured().requireGguf(modelPath(clusterName, model)));
+                return NodeRelease.of(jar, modelPath(clusterName, model));
             }
             Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName);
             if (unfinished.isPresent()) {
@@ -236,7 +260,7 @@ public class NodeService {
             }
             Cluster cluster = cluster(clusterName);
             if (cluster.inference() != null && cluster.inference().model() != null) {
-                return NodeRelease.of(jar, ModelsDirectory.configured().requireGguf(modelPath(clusterName, cluster.inference().model())));
+                return NodeRelease.of(jar, modelPath(clusterName, cluster.inference().model()));
             }
             throw new RefusedException("no --model given and cluster " + clusterName + " names no inference.model in the inventory");
         } catch (IOException e) {
@@ -269,6 +293,7 @@ public class NodeService {
                 + release.nodeVersion() + " (" + NodeLayout.shortHash(release.nodeSha256()) + "), model " + release.modelFileName() + " ("
                 + NodeLayout.shortHash(release.modelSha256()) + ")", AuditEvent.Outcome.SUCCESS);
         NodeDeployer.Journal journal = (phase, message) -> deployments.phase(id, phase, message, clock.instant());
+        fanOut(clusterName, release, settings, listener);
         try (SshRun run = transport(settings).openRun()) {
             NodeDeployer.Outcome outcome = new NodeDeployer(healthTimeout).deploy(run, plan, listener, journal);
             record(settings.actor(), clusterName, "node.deploy", "deployment " + id + ": " + outcome.summary(), AuditEvent.Outcome.SUCCESS);

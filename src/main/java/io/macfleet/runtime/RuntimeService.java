@@ -121,11 +121,15 @@ public class RuntimeService {
                 rank.managementAddress(), rank.memoryGb(), addresses.getOrDefault(rank.machine(), Map.of()))).toList();
         InferenceSettings inference = cluster.inference() == null ? new InferenceSettings(null, InferenceSettings.Parallelism.TENSOR,
                 InferenceSettings.DEFAULT_PORT) : cluster.inference();
-        Optional<Path> chosenModel = model.map(path -> named(path.toString()).orElse(path))
-                .or(() -> Optional.ofNullable(inference.model()).map(named -> named(named).orElse(Path.of(named))));
+        Optional<String> asGiven = model.map(Path::toString).or(() -> Optional.ofNullable(inference.model()));
+        Optional<Path> catalogued = asGiven.flatMap(this::named);
+        Optional<Path> chosenModel = catalogued.or(() -> asGiven.map(Path::of));
         try {
-            // Only files under the models directory are sent to the Macs (issue 29), whatever the runtime.
-            chosenModel.ifPresent(io.macfleet.deployment.ModelsDirectory.configured()::confine);
+            // Only files under the models directory are sent to the Macs (issue 29), whatever the runtime; the
+            // catalogue's own store is exempt (its files were verified when they were added).
+            if (catalogued.isEmpty()) {
+                chosenModel.ifPresent(io.macfleet.deployment.ModelsDirectory.configured()::confine);
+            }
         } catch (IllegalArgumentException outside) {
             throw new RuntimeRefused(outside.getMessage());
         }

@@ -27,6 +27,11 @@ public enum PrivilegedProgram {
     SSHD("/usr/sbin/sshd"),
     /** Installing rendered configuration files (sshd drop-ins, launch daemons) owned by root. */
     INSTALL("/usr/bin/install"),
+    /**
+     * Giving a model file placed by the placement relays to root:wheel (on a Mac the relay, a root daemon, made it
+     * root's already; this makes sure whatever the previous owner, so the SSH user cannot replace what the node loads).
+     */
+    CHOWN("/usr/sbin/chown"),
     /** Creating the inference node's own daemon account ({@code _macfleet}) in the local directory. */
     DSCL("/usr/bin/dscl"),
     /** Installing a package (the Java runtime the inference node needs). */

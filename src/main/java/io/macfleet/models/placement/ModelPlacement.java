@@ -30,7 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code model place} and {@code node deploy} come through here; each placement is one audit entry ({@code model.place}).
  */
 @ApplicationScoped
-public class ModelPlacement {
+public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
 
     private final RuntimeService runtimes;
     private final ModelCatalogue catalogue;
@@ -147,6 +147,36 @@ public class ModelPlacement {
     /** The latest placement started through the API for this cluster (since this service started). */
     public Optional<Running> latest(String cluster) {
         return Optional.ofNullable(latest.get(cluster));
+    }
+
+    /**
+     * node deploy's fan-out: a one-file catalogue model (the only kind the bundled node loads from one path) on a
+     * cluster of two or more Macs is placed Mac to Mac; anything else is left to staging's own copy.
+     */
+    @Override
+    public Optional<String> place(String cluster, java.nio.file.Path modelFile, SshSettings ssh, NodeDeployer.Listener listener) {
+        Optional<CatalogueModel> model = catalogue.list().stream()
+                .filter(entry -> entry.files().size() == 1 && catalogue.localFile(entry, entry.files().getFirst()).toAbsolutePath().normalize()
+                        .equals(modelFile.toAbsolutePath().normalize()))
+                .findFirst();
+        if (model.isEmpty()) {
+            return Optional.empty();
+        }
+        int machines;
+        try {
+            machines = runtimes.cluster(cluster, Optional.empty(), Optional.empty()).machines().size();
+        } catch (RuntimeRefused unknown) {
+            return Optional.empty();
+        }
+        if (machines < 2) {
+            return Optional.empty();
+        }
+        PlacementReport report = place(cluster, model.get(), ssh, listener);
+        String summary = summary(model.get().name(), report);
+        if (!report.succeeded()) {
+            throw new IllegalStateException(summary);
+        }
+        return Optional.of("placed over Thunderbolt: " + summary);
     }
 
     static String summary(String what, PlacementReport report) {

@@ -173,6 +173,7 @@ public final class PlacementEngine {
                         }
                     });
                 }
+                giveToRoot(run, states, files);
             } finally {
                 java.util.Arrays.fill(key, (byte) 0);
                 cleanUp(run, states);
@@ -187,6 +188,25 @@ public final class PlacementEngine {
         }
         long total = files.stream().mapToLong(PlacedFile::size).sum();
         return new PlacementReport(cluster, chainsTaken, outcomes, total, fromControlHost, (System.nanoTime() - started) / 1_000_000, rounds);
+    }
+
+    /**
+     * The files each Mac verified are root:wheel 644, as node deploy requires before it takes a file as already there
+     * (the SSH user must not be able to replace what the node's daemon loads). A Mac where that fails fails with it.
+     */
+    private static void giveToRoot(SshRun run, Map<String, MacState> states, List<PlacedFile> files) {
+        for (MacState state : states.values()) {
+            if (!state.everNeeded || state.failure != null) {
+                continue;
+            }
+            for (PlacedFile file : files) {
+                CommandResult owned = run.execute(state.machine.ssh(), Command.sudo(PrivilegedProgram.CHOWN, "root:wheel", file.remotePath()));
+                if (!owned.succeeded()) {
+                    state.failure = "placed " + file.remotePath() + " but could not give it to root: "
+                            + (owned.stderr().isBlank() ? "exit " + owned.exitStatus() : owned.stderr().strip());
+                }
+            }
+        }
     }
 
     /** Every Mac at once: directories, what it holds (verified by its shasum) and partial files, {@code df -k}. */

@@ -48,6 +48,11 @@ class ModelPlaceCommandTest {
         public Path localFile(CatalogueModel model, ModelFile modelFile) {
             return file.localFile();
         }
+
+        @Override
+        public List<CatalogueModel> list() {
+            return List.of(find("tiny").orElseThrow());
+        }
     }
 
     @BeforeAll
@@ -100,6 +105,26 @@ class ModelPlaceCommandTest {
         Ran again = run("llm-a", "tiny", "--port", Integer.toString(placement.port));
         assertThat(again.exitCode()).isZero();
         assertThat(again.out()).contains("placed on 0, already on 4, failed on 0; 0 bytes from the control host");
+    }
+
+    /**
+     * node deploy's fan-out (deployment.ModelFanOut): a one-file catalogue model is placed Mac to Mac and left root's
+     * (node deploy takes a file as in place only when it is root:wheel 644), a file the catalogue does not hold is left
+     * to staging's own copy.
+     */
+    @Test
+    void nodeDeploysFanOutPlacesACatalogueFileAsRootsAndLeavesOtherFilesToStaging() throws Exception {
+        ModelPlacement fanOut = new ModelPlacement(placement.runtimes, new OneModelCatalogue(), new InMemoryHostKeyStore(), audit::add, Clock.systemUTC());
+        fanOut.settings(PlacementEngine.Settings.defaults().withPort(placement.port));
+        io.macfleet.ssh.SshSettings ssh = placement.settings;
+
+        assertThat(fanOut.place("llm-a", directory.resolve("not-catalogued.gguf"), ssh, io.macfleet.deployment.NodeDeployer.Listener.NONE)).isEmpty();
+        Optional<String> placed = fanOut.place("llm-a", file.localFile(), ssh, io.macfleet.deployment.NodeDeployer.Listener.NONE);
+        assertThat(placed).hasValueSatisfying(sentence -> assertThat(sentence).startsWith("placed over Thunderbolt: tiny on llm-a"));
+        String onMac = io.macfleet.deployment.NodeLayout.model(file.sha256(), "tiny.gguf");
+        for (String mac : List.of("studio-01", "studio-02", "studio-03", "studio-04")) {
+            assertThat(placement.simulation.fleet.machine(mac).ownerOf(onMac)).as(mac).isEqualTo("root:wheel 644");
+        }
     }
 
     @Test
