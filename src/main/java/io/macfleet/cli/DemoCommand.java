@@ -186,6 +186,14 @@ public class DemoCommand implements Callable<Integer> {
         boolean llamaCpp = "llama.cpp".equals(runtime);
         boolean mlx = "mlx".equals(runtime);
         if (!noNode && !llamaCpp && !mlx) {
+            // The Macs pass the model on to each other over their Thunderbolt addresses (model placement), which macfleet
+            // reads from the facts as on real Macs: give each cable end its own address first, as the runtimes' demos do.
+            demo.fleet().assignThunderboltLoopbackAddresses();
+            try {
+                clusterCabling.cluster(DemoEnvironment.CLUSTER, java.util.Optional.of(io.macfleet.ssh.SshSettings.defaults(io.macfleet.command.Actors.DEMO)));
+            } catch (RuntimeException unread) {
+                out.println("The Thunderbolt addresses were not read (" + unread.getMessage() + "); the model goes to each Mac from here.");
+            }
             endpoint = io.macfleet.deployment.DemoNode.deploy(nodes, models, DemoEnvironment.CLUSTER, dir, out);
         }
         java.util.Optional<io.macfleet.runtime.DemoLlamaCpp.Serving> llamaCppServing = java.util.Optional.empty();
