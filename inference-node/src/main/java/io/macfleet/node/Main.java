@@ -32,6 +32,8 @@ public final class Main {
                          [--api-key env:NAME|file:PATH] [--model-sha256 HEX]
                          [--cluster FILE --rank N [--cluster-key FILE]] (one rank of a cluster; rank 0 serves the API;
                          the key file, mode 600, is required when the cluster file names non-loopback addresses)
+              proxy      --listen ADDRESS:PORT --to HOST:PORT --api-key env:NAME|file:PATH (an authenticating reverse
+                         proxy for a server without a key, e.g. mlx_lm.server on loopback; no wildcard --listen)
               launch-local --model FILE --ranks N --parallelism tensor|pipeline [--port P] [--threads-per-rank T]
                          [--context N] (N ranks as processes on loopback; Ctrl-C stops them all)
               cluster-bench [--ranks 2,4] [--sizes-kb 8,32,64] [--iterations N] (all-reduce over loopback TCP)
@@ -74,6 +76,7 @@ public final class Main {
             }
             return switch (args[0]) {
                 case "serve" -> options.containsKey("cluster") ? ClusterCommands.serve(options, err) : serve(options, err);
+                case "proxy" -> proxy(options, err);
                 case "launch-local" -> ClusterCommands.launchLocal(options, err);
                 case "cluster-bench" -> ClusterCommands.bench(options, out);
                 case "generate" -> generate(options, out, err);
@@ -107,6 +110,7 @@ public final class Main {
     private static final Map<String, Set<String>> OPTIONS = Map.of(
             "serve", Set.of("model", "port", "host", "config", "context", "threads", "max-queued", "cluster", "rank", "exit-with-stdin",
                     "cluster-key", "api-key", "model-sha256"),
+            "proxy", Set.of("listen", "to", "api-key"),
             "launch-local", Set.of("model", "ranks", "parallelism", "port", "threads-per-rank", "context"),
             "cluster-bench", Set.of("ranks", "sizes-kb", "iterations", "model", "tokens", "repeats", "bandwidth-mb"),
             "generate", Set.of("model", "prompt", "chat", "max-tokens", "temperature", "top-k", "top-p", "min-p", "seed", "context", "threads"),
@@ -204,6 +208,27 @@ public final class Main {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
+            stopped.countDown();
+        }));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return OK;
+    }
+
+    private static int proxy(Map<String, String> options, PrintStream err) throws IOException {
+        io.macfleet.node.server.AuthenticatingProxy proxy = new io.macfleet.node.server.AuthenticatingProxy(
+                io.macfleet.node.server.AuthenticatingProxy.listenAddress(required(options, "listen")),
+                io.macfleet.node.server.AuthenticatingProxy.upstreamUri(required(options, "to")),
+                io.macfleet.node.server.NodeSecurity.of(required(options, "api-key"), null));
+        proxy.start();
+        err.println("inference-node: proxy on http://" + proxy.address().getHostString() + ":" + proxy.address().getPort()
+                + " to http://" + options.get("to") + " (Authorization: Bearer required)");
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            proxy.close();
             stopped.countDown();
         }));
         try {
