@@ -40,6 +40,15 @@ public final class AuthenticatingProxy implements AutoCloseable {
     private static final Set<String> NOT_FORWARDED = Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding",
             "te", "trailer", "upgrade", "host", "content-length", "expect", "authorization", "proxy-authorization", "date");
 
+    /**
+     * Answered by the proxy itself, without a key (as the node's and llama-server's /health): 200 when the upstream
+     * answers {@value #UPSTREAM_READY_PATH} with 200, else 503. It tells up or down and nothing else, so supervision
+     * and readiness probes need no secret.
+     */
+    static final String HEALTH_PATH = "/health";
+    static final String UPSTREAM_READY_PATH = "/v1/models";
+    private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(5);
+
     private final HttpServer http;
     private final HttpClient client;
     private final URI upstream;
@@ -109,6 +118,10 @@ public final class AuthenticatingProxy implements AutoCloseable {
     private void handle(HttpExchange exchange) {
         try (exchange) {
             try {
+                if (exchange.getRequestURI().getPath().equals(HEALTH_PATH) && exchange.getRequestMethod().equals("GET")) {
+                    health(exchange);
+                    return;
+                }
                 security.authorize(exchange);
                 forward(exchange);
             } catch (ApiException e) {
@@ -167,6 +180,28 @@ public final class AuthenticatingProxy implements AutoCloseable {
                 to.flush();
             }
         }
+    }
+
+    private void health(HttpExchange exchange) throws IOException {
+        exchange.getRequestBody().readNBytes(NodeSecurity.MAXIMUM_BODY_BYTES);
+        int status;
+        try {
+            status = client.send(HttpRequest.newBuilder(upstream.resolve(UPSTREAM_READY_PATH)).timeout(HEALTH_TIMEOUT).GET().build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            status = -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            status = -1;
+        }
+        if (status != 200) {
+            throw new ApiException(503, "server_error", status < 0 ? "the server behind this proxy does not answer"
+                    : "the server behind this proxy answers " + UPSTREAM_READY_PATH + " with HTTP " + status, null, "upstream_unavailable");
+        }
+        byte[] bytes = "{\"status\":\"ok\"}".getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(200, bytes.length);
+        exchange.getResponseBody().write(bytes);
     }
 
     private static void sendError(HttpExchange exchange, ApiException e) {

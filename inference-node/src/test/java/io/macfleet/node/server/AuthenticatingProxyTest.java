@@ -46,6 +46,12 @@ class AuthenticatingProxyTest {
     @BeforeAll
     static void start() throws Exception {
         upstream = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        upstream.createContext("/v1/models", exchange -> {
+            byte[] answer = "{\"object\":\"list\",\"data\":[]}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
         upstream.createContext("/v1/echo", exchange -> {
             byte[] body = exchange.getRequestBody().readAllBytes();
             byte[] answer = Json.write(Map.of("method", exchange.getRequestMethod(),
@@ -115,7 +121,7 @@ class AuthenticatingProxyTest {
         assertThat(wrong.statusCode()).isEqualTo(401);
         assertThat(error(wrong)).containsEntry("message", "the API key is not valid");
 
-        // every path is behind the key, /health and /metrics included: the upstream's answers are all private
+        // every path but the proxy's own /health is behind the key, /metrics included
         HttpResponse<String> metrics = client.send(HttpRequest.newBuilder(base.resolve("/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(metrics.statusCode()).isEqualTo(401);
@@ -188,6 +194,21 @@ class AuthenticatingProxyTest {
                     .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(answer.statusCode()).isEqualTo(502);
             assertThat(error(answer)).containsEntry("code", "upstream_unavailable");
+        }
+    }
+
+    @Test
+    void answersHealthWithoutAKeyFromTheUpstreamsModels() throws Exception {
+        HttpResponse<String> up = client.send(HttpRequest.newBuilder(base.resolve("/health")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(up.statusCode()).isEqualTo(200);
+        assertThat(up.body()).isEqualTo("{\"status\":\"ok\"}");
+        try (AuthenticatingProxy nowhere = new AuthenticatingProxy(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                URI.create("http://127.0.0.1:" + unusedPort()), NodeSecurity.of("file:" + directory.resolve("api-key"), null))) {
+            nowhere.start();
+            HttpResponse<String> down = client.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + nowhere.address().getPort() + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(down.statusCode()).isEqualTo(503);
+            assertThat(error(down)).containsEntry("message", "the server behind this proxy does not answer");
         }
     }
 
