@@ -35,6 +35,13 @@ public final class MlxRuntime implements InferenceRuntime {
 
     public static final String NAME = "mlx";
     public static final String LABEL = "io.macfleet.mlx-lm-server";
+    /**
+     * With {@code settings.apiKey}: the bundled node's jar as an authenticating reverse proxy on rank 0 (mlx_lm.server
+     * has no API key option), on the management address and the cluster's port, forwarding to mlx_lm.server on loopback.
+     */
+    public static final String PROXY_LABEL = "io.macfleet.mlx-lm-proxy";
+    /** Where rank 0 keeps the API key the proxy checks (mode 600). */
+    public static final String API_KEY_FILE = "/usr/local/macfleet/mlx/api-key";
     public static final String HOME = "/usr/local/macfleet/mlx";
     /**
      * The directory of each pinned pair's virtual environment: one per (mlx, mlx-lm) pair, so that an upgrade installs
@@ -64,7 +71,13 @@ public final class MlxRuntime implements InferenceRuntime {
 
     @Override
     public List<String> labels() {
-        return List.of(LABEL);
+        return List.of(LABEL, PROXY_LABEL);
+    }
+
+    /** The proxy first: every rank's readiness is rank 0's answer through it. */
+    @Override
+    public List<String> startOrder() {
+        return List.of(PROXY_LABEL, LABEL);
     }
 
     @Override
@@ -113,6 +126,11 @@ public final class MlxRuntime implements InferenceRuntime {
 
     @Override
     public Optional<Probe> probe(LaunchDaemon installed) {
+        if (installed.label().equals(PROXY_LABEL)) {
+            // The proxy is up when it accepts; whether mlx_lm.server behind it answers is the ranks' probe.
+            String listen = after(installed.programArguments(), "--listen").orElse("127.0.0.1:8080");
+            return Optional.of(new Probe.Tcp(listen.substring(0, listen.lastIndexOf(':')), Integer.parseInt(listen.substring(listen.lastIndexOf(':') + 1))));
+        }
         if (!installed.label().equals(LABEL)) {
             return Optional.empty();
         }
@@ -193,6 +211,12 @@ public final class MlxRuntime implements InferenceRuntime {
                 .map(file -> new StagedFile(HOME + "/wheels/" + file.path().getFileName(), new StagedFile.Source.LocalFile(file.path()),
                         Optional.of(file.sha256()), file.size(), 0644)).toList();
         int httpPort = cluster.inference().port();
+        Optional<String> apiKey = cluster.setting("apiKey", String.class);
+        // With a key, mlx_lm.server answers on loopback only, behind the proxy on the cluster's port.
+        int upstreamPort = httpPort + 1 == port ? httpPort + 2 : httpPort + 1;
+        // The proxy's /health (no key) when there is one: 200 when mlx_lm.server behind it answers /v1/models.
+        String readyUrl = "http://" + head.managementAddress() + ":" + httpPort + (apiKey.isPresent() ? "/health" : "/v1/models");
+        Optional<StagedFile> proxyJar = apiKey.map(reference -> proxyJar(cluster));
         boolean pipeline = cluster.inference().parallelism() == InferenceSettings.Parallelism.PIPELINE;
         @SuppressWarnings("unchecked")
         Map<String, Object> extra = cluster.setting("environment", Map.class).orElse(Map.of());
@@ -207,10 +231,11 @@ public final class MlxRuntime implements InferenceRuntime {
             environment.put("MACFLEET_RUNTIME", NAME);
             environment.put("MACFLEET_MLX_PACKAGES", "mlx==" + mlxVersion + " mlx-lm==" + mlxLmVersion);
             environment.put("MACFLEET_MODEL_SHA256", model.digest());
-            environment.put(MODELS_URL, "http://" + head.managementAddress() + ":" + httpPort + "/v1/models");
+            environment.put(MODELS_URL, readyUrl);
             // mlx_lm.server binds --host (127.0.0.1 by default, server.py:1732-1737); only rank 0 serves (server.py:1714-1717).
             List<String> arguments = new ArrayList<>(List.of(venv(mlxVersion, mlxLmVersion) + "/bin/python3", "-m", "mlx_lm.server", "--model", modelPath,
-                    "--host", machine.managementAddress(), "--port", Integer.toString(httpPort)));
+                    "--host", rank == 0 && apiKey.isPresent() ? "127.0.0.1" : machine.managementAddress(),
+                    "--port", Integer.toString(rank == 0 && apiKey.isPresent() ? upstreamPort : httpPort)));
             if (pipeline) {
                 arguments.add("--pipeline");
             }
@@ -222,10 +247,10 @@ public final class MlxRuntime implements InferenceRuntime {
                     Optional.of(NodeRelease.sha256(content)), content.length, 0644));
             // Every rank is ready when the group serves: the ranks start together (JACCL's side channel and the ring wait for
             // each other) and only rank 0 answers HTTP, once every rank joined.
-            Probe readiness = new Probe.Http(URI.create("http://" + head.managementAddress() + ":" + httpPort + "/v1/models"));
+            Probe readiness = new Probe.Http(URI.create(readyUrl));
             List<Listen> listens = new ArrayList<>();
             if (rank == 0) {
-                listens.add(new Listen(machine.managementAddress(), httpPort));
+                listens.add(apiKey.isPresent() ? new Listen("127.0.0.1", upstreamPort) : new Listen(machine.managementAddress(), httpPort));
                 if (backend.startsWith("jaccl")) {
                     listens.add(new Listen(machine.managementAddress(), port));
                 }
@@ -239,8 +264,15 @@ public final class MlxRuntime implements InferenceRuntime {
             if (!wheels.isEmpty()) {
                 directories.add(HOME + "/wheels");
             }
-            machines.add(new MachinePlan(machine.name(), rank, rank == 0 ? "rank 0: mlx_lm.server, serves HTTP" : "rank " + rank + ": mlx_lm.server",
-                    machine.ssh(), directories, files, List.of(new DaemonPlan(daemon, 0, listens, readiness))));
+            List<DaemonPlan> daemons = new ArrayList<>(List.of(new DaemonPlan(daemon, apiKey.isPresent() ? 1 : 0, listens, readiness)));
+            if (rank == 0 && apiKey.isPresent()) {
+                files.add(proxyJar.orElseThrow());
+                files.add(new StagedFile(API_KEY_FILE, new StagedFile.Source.Secret(apiKey.get()), Optional.empty(), -1, 0600));
+                daemons.add(new DaemonPlan(proxyDaemon(cluster, proxyJar.get().destination(), machine.managementAddress(), httpPort, upstreamPort), 0,
+                        List.of(new Listen(machine.managementAddress(), httpPort)), new Probe.Tcp(machine.managementAddress(), httpPort)));
+            }
+            machines.add(new MachinePlan(machine.name(), rank, rank == 0 ? "rank 0: mlx_lm.server, serves HTTP" + (apiKey.isPresent()
+                    ? " behind the API-key proxy" : "") : "rank " + rank + ": mlx_lm.server", machine.ssh(), directories, files, daemons));
         }
         String endpoint = "http://" + head.managementAddress() + ":" + httpPort + "/v1";
         List<String> notes = new ArrayList<>();
@@ -253,10 +285,39 @@ public final class MlxRuntime implements InferenceRuntime {
                 : ", coordinator " + head.managementAddress() + ":" + port) + "; " + (pipeline ? "pipeline (--pipeline)" : "tensor") + " parallelism over "
                 + ranks.size() + " ranks");
         notes.add("model " + model.directory() + ": " + model.files().size() + " files, copied to " + modelPath + " on every Mac");
-        notes.add("no API key: mlx_lm.server has no option for one (server.py main()); " + endpoint
-                + " answers anyone who reaches rank 0's management address (keep it on the management network)");
+        if (apiKey.isPresent()) {
+            notes.add("API key: from " + apiKey.get() + " into " + API_KEY_FILE + " (mode 600) on " + head.name() + "; " + PROXY_LABEL
+                    + " (inference-node proxy) answers " + endpoint + " with Authorization: Bearer and forwards to mlx_lm.server on 127.0.0.1:"
+                    + upstreamPort + " (mlx_lm.server has no API key option)");
+        } else {
+            notes.add("no API key: mlx_lm.server has no option for one (server.py main()); " + endpoint
+                    + " answers anyone who reaches rank 0's management address (set inference.settings.apiKey to put an authenticating proxy in front)");
+        }
         return new RuntimePlan(NAME, cluster.name(), "mlx " + mlxVersion + ", mlx-lm " + mlxLmVersion, machines, endpoint,
-                new Probe.Http(URI.create("http://" + head.managementAddress() + ":" + httpPort + "/v1/models")), notes);
+                new Probe.Http(URI.create(readyUrl)), notes);
+    }
+
+    /** The bundled node's jar, copied to rank 0 beside the venvs (named by its hash, so an upgrade lands beside the old one). */
+    private static StagedFile proxyJar(RuntimeCluster cluster) {
+        java.nio.file.Path jar = cluster.nodeJar().orElseGet(io.macfleet.deployment.NodeService::defaultNodeJar);
+        try {
+            String sha256 = NodeRelease.sha256(jar);
+            return new StagedFile(HOME + "/inference-node-" + sha256.substring(0, 12) + ".jar", new StagedFile.Source.LocalFile(jar),
+                    Optional.of(sha256), java.nio.file.Files.size(jar), 0644);
+        } catch (java.io.IOException e) {
+            throw new RuntimeRefused("cluster " + cluster.name() + ": inference.settings.apiKey needs the node's jar for the proxy: cannot read "
+                    + jar + ": " + e.getMessage());
+        }
+    }
+
+    /** {@code inference-node proxy} on rank 0's management address (never a wildcard), the key named by path only. */
+    private static LaunchDaemon proxyDaemon(RuntimeCluster cluster, String jar, String managementAddress, int httpPort, int upstreamPort) {
+        Map<String, String> environment = new LinkedHashMap<>();
+        environment.put("MACFLEET_CLUSTER", cluster.name());
+        environment.put("MACFLEET_RUNTIME", NAME);
+        return LaunchDaemon.node(PROXY_LABEL, List.of("/usr/bin/java", "-Xmx128m", "-jar", jar, "proxy",
+                "--listen", managementAddress + ":" + httpPort, "--to", "127.0.0.1:" + upstreamPort, "--api-key", "file:" + API_KEY_FILE),
+                environment, HOME);
     }
 
     private static String required(RuntimeCluster cluster, String setting) {
