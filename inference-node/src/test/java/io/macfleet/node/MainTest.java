@@ -49,6 +49,18 @@ class MainTest {
         assertThat(run("serve").err()).contains("missing --model");
     }
 
+    /** proxy: refused before it listens, exit 2, for a wildcard address, a missing upstream or a key given in clear. */
+    @Test
+    void proxyRefusesAWildcardListenAddressAndAKeyOnTheCommandLine() {
+        Run wildcard = run("proxy", "--listen", "0.0.0.0:18080", "--to", "127.0.0.1:18081", "--api-key", "env:MACFLEET_ABSENT_KEY");
+        assertThat(wildcard.code()).isEqualTo(2);
+        assertThat(wildcard.err()).contains("--listen 0.0.0.0:18080 is a wildcard address");
+        assertThat(run("proxy", "--listen", "127.0.0.1:0", "--api-key", "env:X").err()).contains("missing --to");
+        Run clear = run("proxy", "--listen", "127.0.0.1:0", "--to", "127.0.0.1:1", "--api-key", "sk-0123456789abcdef");
+        assertThat(clear.code()).isEqualTo(2);
+        assertThat(clear.err()).contains("--api-key takes a reference").doesNotContain("0123456789abcdef");
+    }
+
     /** verify-model (issue 29): what a deploy runs on one Mac before it switches; 0 only for a model that loads and is the one expected. */
     @Test
     void verifyModelLoadsTheModelAndChecksItsHash() throws Exception {
