@@ -243,6 +243,47 @@ class MlxRuntimeTest {
         assertThat(RuntimePlans.text(plan)).contains("MLX_JACCL_COORDINATOR=10.0.0.1:32323");
     }
 
+    /** mlx_lm.server has no API key option (server.py main()): with settings.apiKey rank 0 gets the proxy in front. */
+    @Test
+    void anApiKeyPutsRankZerosServerOnLoopbackBehindTheProxy() throws Exception {
+        ClusterCabling.Cluster cabling = RuntimeCablingFixtures.fullMesh("llm-a", "studio-01", "studio-02");
+        java.nio.file.Path jar = java.nio.file.Files.writeString(directory.resolve("inference-node.jar"), "a jar");
+        RuntimeCluster keyed = cluster(cabling, Map.of("apiKey", "env:LLM_A_API_KEY"));
+        keyed = new RuntimeCluster(keyed.name(), keyed.inference(), keyed.machines(), keyed.model(), Optional.of(jar), keyed.configuredLinks(),
+                keyed.cabling());
+        RuntimePlan plan = new MlxRuntime().plan(keyed);
+
+        MachinePlan head = plan.machines().getFirst();
+        assertThat(head.daemons()).extracting(daemon -> daemon.daemon().label()).containsExactly(MlxRuntime.LABEL, MlxRuntime.PROXY_LABEL);
+        RuntimePlan.DaemonPlan server = head.daemons().get(0);
+        RuntimePlan.DaemonPlan proxy = head.daemons().get(1);
+        assertThat(server.daemon().programArguments()).containsSubsequence("--host", "127.0.0.1", "--port", "8081");
+        assertThat(server.listens()).contains(new RuntimePlan.Listen("127.0.0.1", 8081));
+        assertThat(server.startOrder()).isEqualTo(1);
+        assertThat(proxy.startOrder()).isZero();
+        assertThat(proxy.daemon().programArguments()).containsSubsequence("proxy", "--listen", "10.0.0.1:8080", "--to", "127.0.0.1:8081",
+                "--api-key", "file:" + MlxRuntime.API_KEY_FILE);
+        assertThat(proxy.listens()).containsExactly(new RuntimePlan.Listen("10.0.0.1", 8080));
+        assertThat(head.files()).anySatisfy(file -> {
+            assertThat(file.destination()).isEqualTo(MlxRuntime.API_KEY_FILE);
+            assertThat(file.source()).isEqualTo(new StagedFile.Source.Secret("env:LLM_A_API_KEY"));
+            assertThat(file.mode()).isEqualTo(0600);
+        });
+        assertThat(head.files()).anySatisfy(file -> assertThat(file.source()).isEqualTo(new StagedFile.Source.LocalFile(jar)));
+        // Every rank's readiness is the proxy's keyless /health; the endpoint stays the management address and port.
+        MachinePlan other = plan.machines().get(1);
+        assertThat(other.daemons()).hasSize(1);
+        assertThat(other.daemons().getFirst().daemon().environment()).containsEntry("MACFLEET_MLX_READY_URL", "http://10.0.0.1:8080/health");
+        assertThat(other.files()).noneSatisfy(file -> assertThat(file.destination()).isEqualTo(MlxRuntime.API_KEY_FILE));
+        assertThat(plan.endpoint()).isEqualTo("http://10.0.0.1:8080/v1");
+        assertThat(plan.health()).isEqualTo(new RuntimePlan.Probe.Http(java.net.URI.create("http://10.0.0.1:8080/health")));
+
+        RuntimePlan open = new MlxRuntime().plan(cluster(cabling, Map.of()));
+        assertThat(open.machines().getFirst().daemons()).hasSize(1);
+        assertThat(open.machines().getFirst().daemons().getFirst().daemon().programArguments()).containsSubsequence("--host", "10.0.0.1", "--port", "8080");
+        assertThat(open.notes()).anySatisfy(note -> assertThat(note).startsWith("no API key"));
+    }
+
     @Test
     void theContractCheckRefusesAsMlxDoes() {
         String file = "/usr/local/macfleet/mlx/ibv-devices.json";
