@@ -29,7 +29,7 @@ public final class DaemonAccount {
     }
 
     /** Creates the group and the account unless the Mac has the account; returns whether it was created. */
-    static boolean ensure(MachineSession machine) {
+    public static boolean ensure(MachineSession machine) {
         if (exists(machine)) {
             return false;
         }

@@ -57,6 +57,19 @@ public interface InferenceRuntime {
         return List.of();
     }
 
+    /**
+     * The directory {@link #installCommands} build as the SSH user (MLX's venv), given to root:wheel once its build was
+     * read back, so the SSH user cannot change what the daemon runs; a directory already root's is taken as built.
+     */
+    default Optional<String> builtDirectory(MachinePlan machine) {
+        return Optional.empty();
+    }
+
+    /** Directories the daemons write (a cache), owned by the daemon account; every other directory of the plan is root's. */
+    default List<String> writableDirectories(MachinePlan machine) {
+        return List.of();
+    }
+
     /** The build a version command printed (standard output and error together), or empty when unreadable. */
     default Optional<String> build(String versionOutput) {
         return Optional.empty();

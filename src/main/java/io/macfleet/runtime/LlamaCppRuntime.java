@@ -1,5 +1,6 @@
 package io.macfleet.runtime;
 
+import io.macfleet.deployment.DaemonAccount;
 import io.macfleet.deployment.LaunchDaemon;
 import io.macfleet.deployment.NodeRelease;
 import io.macfleet.runtime.RuntimePlan.DaemonPlan;
@@ -150,6 +151,12 @@ public final class LlamaCppRuntime implements InferenceRuntime {
                 : "tcp (fallback: built without RDMA)");
     }
 
+    /** The rpc-server's {@code -c} cache: the one directory the daemons write (their account's; everything else is root's). */
+    @Override
+    public List<String> writableDirectories(MachinePlan machine) {
+        return machine.directories().contains(CACHE_DIRECTORY) ? List.of(CACHE_DIRECTORY) : List.of();
+    }
+
     private static Optional<String> after(List<String> arguments, String option) {
         int index = arguments.indexOf(option);
         return index >= 0 && index + 1 < arguments.size() ? Optional.of(arguments.get(index + 1)) : Optional.empty();
@@ -270,7 +277,7 @@ public final class LlamaCppRuntime implements InferenceRuntime {
                 if (apiKey.isPresent()) {
                     arguments.addAll(List.of("--api-key-file", keyFile));
                 }
-                LaunchDaemon daemon = LaunchDaemon.node(SERVER_LABEL, arguments, environment, HOME);
+                LaunchDaemon daemon = LaunchDaemon.node(SERVER_LABEL, arguments, environment, HOME).runAs(DaemonAccount.NAME);
                 URI health = URI.create("http://" + machine.managementAddress() + ":" + httpPort + "/health");
                 machines.add(new MachinePlan(machine.name(), 0, "head: llama-server", machine.ssh(),
                         List.of(HOME, buildDirectory, MODEL_DIRECTORY), headFiles,
@@ -280,7 +287,7 @@ public final class LlamaCppRuntime implements InferenceRuntime {
                 List<String> arguments = new ArrayList<>(List.of(buildDirectory + "/ggml-rpc-server", "-H", bind, "-p", Integer.toString(rpcPort), "-c"));
                 arguments.addAll(threads);
                 environment.put("LLAMA_CACHE", CACHE_DIRECTORY);
-                LaunchDaemon daemon = LaunchDaemon.node(RPC_LABEL, arguments, environment, HOME);
+                LaunchDaemon daemon = LaunchDaemon.node(RPC_LABEL, arguments, environment, HOME).runAs(DaemonAccount.NAME);
                 machines.add(new MachinePlan(machine.name(), machine.rank(), "peer: ggml-rpc-server", machine.ssh(),
                         List.of(HOME, buildDirectory, CACHE_DIRECTORY), buildCopies,
                         List.of(new DaemonPlan(daemon, 0, List.of(new Listen(bind, rpcPort)), new Probe.Tcp(bind, rpcPort)))));

@@ -5,6 +5,7 @@ import io.macfleet.cabling.ClusterCabling;
 import io.macfleet.cabling.Finding;
 import io.macfleet.cabling.MachineCablingFacts;
 import io.macfleet.cabling.PeerConfiguration;
+import io.macfleet.deployment.DaemonAccount;
 import io.macfleet.deployment.LaunchDaemon;
 import io.macfleet.deployment.NodeRelease;
 import io.macfleet.inventory.InferenceSettings;
@@ -99,6 +100,13 @@ public final class MlxRuntime implements InferenceRuntime {
     public Optional<String> build(String versionOutput) {
         Matcher matcher = VERSION.matcher(versionOutput);
         return matcher.find() ? Optional.of("mlx " + matcher.group(1) + ", mlx-lm " + matcher.group(2)) : Optional.empty();
+    }
+
+    /** The venv the install commands build (as the SSH user); root's once its versions were read back. */
+    @Override
+    public Optional<String> builtDirectory(MachinePlan machine) {
+        String python = machine.daemons().getFirst().daemon().programArguments().getFirst();
+        return Optional.of(python.substring(0, python.length() - "/bin/python3".length()));
     }
 
     /** A virtual environment from the Mac's own python3, then the pinned packages (from the index, or the wheels copied). */
@@ -239,7 +247,7 @@ public final class MlxRuntime implements InferenceRuntime {
             if (pipeline) {
                 arguments.add("--pipeline");
             }
-            LaunchDaemon daemon = LaunchDaemon.node(LABEL, arguments, environment, HOME);
+            LaunchDaemon daemon = LaunchDaemon.node(LABEL, arguments, environment, HOME).runAs(DaemonAccount.NAME);
             List<StagedFile> files = new ArrayList<>(modelFiles);
             files.addAll(wheels);
             byte[] content = sharedFile.getBytes(StandardCharsets.UTF_8);

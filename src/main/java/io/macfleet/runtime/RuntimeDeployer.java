@@ -6,6 +6,7 @@ import static io.macfleet.deployment.NodeDeployer.require;
 import static io.macfleet.deployment.NodeDeployer.shell;
 
 import io.macfleet.deployment.CopyOutcome;
+import io.macfleet.deployment.DaemonAccount;
 import io.macfleet.deployment.FileCopy;
 import io.macfleet.deployment.LaunchDaemon;
 import io.macfleet.deployment.LaunchDaemonPlist;
@@ -128,51 +129,79 @@ public final class RuntimeDeployer {
         String name = plan.machine();
         String user = machine.target().user();
         listener.step(name, "preparing directories");
-        List<String> directories = new ArrayList<>(plan.directories());
-        directories.add(STAGING);
-        List<String> install = new ArrayList<>(List.of("-d", "-o", user, "-m", "755"));
-        install.addAll(directories);
-        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, install.toArray(String[]::new))), "cannot create " + directories);
-        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-m", "755", LaunchDaemon.LOG_DIRECTORY)),
-                "cannot create " + LaunchDaemon.LOG_DIRECTORY);
+        if (DaemonAccount.ensure(machine)) {
+            listener.step(name, "created the daemon account " + DaemonAccount.NAME);
+        }
+        // Program, model and configuration directories are root's (BSD install -d also sets the owner of one that exists,
+        // which gives the models directory back to root after an older deploy made it the SSH user's); only what the
+        // daemon writes is its account's; the SSH user has its private staging directory.
+        List<String> writable = runtime.writableDirectories(plan);
+        List<String> install = new ArrayList<>(List.of("-d", "-o", "root", "-g", "wheel", "-m", "755"));
+        plan.directories().stream().filter(directory -> !writable.contains(directory)).forEach(install::add);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, install.toArray(String[]::new))), "cannot create " + plan.directories());
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "700", STAGING)), "cannot create " + STAGING);
+        List<String> daemonOwned = new ArrayList<>(List.of("-d", "-o", DaemonAccount.NAME, "-g", DaemonAccount.NAME, "-m", "755",
+                LaunchDaemon.LOG_DIRECTORY));
+        daemonOwned.addAll(writable);
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, daemonOwned.toArray(String[]::new))),
+                "cannot create " + LaunchDaemon.LOG_DIRECTORY + " " + writable);
         RemoteShell shell = shell(machine);
         List<CopyOutcome.Kind> copies = new ArrayList<>();
         for (StagedFile file : plan.files()) {
+            String staged = staged(file.destination());
             switch (file.source()) {
                 case StagedFile.Source.LocalFile local -> {
+                    if (file.sha256().isPresent() && placed(machine, file.destination(), file.sha256().get(), file.mode())) {
+                        listener.copying(name, local.path().getFileName().toString(), file.size(), file.size());
+                        copies.add(CopyOutcome.Kind.ALREADY_PRESENT);
+                        continue;
+                    }
                     String label = local.path().getFileName().toString();
                     CopyOutcome outcome = machine.withSftpStripes("copy " + file.destination(), FileCopy.connectionsFor(file.size()),
-                            channels -> new FileCopy(name, channels, shell).copy(local.path(), file.destination(),
+                            channels -> new FileCopy(name, channels, shell).copy(local.path(), staged,
                                     (done, total) -> listener.copying(name, label, done, total)));
-                    copies.add(outcome.kind());
-                    if (file.mode() != 0644) {
-                        require(machine.execute(Command.of("chmod", Integer.toOctalString(file.mode()), file.destination())),
-                                "cannot set the mode of " + file.destination());
-                    }
+                    // Whatever the copy found at the staged path, the file in place was not this one.
+                    copies.add(outcome.kind() == CopyOutcome.Kind.ALREADY_PRESENT ? CopyOutcome.Kind.COPIED : outcome.kind());
+                    installAsRoot(machine, staged, file.destination(), file.mode());
                 }
                 case StagedFile.Source.Secret secret -> {
-                    String value = SecretReference.of(secret.reference()).resolve(environment);
-                    byte[] content = value.getBytes(StandardCharsets.UTF_8);
-                    // Compared by hash: the secret itself never comes back over SSH.
-                    CommandResult current = machine.execute(Command.reading("shasum", "-a", "256", file.destination()));
-                    boolean same = current.succeeded() && current.stdout().startsWith(io.macfleet.deployment.NodeRelease.sha256(content) + " ");
+                    byte[] content = SecretReference.of(secret.reference()).resolve(environment).getBytes(StandardCharsets.UTF_8);
+                    // The key is readable by the daemon's account only, so the SSH user compares a root-owned fingerprint
+                    // beside it (a hash of a key: keys are random strings) instead of reading the key back.
+                    String fingerprint = fingerprint(content);
+                    String fingerprintPath = file.destination() + ".sha256";
+                    CommandResult current = machine.execute(Command.reading("cat", fingerprintPath));
+                    boolean same = current.succeeded() && current.stdout().strip().equals(fingerprint)
+                            && owned(machine, file.destination(), DaemonAccount.NAME + ":" + DaemonAccount.NAME + " 600");
                     if (!same) {
-                        machine.upload(file.destination(), content, file.mode());
+                        machine.upload(staged, content, 0600);
+                        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-o", DaemonAccount.NAME, "-g", DaemonAccount.NAME,
+                                "-m", "600", staged, file.destination())), "cannot install " + file.destination());
+                        require(machine.execute(Command.of("rm", "-f", staged)), "cannot remove the staged " + staged);
+                        machine.upload(staged, (fingerprint + "\n").getBytes(StandardCharsets.UTF_8), 0644);
+                        installAsRoot(machine, staged, fingerprintPath, 0644);
                     }
                     copies.add(same ? CopyOutcome.Kind.ALREADY_PRESENT : CopyOutcome.Kind.COPIED);
                 }
                 case StagedFile.Source.Content text -> {
                     byte[] content = text.text().getBytes(StandardCharsets.UTF_8);
-                    CommandResult current = machine.execute(Command.reading("shasum", "-a", "256", file.destination()));
-                    boolean same = current.succeeded() && current.stdout().startsWith(io.macfleet.deployment.NodeRelease.sha256(content) + " ");
+                    boolean same = placed(machine, file.destination(), io.macfleet.deployment.NodeRelease.sha256(content), file.mode());
                     if (!same) {
-                        machine.upload(file.destination(), content, file.mode());
+                        machine.upload(staged, content, file.mode());
+                        installAsRoot(machine, staged, file.destination(), file.mode());
                     }
                     copies.add(same ? CopyOutcome.Kind.ALREADY_PRESENT : CopyOutcome.Kind.COPIED);
                 }
             }
         }
-        for (List<String> installCommand : runtime.installCommands(plan)) {
+        Optional<String> built = runtime.builtDirectory(plan);
+        boolean alreadyBuilt = built.isPresent() && owned(machine, built.get(), "root:wheel 755");
+        if (built.isPresent() && !alreadyBuilt) {
+            // The SSH user builds it (pip runs as that account, never as root); root takes it once the build is read back.
+            require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "755", built.get())),
+                    "cannot create " + built.get());
+        }
+        for (List<String> installCommand : alreadyBuilt ? List.<List<String>>of() : runtime.installCommands(plan)) {
             listener.step(name, "installing: " + String.join(" ", installCommand));
             require(machine.execute(Command.of(installCommand.getFirst(), installCommand.subList(1, installCommand.size()).toArray(String[]::new))),
                     "cannot install on " + name + " (" + String.join(" ", installCommand) + ")");
@@ -183,6 +212,13 @@ public final class RuntimeDeployer {
             listener.step(name, "reading the build");
             CommandResult printed = machine.execute(Command.reading(version.getFirst(), version.subList(1, version.size()).toArray(String[]::new)));
             build = runtime.build(printed.stdout() + "\n" + printed.stderr());
+        }
+        if (built.isPresent() && !alreadyBuilt) {
+            if (build.isEmpty() && !version.isEmpty()) {
+                throw new IllegalStateException(name + ": " + built.get() + " was built but its build cannot be read back ("
+                        + String.join(" ", version) + "); it stays the SSH user's and is built again by the next deploy");
+            }
+            require(machine.execute(Command.sudo(PrivilegedProgram.CHOWN, "-R", "root:wheel", built.get())), "cannot give " + built.get() + " to root");
         }
         checkPorts(machine, plan);
         listener.step(name, "writing the daemons");
@@ -289,6 +325,40 @@ public final class RuntimeDeployer {
     static LaunchdService launchd(MachineSession machine, String label) {
         CommandResult print = machine.execute(Command.reading("launchctl", "print", "system/" + label));
         return LaunchdService.parse(print.exitStatus() == null ? -1 : print.exitStatus(), print.stdout(), print.stderr());
+    }
+
+    /** Where a file waits in the SSH user's staging directory (its whole path in the name: two destinations never share one). */
+    static String staged(String destination) {
+        return STAGING + "/" + destination.substring(1).replace('/', '_');
+    }
+
+    /** Whether the file is in place with this SHA-256, root:wheel and this mode: a file the SSH user could change is installed again. */
+    private static boolean placed(MachineSession machine, String path, String sha256, int mode) {
+        if (!owned(machine, path, "root:wheel " + Integer.toOctalString(mode))) {
+            return false;
+        }
+        CommandResult sum = machine.execute(Command.reading("shasum", "-a", "256", path));
+        return sum.succeeded() && sum.stdout().startsWith(sha256 + " ");
+    }
+
+    /** Whether {@code stat -f "%Su:%Sg %Lp"} says exactly this ("root:wheel 644"). */
+    private static boolean owned(MachineSession machine, String path, String ownerAndMode) {
+        CommandResult owner = machine.execute(Command.reading("stat", "-f", "%Su:%Sg %Lp", path));
+        return owner.succeeded() && owner.stdout().strip().equals(ownerAndMode);
+    }
+
+    /** Root installs the staged copy (checked by the Mac's shasum when it was copied) with root as its owner, then the copy goes. */
+    private static void installAsRoot(MachineSession machine, String staged, String destination, int mode) {
+        require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-o", "root", "-g", "wheel", "-m", Integer.toOctalString(mode), staged, destination),
+                io.macfleet.ssh.ExecutionLimits.DEFAULTS.withCommandTimeout(Duration.ofHours(1))), "cannot install " + destination);
+        require(machine.execute(Command.of("rm", "-f", staged)), "cannot remove the staged " + staged);
+    }
+
+    private static String fingerprint(byte[] secret) {
+        byte[] salted = new byte[secret.length + 17];
+        System.arraycopy("macfleet-secret:\0".getBytes(StandardCharsets.US_ASCII), 0, salted, 0, 17);
+        System.arraycopy(secret, 0, salted, 17, secret.length);
+        return io.macfleet.deployment.NodeRelease.sha256(salted);
     }
 
     static String stagedPlist(LaunchDaemon daemon) {

@@ -178,6 +178,7 @@ final class FilePrograms implements SimulatedProgram {
         if (words.size() < 2) {
             return Result.fail(1, "usage: chown [-fhnvx] [-R [-H | -L | -P]] owner[:group] file ...\n");
         }
+        boolean recursive = args.stream().anyMatch(argument -> argument.matches("-[fhnvxHLP]*R[fhnvxHLP]*"));
         String[] ownerGroup = words.getFirst().split(":", 2);
         for (String path : words.subList(1, words.size())) {
             Path file = mac.resolve(path);
@@ -195,7 +196,18 @@ final class FilePrograms implements SimulatedProgram {
             if (ownerGroup.length == 2 && group == null) {
                 return Result.fail(1, "chown: " + ownerGroup[1] + ": illegal group name\n");
             }
-            mac.fileOwners().set(file, owner, group, null);
+            if (recursive) {
+                // -R without -H/-L follows no symbolic link (-P, chown(8)'s default).
+                try (java.util.stream.Stream<Path> tree = Files.walk(file)) {
+                    for (Path each : tree.toList()) {
+                        mac.fileOwners().set(each, owner, group, null);
+                    }
+                } catch (java.io.IOException e) {
+                    return Result.fail(1, "chown: " + path + ": " + e.getMessage() + "\n");
+                }
+            } else {
+                mac.fileOwners().set(file, owner, group, null);
+            }
         }
         return Result.ok("");
     }

@@ -159,6 +159,67 @@ class LlamaCppOnSimulatorTest {
         RuntimeDeployer.Outcome again = runtimes.deploy("llm-a", Optional.empty(), settings, io.macfleet.deployment.NodeDeployer.Listener.NONE);
         assertThat(again.switched()).isFalse();
         assertThat(again.summary()).startsWith("nothing to do");
+        theDaemonsRunAsTheirOwnAccountAndTheSshUserCannotReplaceWhatTheyRun();
+    }
+
+    /**
+     * Least privilege (issue 29), as for the bundled node: both daemons run as {@code _macfleet}; programs, model and
+     * plists are root's; the API key is the daemon account's alone; only the rpc-server's cache is the daemon's to write.
+     */
+    private static void theDaemonsRunAsTheirOwnAccountAndTheSshUserCannotReplaceWhatTheyRun() throws Exception {
+        RuntimePlan plan = runtimes.plan("llm-a", Optional.empty(), Optional.empty());
+        for (RuntimePlan.MachinePlan machine : plan.machines()) {
+            var mac = simulation.fleet.machine(machine.machine());
+            for (RuntimePlan.DaemonPlan daemon : machine.daemons()) {
+                String label = daemon.daemon().label();
+                assertThat(mac.launchd().userOf(label)).as(label).hasValue(io.macfleet.deployment.DaemonAccount.NAME);
+                assertThat(Files.readString(mac.resolve(daemon.daemon().plistPath()))).contains("<key>UserName</key>\n\t<string>_macfleet</string>");
+                assertThat(mac.ownerOf(daemon.daemon().plistPath())).isEqualTo("root:wheel 644");
+            }
+            assertThat(mac.ownerOf(LlamaCppRuntime.HOME)).isEqualTo("root:wheel 755");
+            for (String directory : machine.directories()) {
+                assertThat(mac.ownerOf(directory)).as(directory)
+                        .isEqualTo(directory.equals(LlamaCppRuntime.CACHE_DIRECTORY) ? "_macfleet:_macfleet 755" : "root:wheel 755");
+            }
+            if (machine.rank() == 0) {
+                assertThat(machine.directories()).contains(LlamaCppRuntime.MODEL_DIRECTORY);
+            }
+            for (RuntimePlan.StagedFile file : machine.files()) {
+                String expected = file.destination().endsWith("/api-key") ? "_macfleet:_macfleet 600"
+                        : "root:wheel " + Integer.toOctalString(file.mode());
+                assertThat(mac.ownerOf(file.destination())).as(file.destination()).isEqualTo(expected);
+            }
+            if (machine.rank() > 0) {
+                assertThat(mac.ownerOf(LlamaCppRuntime.CACHE_DIRECTORY)).isEqualTo("_macfleet:_macfleet 755");
+            }
+        }
+        RuntimePlan.MachinePlan head = plan.machine("studio-01");
+        String server = head.files().stream().map(RuntimePlan.StagedFile::destination).filter(path -> path.endsWith("/llama-server")).findFirst().orElseThrow();
+        String buildDirectory = server.substring(0, server.lastIndexOf('/'));
+        String modelOnMac = head.files().stream().map(RuntimePlan.StagedFile::destination).filter(path -> path.endsWith(".gguf")).findFirst().orElseThrow();
+        java.nio.file.Path serverOnMac = simulation.fleet.machine("studio-01").resolve(server);
+        byte[] before = Files.readAllBytes(serverOnMac);
+        try (SshRun run = transport().openRun()) {
+            var results = run.onFleet(List.of(head.ssh()), machine -> {
+                // Over SFTP: overwrite the program, or put another file beside it.
+                assertThatThrownBy(() -> machine.upload(server, "#!/bin/sh\n".getBytes(), 0755)).hasMessageContaining("ermission denied");
+                assertThatThrownBy(() -> machine.upload(buildDirectory + "/libevil.dylib", "x".getBytes(), 0644)).hasMessageContaining("ermission denied");
+                assertThatThrownBy(() -> machine.upload(modelOnMac, "not a model".getBytes(), 0644)).hasMessageContaining("ermission denied");
+                // By commands without sudo.
+                // (the simulated Mac's shell has mv, not cp: a file of the SSH user's own, moved over the program)
+                String own = RuntimeDeployer.STAGING + "/llama-server";
+                machine.upload(own, "#!/bin/sh\n".getBytes(), 0755);
+                io.macfleet.ssh.CommandResult moved = machine.execute(io.macfleet.ssh.Command.of("mv", "-f", own, server));
+                assertThat(moved.succeeded()).isFalse();
+                assertThat(moved.stderr()).contains("Permission denied");
+                assertThat(machine.execute(io.macfleet.ssh.Command.of("rm", "-f", server)).stderr()).contains("Permission denied");
+                assertThat(machine.execute(io.macfleet.ssh.Command.of("chmod", "777", server)).stderr()).contains("Operation not permitted");
+                assertThat(machine.execute(io.macfleet.ssh.Command.of("cat", LlamaCppRuntime.HOME + "/api-key")).stderr()).contains("Permission denied");
+                return null;
+            });
+            assertThat(results).allSatisfy(result -> assertThat(result.succeeded()).as(result.describe()).isTrue());
+        }
+        assertThat(Files.readAllBytes(serverOnMac)).isEqualTo(before);
     }
 
     @Test

@@ -108,6 +108,21 @@ class MlxOnSimulatorTest {
         for (String mac : List.of("studio-01", "studio-02", "studio-03")) {
             assertThat(simulation.fleet.machine(mac).launchd().pid(MlxRuntime.LABEL)).as(mac).isPresent();
         }
+        // Least privilege (issue 29): each rank runs as _macfleet; the venv the SSH user built with pip is root's once
+        // verified, and so are the model, the host file and the plist.
+        for (RuntimePlan.MachinePlan machine : plan.machines()) {
+            var mac = simulation.fleet.machine(machine.machine());
+            LaunchDaemonOf daemon = new LaunchDaemonOf(machine.daemons().getFirst().daemon());
+            assertThat(mac.launchd().userOf(MlxRuntime.LABEL)).as(machine.machine()).hasValue(io.macfleet.deployment.DaemonAccount.NAME);
+            assertThat(java.nio.file.Files.readString(mac.resolve(daemon.plistPath()))).contains("<key>UserName</key>\n\t<string>_macfleet</string>");
+            assertThat(mac.ownerOf(daemon.plistPath())).isEqualTo("root:wheel 644");
+            assertThat(mac.ownerOf(daemon.venv())).isEqualTo("root:wheel 755");
+            assertThat(mac.ownerOf(daemon.venv() + "/bin/python3")).isEqualTo("root:wheel 755");
+            assertThat(mac.ownerOf(MlxRuntime.MODEL_DIRECTORY)).isEqualTo("root:wheel 755");
+            for (RuntimePlan.StagedFile file : machine.files()) {
+                assertThat(mac.ownerOf(file.destination())).as(file.destination()).isEqualTo("root:wheel " + Integer.toOctalString(file.mode()));
+            }
+        }
         // Status and supervision read every rank's readiness back from its plist: all ready, the supervisor sees it serving.
         assertThat(runtimes.status("llm-a", settings)).hasSize(3).allSatisfy(daemon -> assertThat(daemon.ready()).as(daemon.toString()).isTrue());
         try (io.macfleet.ssh.SshRun run = new io.macfleet.ssh.SshTransport(settings, new InMemoryHostKeyStore(), event -> {
@@ -263,6 +278,18 @@ class MlxOnSimulatorTest {
     static int freePort() throws Exception {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
+        }
+    }
+
+    /** The venv a rank's daemon runs (its first program argument is the venv's python3). */
+    private record LaunchDaemonOf(io.macfleet.deployment.LaunchDaemon daemon) {
+        String plistPath() {
+            return daemon.plistPath();
+        }
+
+        String venv() {
+            String python = daemon.programArguments().getFirst();
+            return python.substring(0, python.length() - "/bin/python3".length());
         }
     }
 }
