@@ -325,7 +325,7 @@ public final class MlxRuntime implements InferenceRuntime {
         environment.put("MACFLEET_RUNTIME", NAME);
         return LaunchDaemon.node(PROXY_LABEL, List.of("/usr/bin/java", "-Xmx128m", "-jar", jar, "proxy",
                 "--listen", managementAddress + ":" + httpPort, "--to", "127.0.0.1:" + upstreamPort, "--api-key", "file:" + API_KEY_FILE),
-                environment, HOME);
+                environment, HOME).runAs(DaemonAccount.NAME);
     }
 
     private static String required(RuntimeCluster cluster, String setting) {
