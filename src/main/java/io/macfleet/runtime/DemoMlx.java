@@ -76,7 +76,8 @@ public final class DemoMlx {
      * 8-byte little-endian header length, then the JSON header, as the safetensors format defines).
      */
     static Path demoModel(Path demoDirectory) throws IOException {
-        Path model = Files.createDirectories(demoDirectory.resolve("mlx-demo-model"));
+        // Under the models directory: only files there are sent to the Macs (issue 29).
+        Path model = Files.createDirectories(demoDirectory.resolve("models").resolve("mlx-demo-model"));
         Files.writeString(model.resolve("config.json"), "{\"model_type\": \"llama\", \"note\": \"macfleet demo: the simulator's mlx_lm.server stand-in serves macfleet-stand-in.gguf with the bundled engine; it reads no safetensors\"}\n");
         byte[] header = "{\"__metadata__\":{\"format\":\"mlx\"}}".getBytes(StandardCharsets.UTF_8);
         ByteBuffer buffer = ByteBuffer.allocate(8 + header.length).order(ByteOrder.LITTLE_ENDIAN);

@@ -345,6 +345,9 @@ class MlxRuntimeTest {
                 .contains("  - name: llm-b\n    inference:\n      model: \"/x/tiny.gguf\"");
         assertThat(switched.indexOf("tiny.gguf")).isEqualTo(switched.lastIndexOf("tiny.gguf"));
         assertThat(MlxModel.of(demoModel).files()).hasSize(2);
+        // The demo's models directory is <demo>/models (macfleet.home/models): the MLX model must lie there, or the
+        // deploy refuses it (issue 29's models-directory rule stopped `demo --runtime mlx` once).
+        new io.macfleet.deployment.ModelsDirectory(directory.resolve("models")).confine(demoModel);
     }
 
     private static boolean matches(List<Pattern> patterns, String line) {
