@@ -104,8 +104,12 @@ class NodeApiTest {
         java.nio.file.Files.writeString(secret, "hunter2-hunter2\n");
         // A model outside the models directory (the tests' is the temporary directory) is refused alike, named
         // directly, through '..' or through a symbolic link inside the directory that leads out of it.
-        java.nio.file.Path outsideDirectory = java.nio.file.Files.createDirectories(java.nio.file.Path.of("target/macfleet-test-home/not-models")
-                .toAbsolutePath());
+        // Not under the checkout: CI clones it into /tmp, which is the tests' models directory. The user's cache is
+        // where the llama.cpp build is kept too.
+        java.nio.file.Path outsideDirectory = java.nio.file.Files.createDirectories(java.nio.file.Path.of(System.getProperty("user.home"),
+                ".cache", "macfleet", "test-not-models").toAbsolutePath());
+        org.assertj.core.api.Assertions.assertThat(outsideDirectory.toRealPath().startsWith(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))
+                .toRealPath())).as("the outside directory must be outside the models directory").isFalse();
         java.nio.file.Path outside = java.nio.file.Files.write(outsideDirectory.resolve("looks-like.gguf"), "GGUF and then some".getBytes());
         java.nio.file.Path link = secret.resolveSibling(secret.getFileName() + "-link.gguf");
         java.nio.file.Files.deleteIfExists(link);
