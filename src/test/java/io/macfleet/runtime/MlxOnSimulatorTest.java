@@ -181,7 +181,7 @@ class MlxOnSimulatorTest {
      * The simulator's wedge-rdma fault makes every daemon of the Mac print what JACCL prints when its RDMA state is bad
      * (rdma.cpp: "Changing queue pair to RTR failed with errno 22"; exo #1847) and exit: the rank's log then holds a line
      * of MlxRuntime.rdmaFaultLines(). (What the supervisor does with it for non-bundled runtimes, the coordinated
-     * reboot, is not wired yet: DEVELOPMENT.md, MLX.)
+     * reboot, is not wired yet: docs/inference-runtimes.md, MLX.)
      */
     @Test
     @Order(4)
