@@ -9,7 +9,6 @@ import io.macfleet.facts.FactsService;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.Machine;
 import io.macfleet.lease.LeaseOwners;
-import io.macfleet.mdm.OsUpdateTarget;
 import io.macfleet.ssh.JdbcHostKeyStore;
 import io.macfleet.ssh.SshSettings;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -51,7 +51,7 @@ final class StateTable<S extends Enum<S>> {
     static final class Builder<S extends Enum<S>> {
         private final Class<S> states;
         private final String subject;
-        private final Map<S, Set<S>> allowed;
+        private final Map<S, EnumSet<S>> allowed;
         private boolean repeatAllowed;
 
         private Builder(Class<S> states, String subject) {
@@ -65,7 +65,7 @@ final class StateTable<S extends Enum<S>> {
 
         @SafeVarargs
         final Builder<S> allow(S from, S... to) {
-            allowed.get(from).addAll(java.util.List.of(to));
+            Collections.addAll(allowed.get(from), to);
             return this;
         }
 
@@ -86,7 +86,7 @@ final class StateTable<S extends Enum<S>> {
 
         StateTable<S> build() {
             Map<S, Set<S>> copy = new EnumMap<>(states);
-            allowed.forEach((from, to) -> copy.put(from, Collections.unmodifiableSet(EnumSet.copyOf(to.isEmpty() ? EnumSet.noneOf(states) : to))));
+            allowed.forEach((from, to) -> copy.put(from, Collections.unmodifiableSet(EnumSet.copyOf(to))));
             return new StateTable<>(subject, Collections.unmodifiableMap(copy), repeatAllowed);
         }
     }
