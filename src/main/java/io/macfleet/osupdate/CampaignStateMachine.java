@@ -75,6 +75,27 @@ final class CampaignStateMachine {
     }
 
     /**
+     * Makes a campaign runnable again: a paused one running, a failed one {@link #reopen reopened}; a running one is left
+     * to {@code run}, which takes it over once its process's lease is free or stale.
+     *
+     * @throws OsUpdateCampaigns.UnknownCampaignException when there is no such campaign
+     * @throws OsUpdateCampaigns.CampaignConflictException when it already succeeded
+     */
+    void prepareResume(long id, String actor) {
+        CampaignStore.Campaign campaign = store.campaign(id).orElseThrow(() -> new OsUpdateCampaigns.UnknownCampaignException(id));
+        switch (campaign.status()) {
+            case SUCCEEDED -> throw new OsUpdateCampaigns.CampaignConflictException("campaign " + id + " already succeeded: nothing to resume");
+            case PAUSED -> campaign(id, CampaignStatus.PAUSED, CampaignStatus.RUNNING);
+            case FAILED -> reopen(campaign);
+            case RUNNING -> {
+                // A campaign whose process died: run takes it over once the lease is free or stale.
+            }
+        }
+        audit.record(new AuditEvent(clock.instant(), actor, null, "os-update.resume", "campaign " + id + " resumed (was " + campaign.status().wire() + ")",
+                AuditEvent.Outcome.SUCCESS));
+    }
+
+    /**
      * Takes up a failed campaign again: each failed cluster goes back to its {@link CampaignTransitions#resumeStep}; from
      * preflight every machine is pending again; machines that failed while updating are sent the exact target again,
      * with a new install time (a Mac keeps its failure for the same revision; a new install time is a new revision).

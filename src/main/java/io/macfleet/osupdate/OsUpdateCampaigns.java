@@ -231,7 +231,7 @@ public class OsUpdateCampaigns {
                 .filter(view -> view.state() == CampaignStatus.FAILED && view.targetVersion().equals(resolved.target().osVersion())
                         && view.targetBuild().equals(resolved.target().buildVersion()) && view.method().equals(resolved.method().name()));
         if (failed.isPresent()) {
-            prepareResume(failed.get().id(), actor);
+            states.prepareResume(failed.get().id(), actor);
             return failed.get().id();
         }
         for (CampaignView unfinished : campaigns(200).stream().filter(view -> !view.finished()).toList()) {
@@ -286,13 +286,13 @@ public class OsUpdateCampaigns {
      * a new install time (a new revision of the enforcement, so the Macs try again).
      */
     public CampaignView resume(long id, String actor) {
-        prepareResume(id, actor);
+        states.prepareResume(id, actor);
         return run(id, actor);
     }
 
     /** {@link #resume} on a background thread. */
     public void resumeInBackground(long id, String actor) {
-        prepareResume(id, actor);
+        states.prepareResume(id, actor);
         background.submit(() -> runQuietly(id, actor));
     }
 
@@ -304,20 +304,6 @@ public class OsUpdateCampaigns {
         }
         audit.record(new AuditEvent(clock.instant(), actor, null, "os-update.pause", "campaign " + id + " paused", AuditEvent.Outcome.SUCCESS));
         return store.view(id).orElseThrow();
-    }
-
-    private void prepareResume(long id, String actor) {
-        CampaignStore.Campaign campaign = store.campaign(id).orElseThrow(() -> new UnknownCampaignException(id));
-        switch (campaign.status()) {
-            case SUCCEEDED -> throw new CampaignConflictException("campaign " + id + " already succeeded: nothing to resume");
-            case PAUSED -> states.campaign(id, CampaignStatus.PAUSED, CampaignStatus.RUNNING);
-            case FAILED -> states.reopen(campaign);
-            case RUNNING -> {
-                // A campaign whose process died: run takes it over once the lease is free or stale.
-            }
-        }
-        audit.record(new AuditEvent(clock.instant(), actor, null, "os-update.resume", "campaign " + id + " resumed (was " + campaign.status().wire() + ")",
-                AuditEvent.Outcome.SUCCESS));
     }
 
     private void runQuietly(long id, String actor) {
