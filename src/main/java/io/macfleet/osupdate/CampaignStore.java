@@ -29,7 +29,7 @@ final class CampaignStore {
     }
 
     /** What the engine needs of a machine row. */
-    record MachineRow(String machine, String cluster, String phase, String startState, Boolean serviceWasLoaded, Boolean rdmaBefore,
+    record MachineRow(String machine, String cluster, MachinePhase phase, StartState startState, Boolean serviceWasLoaded, Boolean rdmaBefore,
                       Instant phaseSince) {
     }
 
@@ -69,7 +69,8 @@ final class CampaignStore {
                         id, cluster.getKey(), position++, ClusterStep.PENDING.wire(), time(now));
                 for (String machine : cluster.getValue()) {
                     Jdbc.update(connection, "insert into os_update_machine (campaign_id, machine, cluster, phase, start_state, phase_since, updated_at)"
-                            + " values (?, ?, ?, 'pending', 'not-sent', ?, ?)", id, machine, cluster.getKey(), time(now), time(now));
+                            + " values (?, ?, ?, ?, ?, ?, ?)", id, machine, cluster.getKey(), MachinePhase.PENDING.wire(), StartState.NOT_SENT.wire(),
+                            time(now), time(now));
                 }
             }
             return id;
@@ -155,17 +156,27 @@ final class CampaignStore {
     List<MachineRow> machines(long id, String cluster) {
         return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection,
                 "select * from os_update_machine where campaign_id = ? and cluster = ? order by machine",
-                row -> new MachineRow(row.getString("machine"), row.getString("cluster"), row.getString("phase"), row.getString("start_state"),
+                row -> new MachineRow(row.getString("machine"), row.getString("cluster"), MachinePhase.of(row.getString("phase")),
+                        StartState.of(row.getString("start_state")),
                         (Boolean) row.getObject("service_was_loaded"), (Boolean) row.getObject("rdma_before"), instant(row, "phase_since")), id, cluster));
     }
 
+    /** The machine's phase and start state now. */
+    Optional<MachineRow> machine(long id, String machine) {
+        return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection,
+                "select * from os_update_machine where campaign_id = ? and machine = ?",
+                row -> new MachineRow(row.getString("machine"), row.getString("cluster"), MachinePhase.of(row.getString("phase")),
+                        StartState.of(row.getString("start_state")), (Boolean) row.getObject("service_was_loaded"), (Boolean) row.getObject("rdma_before"),
+                        instant(row, "phase_since")), id, machine)).stream().findFirst();
+    }
+
     /** Sets the phase (and phase_since when it changed), versions when known, detail and fix (null clears them). */
-    void setMachine(long id, String machine, String phase, Optional<String> osVersion, Optional<String> buildVersion, String detail, String fix, Instant now) {
+    void setMachine(long id, String machine, MachinePhase phase, Optional<String> osVersion, Optional<String> buildVersion, String detail, String fix, Instant now) {
         Jdbc.withConnection(dataSource, connection -> Jdbc.update(connection,
                 "update os_update_machine set phase_since = case when phase = ? then phase_since else ? end, phase = ?,"
                         + " os_version = coalesce(?, os_version), build_version = coalesce(?, build_version), detail = ?, fix = ?, updated_at = ?"
                         + " where campaign_id = ? and machine = ?",
-                phase, time(now), phase, osVersion.orElse(null), buildVersion.orElse(null), cap(detail), cap(fix), time(now), id, machine));
+                phase.wire(), time(now), phase.wire(), osVersion.orElse(null), buildVersion.orElse(null), cap(detail), cap(fix), time(now), id, machine));
     }
 
     void setRdmaBefore(long id, String machine, boolean enabled) {
@@ -179,9 +190,9 @@ final class CampaignStore {
                 "update os_update_machine set service_was_loaded = ? where campaign_id = ? and machine = ? and service_was_loaded is null", loaded, id, machine));
     }
 
-    void setStartState(long id, String machine, String state, Instant now) {
+    void setStartState(long id, String machine, StartState state, Instant now) {
         Jdbc.withConnection(dataSource, connection -> Jdbc.update(connection,
-                "update os_update_machine set start_state = ?, updated_at = ? where campaign_id = ? and machine = ?", state, time(now), id, machine));
+                "update os_update_machine set start_state = ?, updated_at = ? where campaign_id = ? and machine = ?", state.wire(), time(now), id, machine));
     }
 
     /** Restarts every deadline clock of the cluster's machines (a resumed campaign gives each phase a full slot again). */
@@ -197,8 +208,8 @@ final class CampaignStore {
                 Jdbc.update(connection, "insert into os_update_sent (campaign_id, machine, kind, subject, changed, sent_at) values (?, ?, ?, ?, ?, ?)",
                         id, machine, action.kind(), cap(action.subject()), action.changed(), time(now));
             }
-            Jdbc.update(connection, "update os_update_machine set start_state = 'sent', updated_at = ? where campaign_id = ? and machine = ?",
-                    time(now), id, machine);
+            Jdbc.update(connection, "update os_update_machine set start_state = ?, updated_at = ? where campaign_id = ? and machine = ?",
+                    StartState.SENT.wire(), time(now), id, machine);
             return null;
         });
     }

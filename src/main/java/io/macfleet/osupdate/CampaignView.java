@@ -22,8 +22,13 @@ public record CampaignView(long id, String status, String targetVersion, Optiona
         return targetVersion + targetBuild.map(build -> " (" + build + ")").orElse("");
     }
 
+    /** The status as its type ({@code status} is its wire form, for JSON and the CLI). */
+    public CampaignStatus state() {
+        return CampaignStatus.of(status);
+    }
+
     public boolean finished() {
-        return status.equals(CampaignStatus.SUCCEEDED.wire()) || status.equals(CampaignStatus.FAILED.wire());
+        return state() == CampaignStatus.SUCCEEDED || state() == CampaignStatus.FAILED;
     }
 
     /**

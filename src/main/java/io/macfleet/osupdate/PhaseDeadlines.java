@@ -28,12 +28,12 @@ public record PhaseDeadlines(Duration waiting, Duration downloading, Duration pr
         return new PhaseDeadlines(each, each, each, each, each);
     }
 
-    Duration of(String phase) {
+    Duration of(MachinePhase phase) {
         return switch (phase) {
-            case "downloading" -> downloading;
-            case "prepared" -> prepared;
-            case "installing" -> installing;
-            case "restarting" -> restarting;
+            case DOWNLOADING -> downloading;
+            case PREPARED -> prepared;
+            case INSTALLING -> installing;
+            case RESTARTING -> restarting;
             default -> waiting;
         };
     }
