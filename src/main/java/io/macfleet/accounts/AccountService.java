@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import io.macfleet.config.MacfleetConfig;
+import io.macfleet.config.LoginBrakeSettings;
 
 /**
  * Accounts, sessions, API tokens and login throttling. Every change is audited with the acting user.

@@ -2,7 +2,7 @@ package io.macfleet.accounts;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.macfleet.api.Problem;
+import io.macfleet.problem.Problem;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.core.Response;
 import java.net.URLEncoder;

@@ -1,6 +1,6 @@
 package io.macfleet.accounts;
 
-import io.macfleet.api.ProblemException;
+import io.macfleet.problem.ProblemException;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;

@@ -1,5 +1,6 @@
 package io.macfleet.api;
 
+import io.macfleet.problem.ProblemException;
 import io.macfleet.accounts.Roles;
 import jakarta.annotation.security.RolesAllowed;
 

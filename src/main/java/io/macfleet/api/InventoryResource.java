@@ -1,5 +1,6 @@
 package io.macfleet.api;
 
+import io.macfleet.problem.ProblemException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.macfleet.accounts.CurrentUser;
 import io.macfleet.accounts.Roles;

@@ -1,5 +1,7 @@
 package io.macfleet.api;
 
+import io.macfleet.problem.Problem;
+import io.macfleet.problem.ProblemException;
 import io.macfleet.database.DatabaseException;
 import io.macfleet.inventory.PositionedYaml;
 import jakarta.ws.rs.WebApplicationException;

@@ -3,7 +3,7 @@ package io.macfleet.cabling;
 import io.macfleet.accounts.Roles;
 import jakarta.annotation.security.RolesAllowed;
 
-import io.macfleet.api.ProblemException;
+import io.macfleet.problem.ProblemException;
 import io.macfleet.facts.FactsService;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;

@@ -103,7 +103,7 @@ public interface MacfleetConfig {
 
     interface Security {
         /** Against password guessing spread over many addresses. */
-        io.macfleet.accounts.LoginBrakeSettings loginBrake();
+        LoginBrakeSettings loginBrake();
     }
 
     /** Where secret references may point (docs/security.md). */

@@ -3,7 +3,7 @@ package io.macfleet.deployment;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.macfleet.accounts.CurrentUser;
 import io.macfleet.accounts.Roles;
-import io.macfleet.api.ProblemException;
+import io.macfleet.problem.ProblemException;
 import io.macfleet.ssh.SshSettings;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;

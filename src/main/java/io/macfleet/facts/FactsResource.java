@@ -1,7 +1,7 @@
 package io.macfleet.facts;
 
 import io.macfleet.accounts.Roles;
-import io.macfleet.api.ProblemException;
+import io.macfleet.problem.ProblemException;
 import io.macfleet.inventory.Machine;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;

@@ -1,14 +1,18 @@
 package io.macfleet.mdm;
 
 import io.macfleet.inventory.MdmServer;
-import io.macfleet.mdm.nanohub.NanoHubAdapter;
 import java.time.Duration;
 import java.util.List;
+import java.util.ServiceLoader;
 
 /** The registry of MDM adapters by kind: the one place that turns the inventory's {@code mdm:} section into a client. */
 public final class MdmAdapters {
-    /** Every kind macfleet can drive. */
-    public static final List<MdmAdapter> ALL = List.of(new NanoHubAdapter());
+    /**
+     * Every kind macfleet can drive, registered in {@code META-INF/services/io.macfleet.mdm.MdmAdapter}: the adapters
+     * (such as {@code mdm.nanohub}) depend on this package, so naming them here would make a package cycle.
+     */
+    public static final List<MdmAdapter> ALL = ServiceLoader.load(MdmAdapter.class, MdmAdapter.class.getClassLoader())
+            .stream().map(ServiceLoader.Provider::get).toList();
 
     private MdmAdapters() {
     }

@@ -1,7 +1,7 @@
 package io.macfleet.observe;
 
 import io.macfleet.accounts.Roles;
-import io.macfleet.api.ProblemException;
+import io.macfleet.problem.ProblemException;
 import io.macfleet.console.FleetStatus;
 import io.macfleet.console.MachineRow;
 import io.macfleet.facts.FactsService;

@@ -2,7 +2,7 @@ package io.macfleet.osupdate;
 
 import io.macfleet.accounts.CurrentUser;
 import io.macfleet.accounts.Roles;
-import io.macfleet.api.ProblemException;
+import io.macfleet.problem.ProblemException;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;

@@ -2,7 +2,7 @@ package io.macfleet.runtime;
 
 import io.macfleet.accounts.CurrentUser;
 import io.macfleet.accounts.Roles;
-import io.macfleet.api.ProblemException;
+import io.macfleet.problem.ProblemException;
 import io.macfleet.deployment.NodeDeployer;
 import io.macfleet.ssh.SshSettings;
 import jakarta.annotation.security.RolesAllowed;

@@ -2,6 +2,7 @@ package io.macfleet.accounts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.macfleet.config.LoginBrakeSettings;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.time.Instant;

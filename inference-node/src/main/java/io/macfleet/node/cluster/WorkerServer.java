@@ -18,7 +18,7 @@ public final class WorkerServer implements AutoCloseable {
 
     public WorkerServer(String host, int port, ClusterNode node) throws IOException {
         this.node = node;
-        io.macfleet.node.server.NodeSecurity.configureHttpServer(); // the same request and idle timeouts as rank 0
+        io.macfleet.node.http.HttpServerLimits.configure(); // the same request and idle timeouts as rank 0
         http = HttpServer.create(new InetSocketAddress(host, port), 16);
         http.createContext("/", this::handle);
     }

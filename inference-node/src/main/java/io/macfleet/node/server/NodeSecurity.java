@@ -1,6 +1,7 @@
 package io.macfleet.node.server;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.macfleet.node.http.HttpServerLimits;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,9 +32,9 @@ public record NodeSecurity(byte[] apiKeyDigest, String modelSha256) {
      */
     public static final int PROMPT_BYTES_PER_CONTEXT_TOKEN = 32;
     /** Seconds a client may take to send a whole request (headers and body); then the connection is closed. */
-    public static final String REQUEST_SECONDS = "30";
+    public static final String REQUEST_SECONDS = HttpServerLimits.REQUEST_SECONDS;
     /** Seconds an idle keep-alive connection stays open. */
-    public static final String IDLE_SECONDS = "30";
+    public static final String IDLE_SECONDS = HttpServerLimits.IDLE_SECONDS;
 
     /** No key, no hash: every request is served (the node on loopback for its own host). */
     public static NodeSecurity open() {
@@ -108,16 +109,7 @@ public record NodeSecurity(byte[] apiKeyDigest, String modelSha256) {
 
     /** Sets the JDK server's request and idle timeouts unless the JVM was started with others (-D...). */
     public static void configureHttpServer() {
-        setIfAbsent("sun.net.httpserver.maxReqTime", REQUEST_SECONDS);
-        setIfAbsent("sun.net.httpserver.idleInterval", IDLE_SECONDS);
-        setIfAbsent("sun.net.httpserver.maxReqHeaders", "100");
-        setIfAbsent("sun.net.httpserver.maxReqHeaderSize", Integer.toString(64 * 1024));
-    }
-
-    private static void setIfAbsent(String property, String value) {
-        if (System.getProperty(property) == null) {
-            System.setProperty(property, value);
-        }
+        HttpServerLimits.configure();
     }
 
     /** The request body, refused with 413 as soon as it is known to be larger than {@link #MAXIMUM_BODY_BYTES}. */

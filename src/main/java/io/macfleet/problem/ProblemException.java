@@ -1,4 +1,4 @@
-package io.macfleet.api;
+package io.macfleet.problem;
 
 /** Ends a request with a problem answer (404 for an unknown name, 400 for a bad parameter). */
 public class ProblemException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.macfleet.api;
+package io.macfleet.problem;
 
 /**
  * An RFC 9457 problem detail, the body of every 4xx/5xx answer of the API.
