@@ -74,7 +74,7 @@ class ModelApiTest {
 
         viewer().queryParam("cluster", "llm-a").when().get("/api/v1/models/api-model/fit").then().statusCode(200)
                 .body("fits", equalTo(true)).body("machines[0].machine", equalTo("studio-01"))
-                .body("machines[0].usableFrom", equalTo("75% of 512.00 GiB (macOS default)"));
+                .body("machines[0].usableFrom", equalTo("default 75 % of 512.00 GiB from the inventory's memoryGb (iogpu.wired_limit_mb not gathered)"));
         viewer().queryParam("cluster", "llm-x").when().get("/api/v1/models/api-model/fit").then().statusCode(404)
                 .body("detail", equalTo("no cluster llm-x in the applied inventory"));
         viewer().when().get("/api/v1/models/api-model/fit").then().statusCode(400);
