@@ -36,8 +36,11 @@ public final class MacHubDownload {
     static final long HEADER_BYTES = 64L << 20;
     private static final ExecutionLimits DOWNLOAD_LIMITS = ExecutionLimits.DEFAULTS.withCommandTimeout(Duration.ofHours(12));
 
-    /** What lies on the Mac, verified: {@code directory} holds every file by its repository path. */
-    public record Result(String machine, String commit, String directory, List<ModelFile> files, ModelInspection inspection) {
+    /**
+     * What lies on the Mac, verified and installed root:wheel 644 where a placement puts it ({@code installed}: each
+     * file's path on the Mac, in {@code files} order).
+     */
+    public record Result(String machine, String commit, List<ModelFile> files, List<String> installed, ModelInspection inspection) {
     }
 
     private MacHubDownload() {
@@ -86,7 +89,27 @@ public final class MacHubDownload {
             throw new UncheckedIOException("cannot keep the headers read from " + machine + " under " + sketch, e);
         }
         ModelInspection inspection = ModelInspection.of(sketch, files.stream().map(ModelFile::path).toList());
-        return new Result(machine, plan.commit(), directory, files, inspection);
+        List<String> installed = new ArrayList<>();
+        for (ModelFile file : files) {
+            String path = installedPath(name, files.size(), file);
+            require(mac.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", "root", "-g", "wheel", "-m", "755",
+                    path.substring(0, path.lastIndexOf('/')))), machine, "cannot create the directory of " + path);
+            require(mac.execute(Command.sudo(PrivilegedProgram.INSTALL, "-o", "root", "-g", "wheel", "-m", "644", directory + "/" + file.path(), path)),
+                    machine, "cannot install " + path);
+            installed.add(path);
+        }
+        mac.execute(Command.of("rm", "-rf", directory));
+        return new Result(machine, plan.commit(), files, installed, inspection);
+    }
+
+    /**
+     * Where a placement puts the file (the rule of {@code placement.PlacedFile.of}): a model of one file where
+     * {@code node deploy} looks for it, the files of a model of several under the model's name; so a placement or deploy
+     * finds it on this Mac and sends it nothing.
+     */
+    static String installedPath(String name, int fileCount, ModelFile file) {
+        String base = file.path().substring(file.path().lastIndexOf('/') + 1);
+        return fileCount == 1 ? NodeLayout.model(file.sha256(), base) : NodeLayout.MODEL_DIRECTORY + "/" + name + "/" + file.path();
     }
 
     private static ModelFile one(MachineSession mac, String machine, HuggingFaceHub.PlannedFile file, String target, Optional<String> token,

@@ -93,8 +93,12 @@ class MacHubDownloadTest {
         MacHubDownload.Result result = download(plan, Optional.of(TOKEN));
 
         assertThat(result.commit()).isEqualTo(HubStandIn.COMMIT);
-        assertThat(onMac("Tiny-Q4_K_M.gguf")).hasBinaryContent(gguf);
-        assertThat(onMac("Tiny-Q4_K_M.gguf.partial")).doesNotExist();
+        // Installed root:wheel 644 where a placement puts the files of a model of several; the staging copy is gone.
+        String installed = io.macfleet.deployment.NodeLayout.MODEL_DIRECTORY + "/tiny/Tiny-Q4_K_M.gguf";
+        assertThat(result.installed()).contains(installed);
+        assertThat(fleet.machine("studio-01").resolve(installed)).hasBinaryContent(gguf);
+        assertThat(fleet.machine("studio-01").ownerOf(installed)).isEqualTo("root:wheel 644");
+        assertThat(onMac("Tiny-Q4_K_M.gguf")).doesNotExist();
         assertThat(result.files()).extracting(ModelFile::sha256).contains(HubStandIn.sha256(gguf));
         assertThat(result.inspection().format()).isEqualTo(ModelInspection.GGUF);
         assertThat(result.inspection().architecture()).isEqualTo("llama");
@@ -105,10 +109,6 @@ class MacHubDownloadTest {
         // The control host fetched no byte of the GGUF: the only CDN GETs are the Mac's.
         assertThat(hub.requests).filteredOn(line -> line.startsWith("GET /cdn/")).hasSize(1);
 
-        // Again: what is there and verified is not fetched again.
-        int before = hub.requests.size();
-        download(plan, Optional.of(TOKEN));
-        assertThat(hub.requests.subList(before, hub.requests.size())).noneMatch(line -> line.startsWith("GET "));
     }
 
     @Test
@@ -123,7 +123,8 @@ class MacHubDownloadTest {
 
         download(plan, Optional.empty());
         assertThat(hub.requests).anyMatch(line -> line.startsWith("GET /cdn/") && line.contains("bytes="));
-        assertThat(onMac("Tiny-Q4_K_M.gguf")).hasBinaryContent(gguf);
+        assertThat(fleet.machine("studio-01").resolve(io.macfleet.deployment.NodeLayout.MODEL_DIRECTORY + "/tiny/Tiny-Q4_K_M.gguf"))
+                .hasBinaryContent(gguf);
 
     }
 
@@ -147,5 +148,31 @@ class MacHubDownloadTest {
         hub.close();
         assertThatThrownBy(() -> download(plan, Optional.empty())).isInstanceOf(ModelRefused.class)
                 .hasMessageContaining("on studio-01: curl failed (exit 7)").hasMessageContaining("the Mac cannot reach the hub");
+    }
+
+    @Test
+    void theCatalogueRecordsTheFilesTheirHashesAndTheMacThatHoldsThem() {
+        try (var dataSource = io.macfleet.database.Database.open(new io.macfleet.database.DatabaseSettings("jdbc:h2:mem:via-"
+                + java.util.UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", null))) {
+            List<io.macfleet.audit.AuditEvent> audit = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Path home = directory.resolve("home/models");
+            ModelCatalogue catalogue = new ModelCatalogue(dataSource, audit::add, home, hub.uri(), Optional.empty(), Optional.empty(),
+                    java.time.Clock.systemUTC());
+            CatalogueModel model = catalogue.addVia("tiny", "hf:unsloth/Tiny-GGUF@main", Optional.of("*.gguf"), Optional.empty(), "cli:test",
+                    "studio-01", (plan, token, sketch) -> download(plan, token));
+
+            assertThat(model.source()).isEqualTo("hf:unsloth/Tiny-GGUF@" + HubStandIn.COMMIT);
+            assertThat(model.files()).containsExactly(new ModelFile("Tiny-Q4_K_M.gguf", gguf.length, HubStandIn.sha256(gguf)));
+            assertThat(model.quantization()).isEqualTo("Q4_K_M");
+            assertThat(catalogue.heldOn("tiny")).hasValue("studio-01");
+            // A model of one file lies where node deploy and a placement look for it on that Mac; nothing on this host.
+            String installed = io.macfleet.deployment.NodeLayout.model(HubStandIn.sha256(gguf), "Tiny-Q4_K_M.gguf");
+            assertThat(fleet.machine("studio-01").resolve(installed)).hasBinaryContent(gguf);
+            assertThat(home.resolve("tiny")).doesNotExist();
+            assertThat(audit).extracting(io.macfleet.audit.AuditEvent::detail).anyMatch(detail -> detail.contains("via studio-01"));
+            assertThatThrownBy(() -> catalogue.resolve("tiny")).isInstanceOf(ModelRefused.class).hasMessageContaining("held on studio-01");
+            assertThatThrownBy(() -> catalogue.addVia("tiny", "hf:unsloth/Tiny-GGUF@main", Optional.empty(), Optional.empty(), "cli:test",
+                    "studio-01", (plan, token, sketch) -> download(plan, token))).isInstanceOf(ModelRefused.class).hasMessageContaining("already");
+        }
     }
 }
