@@ -168,7 +168,8 @@ public class ModelCommand {
             } else {
                 out.println(describe(model));
                 out.println("  source:   " + model.source());
-                out.println("  stored:   " + catalogue.directory(model.name()));
+                out.println("  stored:   " + catalogue.heldOn(model.name()).map(mac -> "on " + mac + " (model add --via), not on this host")
+                        .orElse(catalogue.directory(model.name()).toString()));
                 out.println("  runtimes: " + String.join(", ", model.runtimes()));
                 for (ModelFile file : model.files()) {
                     out.printf(Locale.ROOT, "  %s  %14d  %s%n", file.sha256(), file.size(), file.path());

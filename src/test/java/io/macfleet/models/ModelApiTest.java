@@ -64,6 +64,9 @@ class ModelApiTest {
                 .then().statusCode(400).contentType("application/problem+json").body("detail", containsString("is outside the models source directory"));
         operator().contentType("application/json").body("{\"name\": \"up\", \"source\": \"../" + outside.getFileName() + "\"}").when()
                 .post("/api/v1/models").then().statusCode(400).body("detail", containsString("is outside the models source directory"));
+        operator().contentType("application/json").body("{\"name\": \"via\", \"source\": \"hf:a/b@main\", \"via\": \"studio-99\"}").when()
+                .post("/api/v1/models").then().statusCode(400).contentType("application/problem+json")
+                .body("detail", equalTo("--via studio-99: no machine named 'studio-99' in the applied inventory"));
         operator().contentType("application/json").body("{\"name\": \"x/y\", \"source\": \"api-model.gguf\"}").when().post("/api/v1/models")
                 .then().statusCode(400).body("detail", containsString("bad model name"));
 

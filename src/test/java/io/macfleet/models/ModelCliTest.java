@@ -69,6 +69,9 @@ class ModelCliTest {
         LaunchResult tooLong = launcher.launch("model", "fit", "llm-a", name, "--context", "2000000000", "--slots", "64", "--json");
         assertThat(tooLong.exitCode()).isEqualTo(ExitCodes.CHECK_FAILED);
         assertThat(JSON.readTree(output(tooLong)).get("fits").asBoolean()).isFalse();
+        LaunchResult unknownMac = launcher.launch("model", "add", "via-model", "hf:unsloth/Tiny-GGUF@main", "--via", "studio-99");
+        assertThat(unknownMac.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(unknownMac.getErrorOutput()).contains("--via studio-99: no machine named 'studio-99' in the applied inventory");
         LaunchResult unknownCluster = launcher.launch("model", "fit", "llm-x", name);
         assertThat(unknownCluster.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(unknownCluster.getErrorOutput()).contains("no cluster llm-x in the applied inventory");
