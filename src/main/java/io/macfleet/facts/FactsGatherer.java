@@ -52,15 +52,21 @@ public final class FactsGatherer {
     public static final Command BOOTSTRAP_TOKEN = Command.reading("profiles", "status", "-type", "bootstraptoken");
     public static final Command MEMORY = Command.reading("sysctl", "hw.memsize");
     public static final Command UPTIME = Command.reading("uptime");
+    /**
+     * How much memory the GPU may wire, in MiB: {@code iogpu.wired_limit_mb: 0} when unset (macOS's default share).
+     * The name exists from macOS 14 on; before, sysctl exits 1 ("unknown oid"), recorded as empty output (not gathered).
+     */
+    public static final Command WIRED_LIMIT = Command.reading("sysctl", "iogpu.wired_limit_mb");
     public static final Command DISK_FREE = Command.reading("df", "-k", "/");
 
     /** Every command, in the order they are sent. */
     public static final List<Command> COMMANDS = List.of(SOFTWARE_VERSION, HARDWARE, DISPLAYS, THUNDERBOLT, HARDWARE_PORTS, IFCONFIG,
-            RDMA_STATUS, RDMA_DEVICES, RDMA_PORTS, BOOTSTRAP_TOKEN, MEMORY, UPTIME, DISK_FREE);
+            RDMA_STATUS, RDMA_DEVICES, RDMA_PORTS, BOOTSTRAP_TOKEN, MEMORY, WIRED_LIMIT, UPTIME, DISK_FREE);
 
     public static final String BOOTSTRAP_TOKEN_FACT = "bootstrap token";
     public static final String RDMA_PORTS_FACT = "RDMA port states";
     public static final String UPTIME_FACT = "uptime";
+    public static final String WIRED_LIMIT_FACT = "GPU wired limit";
 
     /**
      * Facts a machine's other facts never depend on, by name, with the command that reads each: nothing about
@@ -74,6 +80,7 @@ public final class FactsGatherer {
         facts.put(BOOTSTRAP_TOKEN_FACT, BOOTSTRAP_TOKEN);
         facts.put(RDMA_PORTS_FACT, RDMA_PORTS);
         facts.put(UPTIME_FACT, UPTIME);
+        facts.put(WIRED_LIMIT_FACT, WIRED_LIMIT);
         return java.util.Collections.unmodifiableMap(facts);
     }
 
@@ -139,7 +146,9 @@ public final class FactsGatherer {
                         }
                         io.macfleet.ssh.CommandResult result = session.execute(command, limits.withCommandTimeout(Duration.ofNanos(remaining)));
                         // ibv_devinfo exits non-zero when RDMA is off or absent (before macOS 26.2): no port states, not a failed gathering.
-                        boolean noDevices = command == RDMA_PORTS && result.exitStatus() != null && result.exitStatus() != 0 && result.exitSignal() == null;
+                        // sysctl exits 1 for a name the macOS lacks (iogpu.wired_limit_mb before macOS 14): not gathered, not a failure.
+                        boolean noDevices = (command == RDMA_PORTS || command == WIRED_LIMIT) && result.exitStatus() != null
+                                && result.exitStatus() != 0 && result.exitSignal() == null;
                         return noDevices ? "" : result.requireSuccess().stdout();
                     } finally {
                         channels.release();
@@ -202,6 +211,7 @@ public final class FactsGatherer {
                 .orElse(new BootstrapTokenStatus(false, false));
         // Read only to know whether it can be read; the cabling check parses it again from the stored output.
         optional(machine, outputs, RDMA_PORTS_FACT, SimpleOutputParsers::rdmaPortStates, unreadable);
+        optional(machine, outputs, WIRED_LIMIT_FACT, SimpleOutputParsers::wiredLimitMegabytes, unreadable);
         long memory = parse(machine, outputs, MEMORY, SimpleOutputParsers::memorySize);
         long uptime = optional(machine, outputs, UPTIME_FACT, SystemOutputParsers::uptime, unreadable).map(Duration::toSeconds).orElse(0L);
         long freeDisk = parse(machine, outputs, DISK_FREE, SystemOutputParsers::freeDiskBytes);
@@ -216,8 +226,8 @@ public final class FactsGatherer {
     private static <T> Optional<T> optional(String machine, Map<String, String> outputs, String fact, Function<String, T> parser,
                                             Map<String, String> unreadable) {
         Command command = OPTIONAL_FACTS.get(fact);
-        if (!outputs.containsKey(command.render()) && command == RDMA_PORTS) {
-            // Observations stored before ibv_devinfo was gathered: not captured, which is not an error.
+        if (!outputs.containsKey(command.render()) && (command == RDMA_PORTS || command == WIRED_LIMIT)) {
+            // Observations stored before ibv_devinfo or the wired limit was gathered: not captured, which is not an error.
             return Optional.empty();
         }
         try {
@@ -245,6 +255,15 @@ public final class FactsGatherer {
     public static Optional<Map<String, String>> rdmaPortStates(String machine, Map<String, String> outputs) {
         return outputs.containsKey(RDMA_PORTS.render())
                 ? Optional.of(parse(machine, outputs, RDMA_PORTS, SimpleOutputParsers::rdmaPortStates)) : Optional.empty();
+    }
+
+    /**
+     * {@code iogpu.wired_limit_mb} in stored output: 0 when the Mac keeps macOS's default share; empty when the
+     * observation predates this command or the Mac's macOS lacks the setting.
+     */
+    public static java.util.OptionalLong wiredLimitMegabytes(String machine, Map<String, String> outputs) {
+        return outputs.containsKey(WIRED_LIMIT.render())
+                ? parse(machine, outputs, WIRED_LIMIT, SimpleOutputParsers::wiredLimitMegabytes) : java.util.OptionalLong.empty();
     }
 
     private static <T> T parse(String machine, Map<String, String> outputs, Command command, Function<String, T> parser) {

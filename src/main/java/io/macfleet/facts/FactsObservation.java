@@ -47,4 +47,14 @@ public record FactsObservation(MachineFacts facts, Map<String, String> outputs) 
         }
         return FactsGatherer.rdmaPortStates(machine(), outputs);
     }
+
+    /**
+     * {@code iogpu.wired_limit_mb} (MiB; 0: macOS's default share), if this observation recorded it and it was readable.
+     */
+    public java.util.OptionalLong wiredLimitMegabytes() {
+        if (!facts.read(FactsGatherer.WIRED_LIMIT_FACT)) {
+            return java.util.OptionalLong.empty();
+        }
+        return FactsGatherer.wiredLimitMegabytes(machine(), outputs);
+    }
 }

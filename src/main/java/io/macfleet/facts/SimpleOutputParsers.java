@@ -152,6 +152,22 @@ public final class SimpleOutputParsers {
         }
     }
 
+    /**
+     * {@code sysctl iogpu.wired_limit_mb}: "iogpu.wired_limit_mb: 0" (0: macOS's default share; a bare number as
+     * {@code -n} prints it is read too); empty output (the name unknown to that macOS) is empty.
+     */
+    public static java.util.OptionalLong wiredLimitMegabytes(String output) {
+        String text = output.strip();
+        if (text.isEmpty()) {
+            return java.util.OptionalLong.empty();
+        }
+        String value = text.startsWith("iogpu.wired_limit_mb:") ? text.substring("iogpu.wired_limit_mb:".length()).strip() : text;
+        if (!value.matches("\\d{1,12}")) {
+            throw new FactsParseException("sysctl iogpu.wired_limit_mb", "expected 'iogpu.wired_limit_mb: MEGABYTES', got '" + abbreviate(text) + "'");
+        }
+        return java.util.OptionalLong.of(Long.parseLong(value));
+    }
+
     private static String abbreviate(String text) {
         String firstLine = text.lines().findFirst().orElse("");
         return firstLine.length() > 80 ? firstLine.substring(0, 80) + "..." : firstLine;

@@ -17,7 +17,11 @@ import javax.sql.DataSource;
 final class CatalogueStore {
 
     /** A stored model with what the contract record does not carry. */
-    record Entry(CatalogueModel model, ModelShape shape, Optional<String> weights, String addedBy, Instant addedAt) {
+    /** @param heldOn the Mac that holds the files (model add --via), empty when the control host does */
+    record Entry(CatalogueModel model, ModelShape shape, Optional<String> weights, String addedBy, Instant addedAt, Optional<String> heldOn) {
+        Entry(CatalogueModel model, ModelShape shape, Optional<String> weights, String addedBy, Instant addedAt) {
+            this(model, shape, weights, addedBy, addedAt, Optional.empty());
+        }
     }
 
     private final DataSource dataSource;
@@ -35,12 +39,12 @@ final class CatalogueStore {
             }
             CatalogueModel model = entry.model();
             Jdbc.update(connection, "insert into model_catalogue (name, format, architecture, quantization, total_bytes, runtimes, source,"
-                            + " weights, layers, key_value_heads, head_dimension, context_length, added_by, added_at)"
-                            + " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            + " weights, layers, key_value_heads, head_dimension, context_length, added_by, added_at, held_on)"
+                            + " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     model.name(), model.format(), cap(model.architecture(), 100), cap(model.quantization(), 50), model.totalBytes(),
                     String.join(",", model.runtimes()), cap(model.source(), 2000), entry.weights().orElse(null), entry.shape().layers(),
                     entry.shape().keyValueHeads(), entry.shape().headDimension(), entry.shape().contextLength(), cap(entry.addedBy(), 200),
-                    entry.addedAt().atOffset(ZoneOffset.UTC));
+                    entry.addedAt().atOffset(ZoneOffset.UTC), entry.heldOn().orElse(null));
             for (ModelFile file : model.files()) {
                 Jdbc.update(connection, "insert into model_file (model_name, path, size, sha256) values (?, ?, ?, ?)",
                         model.name(), file.path(), file.size(), file.sha256());
@@ -80,7 +84,8 @@ final class CatalogueStore {
                 CatalogueModel model = new CatalogueModel(name, (String) row[1], (String) row[2], (String) row[3], files.get(name),
                         (Long) row[4], Arrays.stream(((String) row[5]).split(",")).filter(runtime -> !runtime.isEmpty()).toList(),
                         (String) row[6]);
-                entries.add(new Entry(model, (ModelShape) row[8], Optional.ofNullable((String) row[7]), (String) row[9], (Instant) row[10]));
+                entries.add(new Entry(model, (ModelShape) row[8], Optional.ofNullable((String) row[7]), (String) row[9], (Instant) row[10],
+                        Optional.ofNullable((String) row[11])));
             }
             return entries;
         });
@@ -90,7 +95,7 @@ final class CatalogueStore {
         return new Object[] {rows.getString("name"), rows.getString("format"), rows.getString("architecture"), rows.getString("quantization"),
             rows.getLong("total_bytes"), rows.getString("runtimes"), rows.getString("source"), rows.getString("weights"),
             new ModelShape(rows.getInt("layers"), rows.getInt("key_value_heads"), rows.getInt("head_dimension"), rows.getInt("context_length")),
-            rows.getString("added_by"), rows.getTimestamp("added_at").toInstant()};
+            rows.getString("added_by"), rows.getTimestamp("added_at").toInstant(), rows.getString("held_on")};
     }
 
     private static String cap(String text, int length) {

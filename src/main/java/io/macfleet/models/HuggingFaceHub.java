@@ -82,6 +82,20 @@ public final class HuggingFaceHub {
     record HubFile(String path, long size, Optional<String> sha256) {
     }
 
+    /**
+     * One file as the hub publishes it, for a downloader elsewhere ({@code model add --via}): where its bytes are (the
+     * CDN location of an LFS file, else the resolve URL), its size and its hash.
+     *
+     * @param hubOrigin whether {@code location} is the hub's own origin (the only place the token may go)
+     */
+    public record PlannedFile(String name, String path, long size, Optional<String> sha256, Optional<String> gitSha1, URI location,
+                              boolean hubOrigin) {
+    }
+
+    /** The commit a revision names and its chosen files, as published. */
+    public record Plan(String commit, List<PlannedFile> files) {
+    }
+
     /** What came down: the commit the revision named, and each file verified. */
     public record Download(String commit, List<ModelFile> files) {
     }
@@ -120,6 +134,23 @@ public final class HuggingFaceHub {
             files.add(file(reference, commit, file, directory, progress));
         }
         return new Download(commit, files);
+    }
+
+    /** The files of {@code reference} that {@code include} matches, with their hashes and locations; nothing downloaded. */
+    public Plan plan(Reference reference, Optional<String> include) {
+        JsonNode revision = revision(reference);
+        String commit = revision.path("sha").asText(reference.revision());
+        List<HubFile> listed = new ArrayList<>();
+        revision.path("siblings").forEach(sibling -> {
+            JsonNode lfs = sibling.path("lfs");
+            listed.add(new HubFile(sibling.path("rfilename").asText(), sibling.path("size").asLong(lfs.path("size").asLong(-1)),
+                    Optional.ofNullable(lfs.path("sha256").textValue())));
+        });
+        List<PlannedFile> planned = new ArrayList<>();
+        for (HubFile file : select(reference, listed, include)) {
+            planned.add(planned(reference, commit, file));
+        }
+        return new Plan(commit, planned);
     }
 
     /**
@@ -165,7 +196,7 @@ public final class HuggingFaceHub {
         }
     }
 
-    private ModelFile file(Reference reference, String commit, HubFile listed, Path directory, Progress progress) {
+    private PlannedFile planned(Reference reference, String commit, HubFile listed) {
         String name = reference + " " + listed.path();
         URI resolve = hub.resolve("/" + reference.repository() + "/resolve/" + encode(commit) + "/"
                 + String.join("/", java.util.Arrays.stream(listed.path().split("/")).map(HuggingFaceHub::encode).toList()));
@@ -191,6 +222,16 @@ public final class HuggingFaceHub {
         if (size < 0) {
             throw new ModelRefused(ModelRefused.Reason.DOWNLOAD_FAILED, name + ": the hub publishes no size of it");
         }
+        return new PlannedFile(name, listed.path(), size, sha256, gitSha1, location, sameOrigin(location));
+    }
+
+    private ModelFile file(Reference reference, String commit, HubFile listed, Path directory, Progress progress) {
+        PlannedFile planned = planned(reference, commit, listed);
+        String name = planned.name();
+        URI location = planned.location();
+        long size = planned.size();
+        Optional<String> sha256 = planned.sha256();
+        Optional<String> gitSha1 = planned.gitSha1();
         Path target = directory.resolve(listed.path()).normalize();
         Path partial = target.resolveSibling(target.getFileName() + ".partial");
         try {

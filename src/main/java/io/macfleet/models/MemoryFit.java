@@ -21,16 +21,27 @@ public final class MemoryFit {
     /**
      * One Mac of the cluster.
      *
-     * @param wiredLimitMb {@code sysctl iogpu.wired_limit_mb} when known and set (greater than 0), else null
+     * @param memorySource where {@code memoryBytes} came from ({@code hw.memsize}, the inventory's {@code memoryGb}), or null
+     * @param wiredLimitMb {@code sysctl iogpu.wired_limit_mb} as gathered: greater than 0 when the Mac sets a limit, 0 for
+     *                     macOS's default share, null when not gathered (no facts, or a macOS without that setting)
      */
-    public record Mac(String name, long memoryBytes, Long wiredLimitMb) {
+    public record Mac(String name, long memoryBytes, String memorySource, Long wiredLimitMb) {
+
+        public Mac(String name, long memoryBytes, Long wiredLimitMb) {
+            this(name, memoryBytes, null, wiredLimitMb);
+        }
+
         public long usableBytes() {
             return wiredLimitMb != null && wiredLimitMb > 0 ? wiredLimitMb * MIB : (long) (memoryBytes * DEFAULT_GPU_SHARE);
         }
 
+        /** Where the usable figure comes from, in words, so an operator can tell a measured limit from an assumption. */
         public String usableFrom() {
-            return wiredLimitMb != null && wiredLimitMb > 0 ? "iogpu.wired_limit_mb=" + wiredLimitMb
-                    : String.format(Locale.ROOT, "%.0f%% of %s (macOS default)", DEFAULT_GPU_SHARE * 100, gib(memoryBytes));
+            if (wiredLimitMb != null && wiredLimitMb > 0) {
+                return "wired limit " + wiredLimitMb + " MB from iogpu.wired_limit_mb";
+            }
+            return String.format(Locale.ROOT, "default %.0f %% of %s%s (iogpu.wired_limit_mb %s)", DEFAULT_GPU_SHARE * 100, gib(memoryBytes),
+                    memorySource == null ? "" : " from " + memorySource, wiredLimitMb == null ? "not gathered" : "is 0: macOS's default");
         }
     }
 

@@ -114,6 +114,11 @@ public class ModelCatalogue {
         if (model == null || !NAME.matcher(model).matches()) {
             return Optional.empty();
         }
+        Optional<String> heldOn = heldOn(model);
+        if (heldOn.isPresent()) {
+            throw new ModelRefused("model " + model + " is held on " + heldOn.get() + " (added with --via), not on this host: deploying or"
+                    + " placing it from a Mac is not built yet; add it again without --via to deploy it from here");
+        }
         return find(model).map(this::weights);
     }
 
@@ -202,6 +207,62 @@ public class ModelCatalogue {
             return model;
         } catch (IOException e) {
             throw new ModelRefused(ModelRefused.Reason.DOWNLOAD_FAILED, "cannot store model " + name + " under " + root + ": " + e.getMessage());
+        }
+    }
+
+    /** The Mac that holds the model's files when it was added with {@code --via}; empty when this host holds them. */
+    public Optional<String> heldOn(String name) {
+        return store.find(name).flatMap(CatalogueStore.Entry::heldOn);
+    }
+
+    /** Runs {@link MacHubDownload} on the Mac named at {@code --via} (the caller owns the SSH connection). */
+    public interface MacDownloader {
+        MacHubDownload.Result download(HuggingFaceHub.Plan plan, Optional<String> token, Path sketch);
+    }
+
+    /**
+     * {@code model add NAME hf:... --via MACHINE}: this host asks the hub what to fetch, the Mac downloads and verifies
+     * the files ({@link MacHubDownload}); the row records them, their SHA-256 and that {@code machine} holds them.
+     */
+    public CatalogueModel addVia(String name, String source, Optional<String> include, Optional<SecretReference> token, String actor,
+                                 String machine, MacDownloader downloader) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new ModelRefused("bad model name '" + name + "': letters, digits, '.', '_' and '-', starting with a letter or digit, at most 100");
+        }
+        if (!HuggingFaceHub.Reference.isReference(source)) {
+            throw new ModelRefused("--via " + machine + " downloads from the hub: the source must be hf:ORG/REPOSITORY@REVISION, got " + source);
+        }
+        if (store.find(name).isPresent()) {
+            throw new ModelRefused(ModelRefused.Reason.CONFLICT, "model " + name + " is already in the catalogue (remove it first)");
+        }
+        HuggingFaceHub.Reference reference = HuggingFaceHub.Reference.parse(source);
+        Optional<String> secret;
+        try {
+            secret = token.map(given -> given.resolve(System.getenv())).or(() -> hubToken.map(SecretReference::resolve));
+        } catch (io.macfleet.secrets.SecretUnavailableException e) {
+            throw new ModelRefused("the hub token is not available: " + e.getMessage());
+        }
+        HuggingFaceHub.Plan plan = new HuggingFaceHub(hubUrl, secret).plan(reference, include);
+        Path sketch;
+        try {
+            Files.createDirectories(root);
+            sketch = Files.createTempDirectory(root, STAGING + "-headers-" + name + "-");
+        } catch (IOException e) {
+            throw new ModelRefused(ModelRefused.Reason.DOWNLOAD_FAILED, "cannot create a directory under " + root + ": " + e.getMessage());
+        }
+        try {
+            MacHubDownload.Result result = downloader.download(plan, secret, sketch);
+            CatalogueModel model = model(name, result.inspection(), result.files(), "hf:" + reference.repository() + "@" + result.commit());
+            boolean inserted = store.insert(new CatalogueStore.Entry(model, result.inspection().shape(),
+                    Optional.ofNullable(result.inspection().weights()), actor, clock.instant(), Optional.of(machine)));
+            if (!inserted) {
+                throw new ModelRefused(ModelRefused.Reason.CONFLICT, "model " + name + " was added meanwhile by someone else");
+            }
+            audit.record(new AuditEvent(clock.instant(), actor, machine, "model.add", name + " from " + model.source() + " via " + machine
+                    + " (" + model.files().size() + " files, " + model.totalBytes() + " bytes, held on " + machine + ")", AuditEvent.Outcome.SUCCESS));
+            return model;
+        } finally {
+            deleteTree(sketch);
         }
     }
 

@@ -67,11 +67,21 @@ public class ModelCommand {
         @Option(names = "--json", description = "Print the catalogue entry as JSON.")
         boolean json;
 
+        @Option(names = "--via", paramLabel = "MACHINE", description = "Download an hf: source on this Mac (over SSH, with its own curl and"
+                + " shasum) instead of on this host; the catalogue records that the Mac holds it.")
+        String via;
+
         @Mixin
         ActorOption actor;
 
+        @Mixin
+        io.macfleet.ssh.SshOptions ssh;
+
         @Inject
         ModelCatalogue catalogue;
+
+        @Inject
+        MacDownloads macDownloads;
 
         @Override
         public Integer call() {
@@ -82,9 +92,20 @@ public class ModelCommand {
             } catch (IllegalArgumentException e) {
                 throw new ModelRefused("--hub-token: " + e.getMessage());
             }
-            CatalogueModel model = catalogue.add(name, source, Optional.ofNullable(include), token, actor.name(),
-                    json ? HuggingFaceHub.Progress.NONE : new ProgressBar(out));
-            out.println(json ? Json.write(model) : "added " + describe(model));
+            HuggingFaceHub.Progress progress = json ? HuggingFaceHub.Progress.NONE : new ProgressBar(out);
+            CatalogueModel model;
+            if (via != null) {
+                io.macfleet.ssh.SshSettings settings;
+                try {
+                    settings = ssh.settings(actor.name());
+                } catch (IllegalArgumentException e) {
+                    throw new ModelRefused(e.getMessage());
+                }
+                model = macDownloads.add(name, source, Optional.ofNullable(include), token, via, settings, progress);
+            } else {
+                model = catalogue.add(name, source, Optional.ofNullable(include), token, actor.name(), progress);
+            }
+            out.println(json ? Json.write(model) : "added " + describe(model) + (via == null ? "" : " (held on " + via + ")"));
             out.flush();
             return ExitCodes.OK;
         }
@@ -147,7 +168,8 @@ public class ModelCommand {
             } else {
                 out.println(describe(model));
                 out.println("  source:   " + model.source());
-                out.println("  stored:   " + catalogue.directory(model.name()));
+                out.println("  stored:   " + catalogue.heldOn(model.name()).map(mac -> "on " + mac + " (model add --via), not on this host")
+                        .orElse(catalogue.directory(model.name()).toString()));
                 out.println("  runtimes: " + String.join(", ", model.runtimes()));
                 for (ModelFile file : model.files()) {
                     out.printf(Locale.ROOT, "  %s  %14d  %s%n", file.sha256(), file.size(), file.path());

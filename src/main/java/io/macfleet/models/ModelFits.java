@@ -15,8 +15,8 @@ import java.util.Optional;
  * {@link MemoryFit} for a cluster of the applied inventory: each Mac's memory from its latest facts
  * ({@code sysctl hw.memsize}), else the inventory's {@code memoryGb}; the context and slots from the cluster's
  * {@code inference.settings} ({@code context}, {@code parallel}, as llama.cpp names them), else
- * {@link #DEFAULT_CONTEXT} and one slot. The facts do not gather {@code iogpu.wired_limit_mb} yet, so macOS's
- * default share is assumed.
+ * {@link #DEFAULT_CONTEXT} and one slot. The usable GPU memory is the facts' {@code iogpu.wired_limit_mb} when the Mac
+ * sets it, else macOS's default share; each figure's answer names where it came from.
  */
 @ApplicationScoped
 public class ModelFits {
@@ -44,9 +44,7 @@ public class ModelFits {
                 "no model " + modelName + " in the catalogue (macfleet model list)"));
         List<Machine> machines = desiredState.machines(clusterName);
         Map<String, FactsObservation> observed = facts.latest(machines.stream().map(Machine::name).toList());
-        List<MemoryFit.Mac> macs = machines.stream().map(machine -> new MemoryFit.Mac(machine.name(),
-                Optional.ofNullable(observed.get(machine.name())).map(observation -> observation.facts().memoryBytes()).filter(bytes -> bytes > 0)
-                        .orElse(machine.memoryGb() == null ? 0L : machine.memoryGb() * (1L << 30)), null)).toList();
+        List<MemoryFit.Mac> macs = machines.stream().map(machine -> mac(machine, Optional.ofNullable(observed.get(machine.name())))).toList();
         Map<String, Object> settings = cluster.inference() == null ? Map.of() : cluster.inference().settings();
         MemoryFit.Settings runtime = new MemoryFit.Settings(context.orElse(number(settings.get("context"), DEFAULT_CONTEXT)),
                 slots.orElse(number(settings.get("parallel"), 1)));
@@ -76,6 +74,17 @@ public class ModelFits {
         if (!result.fits()) {
             throw new ModelRefused(ModelRefused.Reason.DOES_NOT_FIT, result.message());
         }
+    }
+
+    private static MemoryFit.Mac mac(Machine machine, Optional<FactsObservation> observation) {
+        long gathered = observation.map(observed -> observed.facts().memoryBytes()).orElse(0L);
+        Long wiredLimit = observation.map(FactsObservation::wiredLimitMegabytes).filter(java.util.OptionalLong::isPresent)
+                .map(java.util.OptionalLong::getAsLong).orElse(null);
+        if (gathered > 0) {
+            return new MemoryFit.Mac(machine.name(), gathered, "hw.memsize", wiredLimit);
+        }
+        return machine.memoryGb() == null ? new MemoryFit.Mac(machine.name(), 0L, null, wiredLimit)
+                : new MemoryFit.Mac(machine.name(), machine.memoryGb() * (1L << 30), "the inventory's memoryGb", wiredLimit);
     }
 
     private static int number(Object value, int otherwise) {

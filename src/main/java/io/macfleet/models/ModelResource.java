@@ -33,7 +33,8 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 public class ModelResource {
 
     /** Body of an add: the name, the source (hf:ORG/REPOSITORY@REVISION or a path under the source directory), an optional glob. */
-    public record AddRequest(String name, String source, String include) {
+    /** @param via a machine of the inventory that downloads an hf: source itself (null: this host does) */
+    public record AddRequest(String name, String source, String include, String via) {
     }
 
     @Inject
@@ -41,6 +42,9 @@ public class ModelResource {
 
     @Inject
     ModelFits fits;
+
+    @Inject
+    MacDownloads macDownloads;
 
     @Inject
     CurrentUser user;
@@ -76,6 +80,11 @@ public class ModelResource {
             throw ProblemException.badRequest("name and source are required");
         }
         String source = request.source();
+        if (request.via() != null) {
+            CatalogueModel model = problem(() -> macDownloads.add(request.name(), request.source(), Optional.ofNullable(request.include()),
+                    Optional.empty(), request.via(), io.macfleet.ssh.SshSettings.defaults(user.actor()), HuggingFaceHub.Progress.NONE));
+            return Response.created(URI.create("/api/v1/models/" + model.name())).entity(model).build();
+        }
         if (!HuggingFaceHub.Reference.isReference(source)) {
             source = allowedLocalSource(source).toString();
         }

@@ -23,7 +23,10 @@ import java.util.OptionalLong;
  * curl ({@code /usr/bin/curl}), the options a deployment uses, fetching over real HTTP into the Mac's files:
  * {@code -f/--fail}, {@code -s/--silent}, {@code -S/--show-error}, {@code -L/--location}, {@code -C/--continue-at
  * -|OFFSET} (a {@code Range} request; appends a 206 answer, refuses a 200 one as curl does), {@code -o/--output FILE}
- * (else the body goes to standard output) and one URL. Exit codes and messages are curl's, as curl 7.88.1 gave them
+ * (else the body goes to standard output), {@code -H/--header "Name: value"}, {@code -K/--config FILE|-} (curl's config
+ * syntax, {@code header = "..."} and {@code url = "..."} lines; {@code -} reads standard input, which keeps a secret header
+ * out of argv) and one URL. As curl does since 7.58, a redirect to another host, port or scheme drops the
+ * {@code Authorization} header. Exit codes and messages are curl's, as curl 7.88.1 gave them
  * against a small test server (macOS 26 ships curl 8, whose messages for these cases read the same): 2 unknown
  * option or no URL, 3 bad URL, 6 unknown host, 7 connection refused, 18 body cut short, 22 an HTTP error under
  * {@code --fail} (nothing written; also 416 for a resume past the end), 23 the output cannot be written, 33 no
@@ -31,6 +34,8 @@ import java.util.OptionalLong;
  */
 final class CurlProgram implements SimulatedProgram {
 
+    /** A config file line: {@code [--]name[ =:]value}, the value maybe in double quotes. */
+    private static final java.util.regex.Pattern CONFIG_LINE = java.util.regex.Pattern.compile("-{0,2}([A-Za-z-]+)\\s*[=:]?\\s*(.+)");
     private static final String TRY_HELP = "curl: try 'curl --help' or 'curl --manual' for more information\n";
 
     @Override
@@ -47,6 +52,7 @@ final class CurlProgram implements SimulatedProgram {
         String continueAt = null;
         String output = null;
         String url = null;
+        List<String> headers = new java.util.ArrayList<>();
         List<String> args = call.arguments();
         for (int index = 0; index < args.size(); index++) {
             String argument = args.get(index);
@@ -59,13 +65,47 @@ final class CurlProgram implements SimulatedProgram {
                     case "-s", "--silent" -> silent = true;
                     case "-S", "--show-error" -> showError = true;
                     case "-L", "--location" -> location = true;
-                    case "-C", "--continue-at", "-o", "--output" -> {
+                    case "-C", "--continue-at", "-o", "--output", "-H", "--header", "-K", "--config" -> {
                         if (index + 1 >= args.size()) {
                             return Result.fail(2, "curl: option " + flag + ": requires parameter\n" + TRY_HELP);
                         }
                         String value = args.get(++index);
                         if (flag.equals("-C") || flag.equals("--continue-at")) {
                             continueAt = value;
+                        } else if (flag.equals("-H") || flag.equals("--header")) {
+                            headers.add(value);
+                        } else if (flag.equals("-K") || flag.equals("--config")) {
+                            List<String> lines = new java.util.ArrayList<>();
+                            if (value.equals("-")) {
+                                for (String line = call.stdinLine().get(); line != null; line = call.stdinLine().get()) {
+                                    lines.add(line);
+                                }
+                            } else {
+                                try {
+                                    lines = Files.readAllLines(call.mac().resolve(value));
+                                } catch (IOException e) {
+                                    return Result.fail(26, "curl: cannot read config from '" + value + "'\n");
+                                }
+                            }
+                            for (String line : lines) {
+                                String text = line.strip();
+                                if (text.isEmpty() || text.startsWith("#")) {
+                                    continue;
+                                }
+                                java.util.regex.Matcher option = CONFIG_LINE.matcher(text);
+                                if (!option.matches()) {
+                                    return Result.fail(2, "curl: config: cannot read the line '" + text + "'\n");
+                                }
+                                String configValue = option.group(2).startsWith("\"") && option.group(2).endsWith("\"") && option.group(2).length() >= 2
+                                        ? option.group(2).substring(1, option.group(2).length() - 1).replace("\\\"", "\"") : option.group(2);
+                                switch (option.group(1)) {
+                                    case "header", "H" -> headers.add(configValue);
+                                    case "url" -> url = configValue;
+                                    default -> {
+                                        return Result.fail(2, "curl: config: option " + option.group(1) + " is not simulated\n");
+                                    }
+                                }
+                            }
                         } else {
                             output = value;
                         }
@@ -109,21 +149,41 @@ final class CurlProgram implements SimulatedProgram {
                 return Result.fail(2, "curl: option -C: expected a proper numerical parameter\n" + TRY_HELP);
             }
         }
-        return fetch(uri, location, fail, offset, file, errors);
+        return fetch(uri, location, fail, offset, file, errors, headers);
     }
 
-    private static Result fetch(URI uri, boolean location, boolean fail, long offset, Path file, boolean errors) {
+    private static Result fetch(URI uri, boolean location, boolean fail, long offset, Path file, boolean errors, List<String> headers) {
         int port = uri.getPort() >= 0 ? uri.getPort() : uri.getScheme().equals("https") ? 443 : 80;
         long start = System.nanoTime();
-        try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30))
-                .followRedirects(location ? HttpClient.Redirect.ALWAYS : HttpClient.Redirect.NEVER).build()) {
-            HttpRequest.Builder request = HttpRequest.newBuilder(uri).GET().header("User-Agent", "curl/8.7.1").header("Accept", "*/*");
-            if (offset > 0) {
-                request.header("Range", "bytes=" + offset + "-");
-            }
+        try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).followRedirects(HttpClient.Redirect.NEVER).build()) {
             HttpResponse<InputStream> response;
+            URI target = uri;
             try {
-                response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+                for (int hops = 0; ; hops++) {
+                    HttpRequest.Builder request = HttpRequest.newBuilder(target).GET().header("User-Agent", "curl/8.7.1").header("Accept", "*/*");
+                    boolean sameOrigin = target.getScheme().equals(uri.getScheme()) && target.getHost().equalsIgnoreCase(uri.getHost())
+                            && target.getPort() == uri.getPort();
+                    for (String header : headers) {
+                        int colon = header.indexOf(':');
+                        if (colon > 0 && (sameOrigin || !header.substring(0, colon).strip().equalsIgnoreCase("Authorization"))) {
+                            request.header(header.substring(0, colon).strip(), header.substring(colon + 1).strip());
+                        }
+                    }
+                    if (offset > 0) {
+                        request.header("Range", "bytes=" + offset + "-");
+                    }
+                    response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+                    int status = response.statusCode();
+                    java.util.Optional<String> next = response.headers().firstValue("Location");
+                    if (!location || status < 300 || status >= 400 || next.isEmpty()) {
+                        break;
+                    }
+                    response.body().close();
+                    if (hops >= 50) {
+                        return error(errors, 47, "Maximum (50) redirects followed");
+                    }
+                    target = target.resolve(next.get());
+                }
             } catch (ConnectException e) {
                 return error(errors, 7, "Failed to connect to " + uri.getHost() + " port " + port + " after "
                         + (System.nanoTime() - start) / 1_000_000 + " ms: Couldn't connect to server");

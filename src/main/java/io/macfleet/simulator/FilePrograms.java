@@ -152,6 +152,7 @@ final class FilePrograms implements SimulatedProgram {
 
     private static Result rm(SimulatedMac mac, List<String> args, String user) {
         boolean force = args.stream().anyMatch(a -> a.startsWith("-") && a.contains("f"));
+        boolean recursive = args.stream().anyMatch(a -> a.startsWith("-") && (a.contains("r") || a.contains("R")));
         for (String path : args) {
             if (path.startsWith("-")) {
                 continue;
@@ -162,6 +163,16 @@ final class FilePrograms implements SimulatedProgram {
             }
             mac.fileOwners().forget(file);
             try {
+                if (recursive && Files.isDirectory(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    // rm -r: the tree, deepest first (the SSH user's own staging directories; root's need sudo as before).
+                    try (var tree = Files.walk(file)) {
+                        for (Path inside : tree.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                            mac.fileOwners().forget(inside);
+                            Files.delete(inside);
+                        }
+                    }
+                    continue;
+                }
                 if (!Files.deleteIfExists(file) && !force) {
                     return Result.fail(1, "rm: " + path + ": No such file or directory\n");
                 }

@@ -37,6 +37,7 @@ class FactsFromSamplesTest {
         assertThat(facts.bootstrapTokenSupportedOnServer()).isTrue();
         assertThat(facts.bootstrapTokenEscrowed()).isTrue();
         assertThat(facts.uptimeSeconds()).isEqualTo(9 * 3600 + 53 * 60);
+        assertThat(new FactsObservation(facts, MacosSamples.outputs()).wiredLimitMegabytes()).hasValue(0);
         assertThat(facts.freeDiskBytes()).isEqualTo(1739870612L * 1024);
         assertThat(facts.thunderboltBridgeActive()).isFalse();
         assertThat(facts.interfaces()).extracting(NetworkInterface::name).contains("en0", "bridge0");
@@ -60,8 +61,8 @@ class FactsFromSamplesTest {
             outputs.remove(command);
             java.util.Optional<String> optionalFact = FactsGatherer.OPTIONAL_FACTS.entrySet().stream()
                     .filter(entry -> entry.getValue().render().equals(command)).map(Map.Entry::getKey).findFirst();
-            if (command.equals(FactsGatherer.RDMA_PORTS.render())) {
-                // Observations stored before ibv_devinfo was gathered: not captured, not an error.
+            if (command.equals(FactsGatherer.RDMA_PORTS.render()) || command.equals(FactsGatherer.WIRED_LIMIT.render())) {
+                // Observations stored before ibv_devinfo or the wired limit was gathered: not captured, not an error.
                 assertThat(FactsGatherer.parse("studio-01", OBSERVED, outputs).unreadableFacts()).as(command).isEmpty();
             } else if (optionalFact.isPresent()) {
                 // An optional fact costs only itself, named with the same reason.
@@ -85,6 +86,16 @@ class FactsFromSamplesTest {
         assertThat(withoutUptime.read(FactsGatherer.UPTIME_FACT)).isFalse();
         assertThat(withoutUptime.macosVersion()).isNotBlank();
         outputs.put("uptime", MacosSamples.read("uptime/macos-26.2-hours.txt"));
+        // The wired limit is optional too: an unreadable one is unknown (model fit then assumes macOS's default), an
+        // observation from before it was gathered has none and nothing unreadable.
+        outputs.put("sysctl iogpu.wired_limit_mb", "sysctl: garbage\n");
+        MachineFacts withoutLimit = FactsGatherer.parse("studio-02", OBSERVED, outputs);
+        assertThat(withoutLimit.unreadableFacts()).containsOnlyKeys(FactsGatherer.WIRED_LIMIT_FACT);
+        assertThat(new FactsObservation(withoutLimit, outputs).wiredLimitMegabytes()).isEmpty();
+        outputs.remove("sysctl iogpu.wired_limit_mb");
+        MachineFacts older = FactsGatherer.parse("studio-02", OBSERVED, outputs);
+        assertThat(older.unreadableFacts()).isEmpty();
+        assertThat(new FactsObservation(older, outputs).wiredLimitMegabytes()).isEmpty();
         outputs.put("system_profiler SPThunderboltDataType -json", "{\"SPThunderboltDataType\": 7}");
         assertThatThrownBy(() -> FactsGatherer.parse("studio-02", OBSERVED, outputs))
                 .isInstanceOf(FactsGatheringException.class).hasMessageStartingWith("studio-02: `system_profiler SPThunderboltDataType -json`: ");

@@ -86,6 +86,17 @@ class FactsParsersTest {
     }
 
     @Test
+    void gpuWiredLimit() {
+        assertThat(SimpleOutputParsers.wiredLimitMegabytes(sample("sysctl/iogpu.wired_limit_mb-unset.txt"))).hasValue(0);
+        assertThat(SimpleOutputParsers.wiredLimitMegabytes("iogpu.wired_limit_mb: 491520\n")).hasValue(491_520);
+        assertThat(SimpleOutputParsers.wiredLimitMegabytes("26000\n")).hasValue(26_000);
+        // The gatherer records an exit 1 ("unknown oid" on a macOS before 14) as empty output: not gathered.
+        assertThat(SimpleOutputParsers.wiredLimitMegabytes("")).isEmpty();
+        assertThatThrownBy(() -> SimpleOutputParsers.wiredLimitMegabytes("iogpu.wired_limit_mb: lots"))
+                .hasMessage("sysctl iogpu.wired_limit_mb: expected 'iogpu.wired_limit_mb: MEGABYTES', got 'iogpu.wired_limit_mb: lots'");
+    }
+
+    @Test
     void rdmaDevicesTable() {
         assertThat(SimpleOutputParsers.rdmaDevices(sample("ibv_devices/macbook-pro-rdma-enabled.txt"))).containsExactly("rdma_en1", "rdma_en6", "rdma_en2");
         assertThat(SimpleOutputParsers.rdmaDevices(sample("ibv_devices/rdma-disabled.txt"))).isEmpty();

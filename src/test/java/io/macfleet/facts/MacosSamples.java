@@ -28,6 +28,7 @@ public final class MacosSamples {
         outputs.put(FactsGatherer.RDMA_DEVICES.render(), read("ibv_devices/macbook-pro-rdma-enabled.txt"));
         outputs.put(FactsGatherer.BOOTSTRAP_TOKEN.render(), read("profiles/status-bootstraptoken-escrowed.txt"));
         outputs.put(FactsGatherer.MEMORY.render(), read("sysctl/hw.memsize-m3-ultra-512gb.txt"));
+        outputs.put(FactsGatherer.WIRED_LIMIT.render(), read("sysctl/iogpu.wired_limit_mb-unset.txt"));
         outputs.put(FactsGatherer.UPTIME.render(), read("uptime/macos-26.2-hours.txt"));
         outputs.put(FactsGatherer.DISK_FREE.render(), read("df/df-k-root.txt"));
         return outputs;

@@ -33,7 +33,7 @@ class MemoryFitTest {
             assertThat(mac.usableBytes()).isEqualTo(384 * GIB);
         });
         assertThat(result.message()).startsWith("model big (300.00 GiB) on cluster llm-a, context 8192 x 4 slot(s): fits")
-                .contains("studio-01: needs 76.00 GiB (weights 75.00 GiB + KV cache 1.00 GiB) of 384.00 GiB usable (75% of 512.00 GiB (macOS default))");
+                .contains("studio-01: needs 76.00 GiB (weights 75.00 GiB + KV cache 1.00 GiB) of 384.00 GiB usable (default 75 % of 512.00 GiB (iogpu.wired_limit_mb not gathered))");
     }
 
     @Test
@@ -43,7 +43,7 @@ class MemoryFitTest {
         assertThat(result.fits()).isFalse();
         // studio-96 holds 96/352 of 300 GiB = 81.82 GiB and of the 4 GiB cache = 1.09 GiB; it may wire 72 GiB.
         assertThat(result.message()).contains("does not fit",
-                "studio-96: needs 82.91 GiB (weights 81.82 GiB + KV cache 1.09 GiB) of 72.00 GiB usable (75% of 96.00 GiB (macOS default)): 10.91 GiB short",
+                "studio-96: needs 82.91 GiB (weights 81.82 GiB + KV cache 1.09 GiB) of 72.00 GiB usable (default 75 % of 96.00 GiB (iogpu.wired_limit_mb not gathered)): 10.91 GiB short",
                 "studio-256: needs 221.09 GiB (weights 218.18 GiB + KV cache 2.91 GiB) of 192.00 GiB usable",
                 "raise iogpu.wired_limit_mb");
 
@@ -51,7 +51,7 @@ class MemoryFitTest {
         MemoryFit.Result withLimit = MemoryFit.check(model(300 * GIB), SHAPE, "llm-b", raised, new MemoryFit.Settings(8192, 4));
         assertThat(withLimit.fits()).isTrue();
         assertThat(withLimit.machines().getFirst().usableBytes()).isEqualTo(88 * GIB);
-        assertThat(withLimit.machines().getFirst().usableFrom()).isEqualTo("iogpu.wired_limit_mb=90112");
+        assertThat(withLimit.machines().getFirst().usableFrom()).isEqualTo("wired limit 90112 MB from iogpu.wired_limit_mb");
     }
 
     @Test

@@ -64,6 +64,9 @@ class ModelApiTest {
                 .then().statusCode(400).contentType("application/problem+json").body("detail", containsString("is outside the models source directory"));
         operator().contentType("application/json").body("{\"name\": \"up\", \"source\": \"../" + outside.getFileName() + "\"}").when()
                 .post("/api/v1/models").then().statusCode(400).body("detail", containsString("is outside the models source directory"));
+        operator().contentType("application/json").body("{\"name\": \"via\", \"source\": \"hf:a/b@main\", \"via\": \"studio-99\"}").when()
+                .post("/api/v1/models").then().statusCode(400).contentType("application/problem+json")
+                .body("detail", equalTo("--via studio-99: no machine named 'studio-99' in the applied inventory"));
         operator().contentType("application/json").body("{\"name\": \"x/y\", \"source\": \"api-model.gguf\"}").when().post("/api/v1/models")
                 .then().statusCode(400).body("detail", containsString("bad model name"));
 
@@ -74,7 +77,7 @@ class ModelApiTest {
 
         viewer().queryParam("cluster", "llm-a").when().get("/api/v1/models/api-model/fit").then().statusCode(200)
                 .body("fits", equalTo(true)).body("machines[0].machine", equalTo("studio-01"))
-                .body("machines[0].usableFrom", equalTo("75% of 512.00 GiB (macOS default)"));
+                .body("machines[0].usableFrom", equalTo("default 75 % of 512.00 GiB from the inventory's memoryGb (iogpu.wired_limit_mb not gathered)"));
         viewer().queryParam("cluster", "llm-x").when().get("/api/v1/models/api-model/fit").then().statusCode(404)
                 .body("detail", equalTo("no cluster llm-x in the applied inventory"));
         viewer().when().get("/api/v1/models/api-model/fit").then().statusCode(400);

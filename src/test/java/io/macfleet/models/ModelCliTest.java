@@ -65,10 +65,13 @@ class ModelCliTest {
         LaunchResult fits = launcher.launch("model", "fit", "llm-a", name);
         assertThat(fits.exitCode()).as(output(fits)).isEqualTo(ExitCodes.OK);
         assertThat(output(fits)).contains("on cluster llm-a, context 4096 x 1 slot(s): fits", "studio-03: needs ",
-                "of 192.00 GiB usable (75% of 256.00 GiB (macOS default))");
+                "of 192.00 GiB usable (default 75 % of 256.00 GiB from the inventory's memoryGb (iogpu.wired_limit_mb not gathered))");
         LaunchResult tooLong = launcher.launch("model", "fit", "llm-a", name, "--context", "2000000000", "--slots", "64", "--json");
         assertThat(tooLong.exitCode()).isEqualTo(ExitCodes.CHECK_FAILED);
         assertThat(JSON.readTree(output(tooLong)).get("fits").asBoolean()).isFalse();
+        LaunchResult unknownMac = launcher.launch("model", "add", "via-model", "hf:unsloth/Tiny-GGUF@main", "--via", "studio-99");
+        assertThat(unknownMac.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(unknownMac.getErrorOutput()).contains("--via studio-99: no machine named 'studio-99' in the applied inventory");
         LaunchResult unknownCluster = launcher.launch("model", "fit", "llm-x", name);
         assertThat(unknownCluster.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(unknownCluster.getErrorOutput()).contains("no cluster llm-x in the applied inventory");

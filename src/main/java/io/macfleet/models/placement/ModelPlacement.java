@@ -65,6 +65,11 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
     }
 
     public PlacementReport place(String cluster, CatalogueModel model, SshSettings ssh, NodeDeployer.Listener listener) {
+        Optional<String> heldOn = catalogue.heldOn(model.name());
+        if (heldOn.isPresent()) {
+            throw PlacementRefused.badInput("model " + model.name() + " is held on " + heldOn.get() + " (model add --via), not on this host:"
+                    + " feeding the chain from a Mac is not built yet (nothing was sent)");
+        }
         List<PlacedFile> files = model.files().stream().map(file -> PlacedFile.of(model, file, catalogue.localFile(model, file))).toList();
         return place(cluster, model.name(), files, ssh, listener);
     }
