@@ -28,8 +28,9 @@ public enum RunState {
             WAITING_FOR_OPERATOR, EnumSet.of(RUNNING),
             FAILED, EnumSet.of(RUNNING),
             INTERRUPTED, EnumSet.of(RUNNING),
-            // A succeeded run is never resumed: the next `provision` starts a new one.
-            SUCCEEDED, EnumSet.noneOf(RunState.class));
+            // The next `provision` starts a new run; only a run that succeeded between being looked up as unfinished and
+            // its lease being taken is run again (every step settled: it succeeds again at once).
+            SUCCEEDED, EnumSet.of(RUNNING));
 
     /** As stored and shown: {@code waiting-for-operator}. */
     public String label() {

@@ -51,8 +51,9 @@ class RunStateMachineTest {
         assertThat(RunState.WAITING_FOR_OPERATOR.mayBecome(RunState.RUNNING)).as("resumed after a confirmation").isTrue();
         assertThat(RunState.WAITING_FOR_OPERATOR.mayBecome(RunState.SUCCEEDED)).as("only by running again").isFalse();
         assertThat(RunState.RUNNING.mayBecome(RunState.INTERRUPTED)).as("shown, never stored").isFalse();
-        assertThatThrownBy(() -> RunState.SUCCEEDED.to(RunState.RUNNING)).isInstanceOf(RunState.IllegalTransitionException.class)
-                .hasMessage("a provisioning run cannot go from succeeded to running");
+        assertThat(RunState.SUCCEEDED.mayBecome(RunState.FAILED)).isFalse();
+        assertThatThrownBy(() -> RunState.FAILED.to(RunState.SUCCEEDED)).isInstanceOf(RunState.IllegalTransitionException.class)
+                .hasMessage("a provisioning run cannot go from failed to succeeded");
         assertThatThrownBy(() -> RunState.fromLabel("done")).hasMessage("unknown run status done");
         assertThat(RunState.SUCCEEDED.finished()).isTrue();
         assertThat(RunState.WAITING_FOR_OPERATOR.finished()).isFalse();
