@@ -320,12 +320,12 @@ public class ProvisioningService {
      * The stored status stays "running", which is what resuming looks for.
      */
     private RunView.Run shown(RunView.Run run) {
-        if (!"running".equals(run.status())) {
+        if (RunState.fromLabel(run.status()) != RunState.RUNNING) {
             return run;
         }
         Object stored = run.options().get("leaseTimeoutSeconds");
         Duration leaseTimeout = stored instanceof Number seconds ? Duration.ofSeconds(seconds.longValue()) : Options.DEFAULTS.leaseTimeout();
-        return leaseLive(run, leaseTimeout) ? run : run.withStatus("interrupted");
+        return leaseLive(run, leaseTimeout) ? run : run.withStatus(RunState.INTERRUPTED.label());
     }
 
     /** Where every machine stands in the newest run that included it, by machine name (machines never provisioned are absent). */

@@ -41,7 +41,7 @@ final class ProvisioningStore {
                 statement.setString(4, cluster);
                 statement.setString(5, String.join(",", machines));
                 statement.setString(6, json(options));
-                statement.setString(7, "running");
+                statement.setString(7, RunState.RUNNING.label());
                 statement.setString(8, startedBy);
                 statement.setObject(9, time(now));
                 statement.setObject(10, time(now));
@@ -65,7 +65,7 @@ final class ProvisioningStore {
     Optional<RunView.Run> latestUnfinished(String targetKey) {
         return Jdbc.withConnection(dataSource, connection -> Jdbc.query(connection,
                 "select * from provisioning_run where target_key = ? order by id desc fetch first 1 rows only", this::run, targetKey))
-                .stream().findFirst().filter(run -> !run.status().equals("succeeded"));
+                .stream().findFirst().filter(run -> RunState.fromLabel(run.status()) != RunState.SUCCEEDED);
     }
 
     /**

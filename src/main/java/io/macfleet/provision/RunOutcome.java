@@ -7,8 +7,8 @@ import java.util.Map;
 /**
  * How a run ended in this process.
  *
- * @param status succeeded, failed, waiting-for-operator, or running when it was stopped (lease lost, interrupted)
- * @param machines per machine: ready, failed, waiting-for-operator, in-progress
+ * @param status a {@link RunState} label: succeeded, failed, waiting-for-operator, or running when it was stopped (lease lost, interrupted)
+ * @param machines per machine, a {@link MachineState} label: ready, failed, waiting-for-operator, in-progress
  * @param messages per machine: the failure, or what a person must do, or the last step's summary
  * @param waiting the operator steps left waiting (non-interactive, or deferred)
  */
@@ -16,10 +16,10 @@ public record RunOutcome(long runId, boolean resumed, String status, Map<String,
                          List<OperatorRequest> waiting, Duration elapsed) {
 
     public boolean allReady() {
-        return machines.values().stream().allMatch("ready"::equals);
+        return machines.values().stream().allMatch(MachineState.READY.label()::equals);
     }
 
     public boolean anyFailed() {
-        return machines.values().stream().anyMatch("failed"::equals);
+        return machines.values().stream().anyMatch(MachineState.FAILED.label()::equals);
     }
 }

@@ -75,16 +75,21 @@ public final class RunView {
         }
 
         static String machineState(List<Step> steps) {
+            return storedMachineState(steps).label();
+        }
+
+        /** What the stored steps of one machine amount to. */
+        static MachineState storedMachineState(List<Step> steps) {
             if (steps.stream().anyMatch(step -> step.status().equals(StepStatus.FAILED.label()))) {
-                return "failed";
+                return MachineState.FAILED;
             }
             if (steps.stream().anyMatch(step -> step.status().equals(StepStatus.WAITING_FOR_OPERATOR.label()))) {
-                return "waiting-for-operator";
+                return MachineState.WAITING_FOR_OPERATOR;
             }
             if (steps.stream().allMatch(step -> StepStatus.fromLabel(step.status()).complete())) {
-                return "ready";
+                return MachineState.READY;
             }
-            return "in-progress";
+            return MachineState.IN_PROGRESS;
         }
     }
 }

@@ -25,7 +25,8 @@ import java.util.concurrent.RejectedExecutionException;
  *       one alert recommending it.</li>
  * </ul>
  * An action is ordered at most once per decision point: state changes before the action runs, so a failing or
- * slow action is never repeated by the next look, only by the next back-off step.
+ * slow action is never repeated by the next look, only by the next back-off step. The decisions themselves are a pure
+ * function in {@link SupervisionDecision}; the phases and which may follow which are in {@link ClusterPhase}.
  * <p>
  * Actions run on the executor given (the service's: a virtual thread each), not in the look that ordered them: a
  * coordinated reboot takes minutes, and the other clusters' looks must not wait for it. While a cluster's action
@@ -63,17 +64,11 @@ public final class ClusterSupervisor {
         void record(SupervisionEvent event);
     }
 
-    private final class Incident {
+    /** One supervised cluster: its incident, the action under way, and the launchd run counts a crash loop is measured from. */
+    private static final class Supervised {
+        IncidentState state = IncidentState.FIRST;
         /** The action in progress (set before it is handed to the executor, cleared when it ends), or null. */
         Acting acting;
-        Instant unhealthySince;
-        int restarts;
-        Instant nextAttempt = Instant.EPOCH;
-        String alert;
-        String reportedSkew;
-        boolean rdmaHandled;
-        Instant rebootedAt;
-        Instant servingSince;
         Map<Integer, Integer> runs = new HashMap<>();
     }
 
@@ -82,7 +77,7 @@ public final class ClusterSupervisor {
     private final Events events;
     private final Clock clock;
     private final Executor actions;
-    private final Map<String, Incident> incidents = new HashMap<>();
+    private final Map<String, Supervised> incidents = new HashMap<>();
 
     /** Actions run inside the look that orders them (tests that step through a decision one look at a time). */
     public ClusterSupervisor(Settings settings, Control control, Events events, Clock clock) {
@@ -100,10 +95,10 @@ public final class ClusterSupervisor {
     /** Reads one observation, acts if needed, and says where the cluster stands. */
     public ClusterStatus observe(ClusterObservation observation) {
         SupervisedCluster cluster = observation.cluster();
-        Incident incident;
+        Supervised incident;
         Diagnosis diagnosis;
         synchronized (this) {
-            incident = incidents.computeIfAbsent(cluster.name(), name -> new Incident());
+            incident = incidents.computeIfAbsent(cluster.name(), name -> new Supervised());
             diagnosis = Diagnoser.diagnose(observation, incident.runs);
             if (incident.acting != null) {
                 return status(observation, diagnosis, incident);
@@ -118,84 +113,22 @@ public final class ClusterSupervisor {
         }
         Instant now = clock.instant();
         Runnable action = null;
-        String what = null;
         synchronized (this) {
-            switch (diagnosis) {
-                case Diagnosis.NotDeployed notDeployed -> incidents.remove(cluster.name());
-                case Diagnosis.Serving serving -> {
-                    if (incident.unhealthySince != null || incident.alert != null || incident.restarts > 0) {
-                        emit(cluster, SupervisionEvent.Kind.RECOVERED, "serving again after "
-                                + seconds(Duration.between(incident.unhealthySince == null ? now : incident.unhealthySince, now))
-                                + " and " + incident.restarts + " ordered restart(s)");
-                    }
-                    if (incident.servingSince == null) {
-                        incident.servingSince = now;
-                    }
-                    incident.unhealthySince = null;
-                    incident.restarts = 0;
-                    incident.nextAttempt = Instant.EPOCH;
-                    incident.alert = null;
-                    incident.reportedSkew = null;
-                    incident.rdmaHandled = false;
-                    incident.rebootedAt = null;
+            SupervisionDecision decision = SupervisionDecision.decide(incident.state, diagnosis, cluster, settings, now);
+            // The new state is in place before the action is handed over: the next look never orders it again.
+            incident.state = decision.next();
+            decision.events().forEach(event -> emit(cluster, event.kind(), event.detail()));
+            action = switch (decision.order()) {
+                case FORGET -> {
+                    incidents.remove(cluster.name());
+                    yield null;
                 }
-                case Diagnosis.Skew skew -> {
-                    incident.servingSince = null;
-                    markUnhealthy(incident, now);
-                    if (!skew.explain().equals(incident.reportedSkew)) {
-                        incident.reportedSkew = skew.explain();
-                        incident.alert = "refusing to form: " + skew.explain();
-                        emit(cluster, SupervisionEvent.Kind.SKEW_REFUSED, skew.explain());
-                    }
-                }
-                case Diagnosis.RdmaFailure rdma -> {
-                    incident.servingSince = null;
-                    markUnhealthy(incident, now);
-                    if (incident.rdmaHandled && incident.rebootedAt != null && incident.alert == null
-                            && Duration.between(incident.rebootedAt, now).compareTo(settings.restartAfter()) >= 0) {
-                        // Rebooted and verified, and RDMA failed again before the cluster served (after the node had
-                        // restartAfter to start: until its start line, its log still ends with the old errors): a reboot
-                        // does not fix this one (a cable, a port, a macOS mismatch); never reboot in a loop.
-                        incident.alert = "RDMA failed again after the coordinated reboot: " + rdma.explain()
-                                + "; check the Thunderbolt cables and that every machine runs the same macOS";
-                        emit(cluster, SupervisionEvent.Kind.RDMA_REBOOT_FAILED, incident.alert);
-                    }
-                    if (!incident.rdmaHandled) {
-                        incident.rdmaHandled = true;
-                        if (cluster.policy().rebootOnRdmaFailure()) {
-                            emit(cluster, SupervisionEvent.Kind.RDMA_REBOOT_ORDERED, "coordinated reboot of "
-                                    + cluster.ranks().stream().map(SupervisedCluster.Rank::machine).toList() + ": " + rdma.explain());
-                            action = () -> reboot(cluster, incident);
-                            what = "coordinated reboot";
-                        } else {
-                            incident.alert = recommendation(cluster, rdma);
-                            emit(cluster, SupervisionEvent.Kind.RDMA_REBOOT_RECOMMENDED, incident.alert);
-                        }
-                    }
-                }
-                case Diagnosis.RanksDown down -> {
-                    incident.servingSince = null;
-                    markUnhealthy(incident, now);
-                    boolean patient = !down.crashLooping() && Duration.between(incident.unhealthySince, now).compareTo(settings.restartAfter()) < 0;
-                    if (incident.alert == null && !patient && !now.isBefore(incident.nextAttempt)) {
-                        if (incident.restarts >= settings.attempts()) {
-                            incident.alert = "gave up after " + incident.restarts + " restart(s) of the whole cluster: " + down.explain();
-                            emit(cluster, SupervisionEvent.Kind.GAVE_UP, incident.alert);
-                        } else {
-                            incident.restarts++;
-                            Duration wait = backoff(incident.restarts);
-                            incident.nextAttempt = now.plus(wait);
-                            emit(cluster, SupervisionEvent.Kind.RESTART_ORDERED, "restart " + incident.restarts + " of "
-                                    + settings.attempts() + " (ranks 0.." + (cluster.ranks().size() - 1) + " in order; next look in "
-                                    + seconds(wait) + "): " + down.explain());
-                            action = () -> restart(cluster);
-                            what = "ordered restart " + incident.restarts;
-                        }
-                    }
-                }
-            }
+                case NONE -> null;
+                case RESTART_IN_ORDER -> () -> restart(cluster);
+                case REBOOT_VERIFY_AND_START -> () -> reboot(cluster, incident);
+            };
             if (action != null) {
-                incident.acting = new Acting(what, now);
+                incident.acting = new Acting(decision.what(), now);
             }
         }
         if (action != null) {
@@ -226,9 +159,9 @@ public final class ClusterSupervisor {
     public record Acting(String what, Instant since) {
     }
 
-    private ClusterStatus status(ClusterObservation observation, Diagnosis diagnosis, Incident incident) {
-        return new ClusterStatus(observation, diagnosis, incident.restarts, Optional.ofNullable(incident.alert),
-                Optional.ofNullable(incident.servingSince), Optional.ofNullable(incident.acting));
+    private ClusterStatus status(ClusterObservation observation, Diagnosis diagnosis, Supervised incident) {
+        return new ClusterStatus(observation, diagnosis, incident.state.restarts(), Optional.ofNullable(incident.state.alert()),
+                Optional.ofNullable(incident.state.servingSince()), Optional.ofNullable(incident.acting));
     }
 
     /** An operator restarted the cluster by hand: the supervisor starts counting afresh and the alert closes. */
@@ -238,27 +171,13 @@ public final class ClusterSupervisor {
 
     /** The open alert of a cluster, if any. */
     public synchronized Optional<String> alert(String cluster) {
-        Incident incident = incidents.get(cluster);
-        return incident == null ? Optional.empty() : Optional.ofNullable(incident.alert);
+        Supervised incident = incidents.get(cluster);
+        return incident == null ? Optional.empty() : Optional.ofNullable(incident.state.alert());
     }
 
     /** Forgets a cluster this instance no longer supervises (lease lost, cluster removed). */
     public synchronized void forget(String cluster) {
         incidents.remove(cluster);
-    }
-
-    private void markUnhealthy(Incident incident, Instant now) {
-        if (incident.unhealthySince == null) {
-            incident.unhealthySince = now;
-        }
-    }
-
-    private Duration backoff(int restarts) {
-        Duration wait = settings.backoff();
-        for (int step = 1; step < restarts && wait.compareTo(settings.maximumBackoff()) < 0; step++) {
-            wait = wait.multipliedBy(2);
-        }
-        return wait.compareTo(settings.maximumBackoff()) > 0 ? settings.maximumBackoff() : wait;
     }
 
     private void restart(SupervisedCluster cluster) {
@@ -269,34 +188,24 @@ public final class ClusterSupervisor {
         }
     }
 
-    private void reboot(SupervisedCluster cluster, Incident incident) {
+    private void reboot(SupervisedCluster cluster, Supervised incident) {
         try {
             control.rebootVerifyAndStart(cluster);
             synchronized (this) {
-                incident.rebootedAt = clock.instant();
+                incident.state = incident.state.rebooted(clock.instant());
             }
             emit(cluster, SupervisionEvent.Kind.RDMA_REBOOT_DONE, "every machine rebooted, RDMA and cabling verified, node started");
         } catch (IOException | RuntimeException e) {
+            String alert = "the coordinated reboot did not recover RDMA: " + e.getMessage()
+                    + "; check the Thunderbolt cables and `ibv_devinfo` on each machine";
             synchronized (this) {
-                incident.alert = "the coordinated reboot did not recover RDMA: " + e.getMessage()
-                        + "; check the Thunderbolt cables and `ibv_devinfo` on each machine";
+                incident.state = incident.state.rebootFailed(alert);
             }
-            emit(cluster, SupervisionEvent.Kind.RDMA_REBOOT_FAILED, incident.alert);
+            emit(cluster, SupervisionEvent.Kind.RDMA_REBOOT_FAILED, alert);
         }
-    }
-
-    private static String recommendation(SupervisedCluster cluster, Diagnosis.RdmaFailure rdma) {
-        return rdma.explain() + ". Recommended: reboot every machine of cluster " + cluster.name() + " together ("
-                + String.join(", ", cluster.ranks().stream().map(SupervisedCluster.Rank::machine).toList())
-                + "; only a full reboot clears a wedged RDMA state), then check `ibv_devinfo` and the cabling;"
-                + " or set supervision.rdmaFailure: reboot on the cluster in the inventory to let macfleet do it";
     }
 
     private void emit(SupervisedCluster cluster, SupervisionEvent.Kind kind, String detail) {
         events.record(new SupervisionEvent(clock.instant(), cluster.name(), kind, detail));
-    }
-
-    private static String seconds(Duration duration) {
-        return String.format(java.util.Locale.ROOT, "%.1f s", duration.toMillis() / 1000.0);
     }
 }

@@ -67,6 +67,8 @@ class SupervisionOnSimulatorTest {
     final List<SupervisionEvent> events = new CopyOnWriteArrayList<>();
     final List<AuditEvent> sshAudit = new CopyOnWriteArrayList<>();
     final AtomicReference<ClusterStatus> latest = new AtomicReference<>();
+    /** How many rounds the loop finished: what the supervisor did not do, it did not do in a given number of looks. */
+    final java.util.concurrent.atomic.AtomicInteger looks = new java.util.concurrent.atomic.AtomicInteger();
     final AtomicReference<SupervisedCluster> supervised = new AtomicReference<>();
     SshMachineShell shell;
     ClusterSupervisor supervisor;
@@ -127,6 +129,7 @@ class SupervisionOnSimulatorTest {
             while (!stopping) {
                 try {
                     loop.round(List.of(supervised.get())).forEach(latest::set);
+                    looks.incrementAndGet();
                     Thread.sleep(500);
                 } catch (InterruptedException e) {
                     return;
@@ -179,8 +182,8 @@ class SupervisionOnSimulatorTest {
         // The alert carries why, from the rank's own log (issue 29).
         assertThat(supervisor.alert("llm-a")).hasValueSatisfying(alert -> assertThat(alert).startsWith("gave up after 2 restart(s)")
                 .contains("rank 1 (studio-02)", "its log says: ", "simulated crash"));
-        // Stopped: no further restart however long it stays down.
-        Thread.sleep(4000);
+        // Stopped: no further restart however long it stays down (SupervisionDecisionTest: a day later on its clock).
+        awaitLooks(8);
         assertThat(kinds().stream().filter(kind -> kind == SupervisionEvent.Kind.RESTART_ORDERED)).hasSize(2);
         // The operator fixes it and restarts the cluster: the alert closes and it serves again.
         fleet.machine("studio-02").faults().crashLoopingDaemons.clear();
@@ -226,7 +229,7 @@ class SupervisionOnSimulatorTest {
         assertThat(await(Duration.ofSeconds(120), () -> kinds().contains(SupervisionEvent.Kind.SKEW_REFUSED))).as(describe()).isTrue();
         assertThat(supervisor.alert("llm-a")).hasValue("refusing to form: rank 1 (studio-02) has node version 9.9.9, the other ranks"
                 + " have 0.1.0-SNAPSHOT: the cluster refuses to form; fix: macfleet node deploy llm-a");
-        Thread.sleep(3000);
+        awaitLooks(6);
         assertThat(kinds()).doesNotContain(SupervisionEvent.Kind.RESTART_ORDERED);
     }
 
@@ -282,6 +285,12 @@ class SupervisionOnSimulatorTest {
     String describe() {
         ClusterStatus status = latest.get();
         return (status == null ? "no look yet" : status.diagnosis().explain()) + "; events " + events;
+    }
+
+    /** Returns once the loop looked at the cluster {@code count} more times (instead of sleeping a guessed while). */
+    void awaitLooks(int count) throws InterruptedException {
+        int target = looks.get() + count;
+        assertThat(await(Duration.ofSeconds(120), () -> looks.get() >= target)).as(count + " more looks: " + describe()).isTrue();
     }
 
     static boolean await(Duration timeout, BooleanSupplier condition) throws InterruptedException {
