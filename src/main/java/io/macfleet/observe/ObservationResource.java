@@ -1,5 +1,7 @@
 package io.macfleet.observe;
 
+import io.macfleet.facts.Reachability;
+import io.macfleet.facts.ObservationStore;
 import io.macfleet.accounts.Roles;
 import io.macfleet.api.ProblemException;
 import io.macfleet.console.FleetStatus;

@@ -1,5 +1,7 @@
 package io.macfleet.observe;
 
+import io.macfleet.facts.Reachability;
+import io.macfleet.facts.ObservationStore;
 import static io.macfleet.accounts.TestAccounts.operator;
 import static io.macfleet.accounts.TestAccounts.viewer;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -6,7 +6,7 @@ import io.macfleet.console.MachineState;
 import io.macfleet.console.Status;
 import io.macfleet.console.StatusColumn;
 import io.macfleet.facts.FactsObservation;
-import io.macfleet.observe.Reachability;
+import io.macfleet.facts.Reachability;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
