@@ -13,7 +13,7 @@ import static org.hamcrest.Matchers.startsWith;
 import io.macfleet.accounts.Role;
 import io.macfleet.api.JsonShape;
 import io.macfleet.accounts.TestAccounts;
-import io.macfleet.console.FleetStatus;
+import io.macfleet.fleet.FleetStatus;
 import io.macfleet.facts.FactsService;
 import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.DesiredStateStore;

@@ -1,4 +1,4 @@
-package io.macfleet.console;
+package io.macfleet.fleet;
 
 import io.macfleet.cabling.CablingReport;
 import io.macfleet.cabling.ClusterCabling;
@@ -243,7 +243,7 @@ public class FleetStatus {
     }
 
     /** As after a gathering of every machine: nothing derived from facts is known yet (benchmarks measure that case). */
-    void forgetCaches() {
+    public void forgetCaches() {
         observationsById.clear();
         reports.clear();
     }

@@ -1,4 +1,4 @@
-package io.macfleet.console;
+package io.macfleet.fleet;
 
 import io.macfleet.cabling.CablingReport;
 import io.macfleet.deployment.NodeDeploymentStore;
