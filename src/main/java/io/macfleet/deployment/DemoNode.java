@@ -1,5 +1,6 @@
 package io.macfleet.deployment;
 
+import io.macfleet.runtime.NodeCommand;
 import io.macfleet.command.Actors;
 import io.macfleet.ssh.ExecutionLimits;
 import io.macfleet.ssh.SshSettings;
