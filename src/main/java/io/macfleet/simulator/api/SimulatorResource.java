@@ -8,7 +8,7 @@ import io.macfleet.simulator.FaultStep;
 import io.macfleet.simulator.Faults;
 import io.macfleet.simulator.SimulatedFleet;
 import io.macfleet.simulator.SimulatedMac;
-import io.macfleet.simulator.demo.DemoEnvironment;
+import io.macfleet.demo.DemoEnvironment;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
