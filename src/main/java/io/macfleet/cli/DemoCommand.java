@@ -9,7 +9,7 @@ import jakarta.inject.Inject;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.macfleet.simulator.FaultStep;
-import io.macfleet.simulator.demo.DemoEnvironment;
+import io.macfleet.demo.DemoEnvironment;
 import io.quarkus.runtime.Quarkus;
 import java.io.IOException;
 import java.net.URI;
@@ -194,22 +194,22 @@ public class DemoCommand implements Callable<Integer> {
             } catch (RuntimeException unread) {
                 out.println("The Thunderbolt addresses were not read (" + unread.getMessage() + "); the model goes to each Mac from here.");
             }
-            endpoint = io.macfleet.deployment.DemoNode.deploy(nodes, models, DemoEnvironment.CLUSTER, dir, out);
+            endpoint = io.macfleet.demo.DemoNode.deploy(nodes, models, DemoEnvironment.CLUSTER, dir, out);
         }
-        java.util.Optional<io.macfleet.runtime.DemoLlamaCpp.Serving> llamaCppServing = java.util.Optional.empty();
+        java.util.Optional<io.macfleet.demo.DemoLlamaCpp.Serving> llamaCppServing = java.util.Optional.empty();
         if (!noNode && llamaCpp) {
             try {
-                llamaCppServing = io.macfleet.runtime.DemoLlamaCpp.deploy(runtimes, desiredState, clusterCabling, demo.fleet(), demo.inventoryDirectory(),
-                        DemoEnvironment.CLUSTER, io.macfleet.deployment.DemoNode.catalogued(models, dir, out), out);
-                endpoint = llamaCppServing.map(io.macfleet.runtime.DemoLlamaCpp.Serving::endpoint);
+                llamaCppServing = io.macfleet.demo.DemoLlamaCpp.deploy(runtimes, desiredState, clusterCabling, demo.fleet(), demo.inventoryDirectory(),
+                        DemoEnvironment.CLUSTER, io.macfleet.demo.DemoNode.catalogued(models, dir, out), out);
+                endpoint = llamaCppServing.map(io.macfleet.demo.DemoLlamaCpp.Serving::endpoint);
             } catch (IOException e) {
                 out.println("llama.cpp was not deployed: " + e.getMessage());
             }
         }
         if (!noNode && mlx) {
-            llamaCppServing = io.macfleet.runtime.DemoMlx.deploy(runtimes, desiredState, clusterCabling, demo.fleet(), demo.inventoryDirectory(),
+            llamaCppServing = io.macfleet.demo.DemoMlx.deploy(runtimes, desiredState, clusterCabling, demo.fleet(), demo.inventoryDirectory(),
                     DemoEnvironment.CLUSTER, dir, out);
-            endpoint = llamaCppServing.map(io.macfleet.runtime.DemoLlamaCpp.Serving::endpoint);
+            endpoint = llamaCppServing.map(io.macfleet.demo.DemoLlamaCpp.Serving::endpoint);
         }
         if (!asDelivered) {
             out.println(DemoMainJob.conclusion(DemoEnvironment.CLUSTER, provisioned, updated, DemoEnvironment.TARGET_MACOS + " (" + DemoEnvironment.TARGET_BUILD + ")",

@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
                 DemoCommand.class, io.macfleet.facts.FactsCommand.class, io.macfleet.facts.DriftCommand.class,
                 io.macfleet.cabling.CablingCommand.class, io.macfleet.provision.ProvisionCommand.class,
                 io.macfleet.provision.PlaybookCommand.class, io.macfleet.accounts.UsersCommand.class,
-                io.macfleet.accounts.TokensCommand.class, io.macfleet.deployment.NodeCommand.class,
+                io.macfleet.accounts.TokensCommand.class, io.macfleet.runtime.NodeCommand.class,
                 io.macfleet.osupdate.OsUpdateCommand.class, io.macfleet.mdm.status.MdmCommand.class,
                 io.macfleet.supervision.SupervisionCommand.class, io.macfleet.models.ModelCommand.class},
         exitCodeListHeading = "%nExit codes:%n",

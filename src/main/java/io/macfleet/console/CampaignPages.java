@@ -1,5 +1,6 @@
 package io.macfleet.console;
 
+import io.macfleet.fleet.MachineRow;
 import io.macfleet.osupdate.CampaignView;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;

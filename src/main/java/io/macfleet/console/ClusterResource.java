@@ -1,5 +1,6 @@
 package io.macfleet.console;
 
+import io.macfleet.fleet.FleetStatus;
 import io.macfleet.provision.ProvisioningService;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;

@@ -1,5 +1,7 @@
 package io.macfleet.console;
 
+import io.macfleet.fleet.MachineRow;
+import io.macfleet.fleet.FleetStatus;
 import static io.macfleet.console.ConsoleSupport.query;
 
 import io.macfleet.audit.AuditEntry;

@@ -1,5 +1,6 @@
 package io.macfleet.console;
 
+import io.macfleet.fleet.FleetStatus;
 import io.macfleet.audit.AuditQuery;
 import io.macfleet.audit.JdbcAuditLog;
 import io.macfleet.provision.ProvisioningService;

@@ -1,5 +1,6 @@
 package io.macfleet.console;
 
+import io.macfleet.fleet.FleetStatus;
 import io.quarkus.qute.TemplateInstance;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;

@@ -1,5 +1,7 @@
 package io.macfleet.console;
 
+import io.macfleet.fleet.MachineRow;
+import io.macfleet.fleet.FleetStatus;
 import io.macfleet.audit.AuditEntry;
 import io.macfleet.cabling.Finding;
 import io.macfleet.facts.Drift;

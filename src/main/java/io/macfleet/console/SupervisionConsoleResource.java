@@ -140,7 +140,7 @@ public class SupervisionConsoleResource {
                 daemon.launchd().loaded() ? daemon.launchd().state() : "not loaded",
                 daemon.launchd().pid().isPresent() ? String.valueOf(daemon.launchd().pid().getAsLong()) : "–",
                 daemon.launchd().runs().isPresent() ? String.valueOf(daemon.launchd().runs().getAsInt()) : "–",
-                io.macfleet.deployment.NodeCommand.lastExit(daemon.launchd().lastExit()), daemon.probe(), daemon.transport().orElse("–"))).toList();
+                io.macfleet.runtime.NodeCommand.lastExit(daemon.launchd().lastExit()), daemon.probe(), daemon.transport().orElse("–"))).toList();
         return new RuntimeClusterRow(look.cluster(), look.runtime(), look.serving(), look.state(), look.endpoint(),
                 look.alert().map(alert -> alert.replaceFirst("^cluster " + java.util.regex.Pattern.quote(look.cluster()) + ": ", "")).orElse(null),
                 look.acting().orElse(null), "seen by this instance at " + Ages.utc(look.at()), daemons);

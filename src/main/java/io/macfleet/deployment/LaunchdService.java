@@ -18,6 +18,16 @@ public record LaunchdService(boolean loaded, String state, OptionalLong pid, Opt
 
     /** How the last run ended, as far as launchd says. */
     public sealed interface LastExit {
+        /** As the CLI and the deploy journal print it: {@code never exited}, {@code 78: EX_CONFIG}, {@code Killed: 9}. */
+        default String describe() {
+            return switch (this) {
+                case NeverExited ignored -> "never exited";
+                case Code code -> code.name().isEmpty() ? Integer.toString(code.code()) : code.code() + ": " + code.name();
+                case Signal signal -> signal.name() + ": " + signal.number();
+                case Unreadable unreadable -> unreadable.printed();
+            };
+        }
+
         /** Loaded and never exited, or launchd printed nothing about it. */
         record NeverExited() implements LastExit {
         }

@@ -623,7 +623,7 @@ public final class NodeDeployer {
             CommandResult tail = machine.execute(Command.reading("tail", "-n", "3", NodeLayout.errorLog()));
             String log = tail.succeeded() && !tail.stdout().isBlank() ? tail.stdout().strip().replaceAll("\\s*\\n\\s*", " | ") : "its log is empty";
             return "rank " + rank.rank() + " on " + rank.machine() + " is " + status.state()
-                    + status.runs().stream().mapToObj(runs -> " (" + runs + " runs, last exit " + NodeCommand.lastExit(status.launchd().lastExit()) + ")").findFirst().orElse("")
+                    + status.runs().stream().mapToObj(runs -> " (" + runs + " runs, last exit " + status.launchd().lastExit().describe() + ")").findFirst().orElse("")
                     + ", its log says: " + log;
         });
         return results.stream().filter(MachineResult::succeeded).map(MachineResult::value).filter(java.util.Objects::nonNull).toList();

@@ -49,7 +49,7 @@ public final class NodeLayout {
         return LOG_DIRECTORY + "/" + LABEL + ".err.log";
     }
 
-    static String shortHash(String sha256) {
+    public static String shortHash(String sha256) {
         if (sha256 == null || !sha256.matches("[0-9a-f]{64}")) {
             throw new IllegalArgumentException("not a SHA-256 in lower-case hex: " + sha256);
         }

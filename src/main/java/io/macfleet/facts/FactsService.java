@@ -9,7 +9,6 @@ import io.macfleet.reach.MachineReach;
 import io.macfleet.ssh.HostKeyStore;
 import io.macfleet.ssh.JdbcHostKeyStore;
 import io.macfleet.ssh.MachineResult;
-import io.macfleet.observe.ObservationStore;
 import io.macfleet.ssh.SshException;
 import io.macfleet.ssh.SshRun;
 import io.macfleet.ssh.SshSettings;

@@ -2,8 +2,8 @@ package io.macfleet.observe;
 
 import io.macfleet.cabling.CablingReport;
 import io.macfleet.cabling.Finding;
-import io.macfleet.console.FleetStatus;
-import io.macfleet.console.MachineRow;
+import io.macfleet.fleet.FleetStatus;
+import io.macfleet.fleet.MachineRow;
 import io.macfleet.facts.FactsObservation;
 import io.macfleet.provision.ProvisioningService;
 import io.macfleet.provision.RunView;

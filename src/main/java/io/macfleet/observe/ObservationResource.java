@@ -1,9 +1,11 @@
 package io.macfleet.observe;
 
+import io.macfleet.facts.Reachability;
+import io.macfleet.facts.ObservationStore;
 import io.macfleet.accounts.Roles;
 import io.macfleet.problem.ProblemException;
-import io.macfleet.console.FleetStatus;
-import io.macfleet.console.MachineRow;
+import io.macfleet.fleet.FleetStatus;
+import io.macfleet.fleet.MachineRow;
 import io.macfleet.facts.FactsService;
 import io.macfleet.inventory.Machine;
 import io.macfleet.ssh.MachineResult;

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 
 /**
  * The registered step types, by name: in the application every {@link StepType} bean; outside CDI (hand-wired tests,
@@ -43,10 +44,22 @@ public class StepTypes {
         }
     }
 
-    /** The step types that come with macfleet, for code that runs without CDI. {@code StepTypesSchemaTest} keeps it equal to the beans. */
-    private static final List<StepType<?>> BUILT_IN = List.of(new CommandStep.Type(), new FactsStep.Type(), new RebootStep.Type(),
-            new OperatorStep.Type(), new CablingStep.Type(), new TemplateStep.Type(), new ThunderboltNetworkStep.Type(),
-            new io.macfleet.deployment.InferenceNodeStep.Type());
+    /**
+     * The step types that come with macfleet, for code that runs without CDI. {@code StepTypesSchemaTest} keeps it equal to the beans.
+     * This package's own types are named here; a step type of another package (a workflow above provisioning, such as
+     * {@code inference-node}) is listed in {@code META-INF/services/io.macfleet.provision.StepType} instead, so that provisioning
+     * never imports the packages built on it. The services file's order is the documented order after this package's types.
+     */
+    private static final List<StepType<?>> BUILT_IN = builtInTypes();
+
+    private static List<StepType<?>> builtInTypes() {
+        List<StepType<?>> types = new ArrayList<>(List.of(new CommandStep.Type(), new FactsStep.Type(), new RebootStep.Type(),
+                new OperatorStep.Type(), new CablingStep.Type(), new TemplateStep.Type(), new ThunderboltNetworkStep.Type()));
+        for (StepType<?> type : ServiceLoader.load(StepType.class, StepTypes.class.getClassLoader())) {
+            types.add(type);
+        }
+        return List.copyOf(types);
+    }
 
     private static final StepTypes BUILT_IN_TYPES = new StepTypes(BUILT_IN);
 

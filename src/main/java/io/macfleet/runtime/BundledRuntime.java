@@ -44,7 +44,7 @@ public final class BundledRuntime implements InferenceRuntime {
 
     @Override
     public List<Pattern> rdmaFaultLines() {
-        return io.macfleet.supervision.NodeProbe.rdmaSignatures();
+        return RdmaFaultLines.SIGNATURES;
     }
 
     /** The node's own plan: what {@link NodeDeployer} carries out. */

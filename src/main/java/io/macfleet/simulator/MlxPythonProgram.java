@@ -104,11 +104,47 @@ final class MlxPythonProgram implements SimulatedProgram {
     /** The bundled node's jar when this host has one (the stand-in serves a GGUF stand-in model with it), else "". */
     private static String nodeJar() {
         try {
-            java.nio.file.Path jar = io.macfleet.deployment.NodeService.defaultNodeJar();
-            return Files.isRegularFile(jar) ? jar.toAbsolutePath().toString() : "";
+            java.nio.file.Path jar = builtNodeJar();
+            return jar != null && Files.isRegularFile(jar) ? jar.toAbsolutePath().toString() : "";
         } catch (RuntimeException none) {
             return "";
         }
+    }
+
+    /**
+     * The node's jar as a build leaves it: MACFLEET_NODE_JAR, else inference-node/target/inference-node-*.jar under the
+     * working directory or a directory above this code; null when there is none. (The simulator finds the program by
+     * itself rather than through the product's deployment code.)
+     */
+    private static java.nio.file.Path builtNodeJar() {
+        String configured = System.getenv("MACFLEET_NODE_JAR");
+        if (configured != null && !configured.isBlank()) {
+            return java.nio.file.Path.of(configured);
+        }
+        List<java.nio.file.Path> roots = new java.util.ArrayList<>(List.of(java.nio.file.Path.of("").toAbsolutePath()));
+        try {
+            java.nio.file.Path code = java.nio.file.Path.of(MlxPythonProgram.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            for (java.nio.file.Path parent = code; parent != null; parent = parent.getParent()) {
+                roots.add(parent);
+            }
+        } catch (Exception unknown) {
+            // The working directory is still tried.
+        }
+        for (java.nio.file.Path root : roots) {
+            java.nio.file.Path target = root.resolve("inference-node").resolve("target");
+            if (Files.isDirectory(target)) {
+                try (var files = Files.list(target)) {
+                    var jar = files.filter(file -> file.getFileName().toString().matches("inference-node-[^/]*\\.jar")
+                            && !file.getFileName().toString().endsWith("-sources.jar")).findFirst();
+                    if (jar.isPresent()) {
+                        return jar.get();
+                    }
+                } catch (java.io.IOException e) {
+                    // next candidate
+                }
+            }
+        }
+        return null;
     }
 
     /**

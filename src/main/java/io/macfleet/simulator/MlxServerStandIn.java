@@ -2,7 +2,6 @@ package io.macfleet.simulator;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.macfleet.runtime.MlxLaunchContract;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -25,7 +24,7 @@ import java.util.Optional;
 /**
  * What a simulated Mac's {@code VENV/bin/python3 -m mlx_lm.server ...} runs (a JVM of this host, started by the
  * simulated launchd with the daemon's environment): the launch contract checked as MLX checks it
- * ({@link MlxLaunchContract#check}, with this Mac's RDMA devices), refused with MLX's own message and exit status 1
+ * ({@link MlxRankStart#check}, with this Mac's RDMA devices), refused with MLX's own message and exit status 1
  * when wrong; then the group formed over real sockets (JACCL: every rank connects to the coordinator on rank 0's
  * address; ring: each rank accepts on its own hostfile address and connects to the next rank's), and rank 0 alone
  * serves HTTP (mlx_lm/server.py:1714-1717) with a labelled stand-in answer, since there is no MLX off Apple silicon.
@@ -40,6 +39,8 @@ public final class MlxServerStandIn {
 
     /** The system property naming, on the Mac, the virtual environment whose python3 started this stand-in. */
     static final String VENV_PROPERTY = "macfleet.mlx.venv";
+    /** Where a venv sits on a Mac when the script does not say (macfleet's MLX home, as seen on the Mac's disk). */
+    private static final String DEFAULT_VENV = "/usr/local/macfleet/mlx/venv";
 
     public static void main(String[] arguments) throws Exception {
         Map<String, String> environment = System.getenv();
@@ -53,7 +54,7 @@ public final class MlxServerStandIn {
         int port = Integer.parseInt(option(words, "--port").orElse("8080"));
         String model = option(words, "--model").orElse("");
         List<String> devices = devices(root, environment);
-        Optional<String> refused = MlxLaunchContract.check(environment, path -> read(root, path), devices);
+        Optional<String> refused = MlxRankStart.check(environment, path -> read(root, path), devices);
         if (refused.isPresent()) {
             System.err.println("Traceback (most recent call last):\n  File \"mlx_lm/server.py\", line 284, in __init__\n"
                     + "RuntimeError: " + refused.get());
@@ -202,7 +203,7 @@ public final class MlxServerStandIn {
 
     /** ring.cpp:360-374: accept on this rank's own addresses, connect to the next rank's. */
     private static List<Socket> ring(Path root, Map<String, String> environment, int rank) throws Exception {
-        List<List<String>> nodes = MlxLaunchContract.ringAddresses(read(root, environment.get("MLX_HOSTFILE")).orElseThrow());
+        List<List<String>> nodes = MlxRankStart.ringAddresses(read(root, environment.get("MLX_HOSTFILE")).orElseThrow());
         if (nodes.size() < 2) {
             return List.of();
         }
@@ -245,7 +246,7 @@ public final class MlxServerStandIn {
 
     private static List<String> devices(Path root, Map<String, String> environment) {
         // The venv this python3 belongs to (its path on the Mac, which the venv's script passes), where pip noted the devices.
-        Path file = inside(root, System.getProperty(VENV_PROPERTY, io.macfleet.runtime.MlxRuntime.HOME + "/venv") + "/" + MlxPythonProgram.DEVICES_FILE);
+        Path file = inside(root, System.getProperty(VENV_PROPERTY, DEFAULT_VENV) + "/" + MlxPythonProgram.DEVICES_FILE);
         try {
             return Files.readAllLines(file).stream().filter(line -> !line.isBlank()).toList();
         } catch (IOException e) {

@@ -1,8 +1,5 @@
 package io.macfleet.simulator;
 
-import io.macfleet.cabling.PlannedTopology;
-import io.macfleet.cabling.PortPlan;
-import io.macfleet.inventory.Topology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -178,29 +175,27 @@ public final class SimulatedFleet implements AutoCloseable {
 
     /**
      * Cables every pair of Macs with Thunderbolt 5 (at most 6 Macs: the five RDMA-capable ports each), following
-     * {@link PortPlan#fullMesh(String, java.util.List)}.
+     * {@link MeshCabling#fullMesh(java.util.List)}.
      */
     public List<String> cableFullMesh() {
         return cableFullMesh(new ArrayList<>(machines.keySet()));
     }
 
-    /** Cables every pair of these Macs (at most 6) with Thunderbolt 5, following {@link PortPlan#fullMesh}. */
+    /** Cables every pair of these Macs (at most 6) with Thunderbolt 5, following {@link MeshCabling#fullMesh}. */
     public List<String> cableFullMesh(List<String> names) {
         if (names.size() < 2) {
             return List.of();
         }
-        // The same port plan `macfleet cabling plan` proposes: every cable joins the same port number on both
-        // Macs, and port 1 (next to Ethernet, no RDMA) stays free, so a simulated mesh passes the cabling check.
-        PortPlan plan;
+        // Cabled as a person would (MeshCabling: same port number on both Macs, port 1 free), with the simulator's
+        // own plan, not the product's, so a simulated mesh checks the product's cabling check instead of agreeing with it.
+        List<Cable> mesh;
         try {
-            plan = PortPlan.fullMesh("simulated", names);
+            mesh = MeshCabling.fullMesh(names);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("a full mesh of " + names.size() + " Macs is not possible: " + e.getMessage(), e);
         }
         List<String> links = new ArrayList<>();
-        for (Topology.Link planned : plan.cables()) {
-            Cable cable = new Cable(new PortRef(planned.first().machine(), planned.first().port()),
-                    new PortRef(planned.second().machine(), planned.second().port()), LinkSpeed.TB5);
+        for (Cable cable : mesh) {
             cabling.plug(cable);
             links.add(cable.a() + " <-> " + cable.b());
         }

@@ -29,15 +29,8 @@ public final class NodeProbe implements ClusterProbe {
 
     /** Lines of the node's log read per look. */
     static final int LOG_LINES = 200;
-    /**
-     * Failure signatures of RDMA over Thunderbolt as exo and MLX users report them (exo #1847, #1390, #1973,
-     * ml-explore/mlx #3207): after these, the nodes crash in a loop until every machine reboots.
-     */
-    private static final List<Pattern> RDMA_SIGNATURES = List.of(
-            Pattern.compile("Changing queue pair to (RTR|RTS|INIT) failed with errno \\d+"),
-            Pattern.compile("\\[jaccl\\] Recv failed with errno=?\\d+"),
-            Pattern.compile("\\[jaccl\\] Send failed with errno=?\\d+"),
-            Pattern.compile("Couldn't allocate protection domain"));
+    /** The RDMA failure signatures ({@link io.macfleet.runtime.RdmaFaultLines}: exo and MLX reports). */
+    private static final List<Pattern> RDMA_SIGNATURES = io.macfleet.runtime.RdmaFaultLines.SIGNATURES;
 
     /** The log lines that mean an RDMA failure of the node (the bundled runtime's RDMA fault lines). */
     public static List<Pattern> rdmaSignatures() {

@@ -14,7 +14,7 @@ import io.macfleet.osupdate.OsUpdateCampaigns;
 import io.macfleet.osupdate.PhaseDeadlines;
 import io.macfleet.provision.ProvisioningService;
 import io.macfleet.simulator.SimulatedMac;
-import io.macfleet.simulator.demo.DemoEnvironment;
+import io.macfleet.demo.DemoEnvironment;
 import io.macfleet.ssh.SshSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

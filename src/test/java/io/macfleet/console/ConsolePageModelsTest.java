@@ -1,5 +1,10 @@
 package io.macfleet.console;
 
+import io.macfleet.fleet.MachineState;
+import io.macfleet.fleet.StatusColumn;
+import io.macfleet.fleet.Status;
+import io.macfleet.fleet.MachineRow;
+import io.macfleet.fleet.FleetStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.macfleet.cabling.CablingReport;

@@ -1,5 +1,8 @@
 package io.macfleet.console;
 
+import io.macfleet.fleet.MachineState;
+import io.macfleet.fleet.StatusColumn;
+import io.macfleet.fleet.Status;
 import io.quarkus.arc.lookup.LookupIfProperty;
 import jakarta.enterprise.context.ApplicationScoped;
 

@@ -1,5 +1,6 @@
 package io.macfleet.console;
 
+import io.macfleet.fleet.FleetStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.macfleet.cabling.PlannedTopology;

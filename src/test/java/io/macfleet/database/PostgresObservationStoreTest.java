@@ -3,8 +3,8 @@ package io.macfleet.database;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.agroal.api.AgroalDataSource;
-import io.macfleet.observe.ObservationStore;
-import io.macfleet.observe.Reachability;
+import io.macfleet.facts.ObservationStore;
+import io.macfleet.facts.Reachability;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 

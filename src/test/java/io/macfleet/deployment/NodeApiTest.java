@@ -1,5 +1,6 @@
 package io.macfleet.deployment;
 
+import io.macfleet.runtime.NodeResource;
 import static io.macfleet.accounts.TestAccounts.operator;
 import static io.macfleet.accounts.TestAccounts.viewer;
 import static org.assertj.core.api.Assertions.assertThat;

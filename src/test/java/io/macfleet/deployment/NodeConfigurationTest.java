@@ -1,5 +1,6 @@
 package io.macfleet.deployment;
 
+import io.macfleet.runtime.NodeCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

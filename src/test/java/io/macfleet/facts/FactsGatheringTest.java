@@ -179,7 +179,7 @@ class FactsGatheringTest {
         // Stored with the other facts, the error kept with them and as the machine's last error.
         assertThat(facts.history("studio-03")).hasSize(storedBefore + 1);
         assertThat(facts.latest("studio-03").orElseThrow().facts()).isEqualTo(observed);
-        var reached = new io.macfleet.observe.ObservationStore(simulation.dataSource).of("studio-03").orElseThrow();
+        var reached = new io.macfleet.facts.ObservationStore(simulation.dataSource).of("studio-03").orElseThrow();
         assertThat(reached.reachable()).isTrue();
         assertThat(reached.lastError()).hasValueSatisfying(error -> assertThat(error)
                 .startsWith("bootstrap token unreadable: `profiles status -type bootstraptoken`: "));
@@ -190,7 +190,7 @@ class FactsGatheringTest {
         simulation.heal();
         FactsService.Gathering healed = gather(null, List.of("studio-03"), Duration.ofSeconds(10));
         assertThat(result(healed, "studio-03").value().unreadableFacts()).isEmpty();
-        assertThat(new io.macfleet.observe.ObservationStore(simulation.dataSource).of("studio-03").orElseThrow().lastError()).isEmpty();
+        assertThat(new io.macfleet.facts.ObservationStore(simulation.dataSource).of("studio-03").orElseThrow().lastError()).isEmpty();
     }
 
     @Test

@@ -16,7 +16,7 @@ import io.macfleet.simulator.MacosRelease;
 import io.macfleet.simulator.SimulatedFleet;
 import io.macfleet.simulator.SimulatedMac;
 import io.macfleet.simulator.SshKeys;
-import io.macfleet.simulator.demo.DemoEnvironment;
+import io.macfleet.demo.DemoEnvironment;
 import io.macfleet.ssh.ExecutionLimits;
 import io.macfleet.ssh.SshSettings;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package io.macfleet.models;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.macfleet.deployment.DemoNode;
+import io.macfleet.demo.DemoNode;
 import io.macfleet.deployment.NodeJars;
 import io.macfleet.deployment.NodeRelease;
 import io.macfleet.deployment.NodeService;

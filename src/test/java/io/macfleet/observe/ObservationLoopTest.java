@@ -1,5 +1,7 @@
 package io.macfleet.observe;
 
+import io.macfleet.facts.Reachability;
+import io.macfleet.facts.ObservationStore;
 import static io.macfleet.accounts.TestAccounts.operator;
 import static io.macfleet.accounts.TestAccounts.viewer;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,7 +13,7 @@ import static org.hamcrest.Matchers.startsWith;
 import io.macfleet.accounts.Role;
 import io.macfleet.api.JsonShape;
 import io.macfleet.accounts.TestAccounts;
-import io.macfleet.console.FleetStatus;
+import io.macfleet.fleet.FleetStatus;
 import io.macfleet.facts.FactsService;
 import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.inventory.DesiredStateStore;

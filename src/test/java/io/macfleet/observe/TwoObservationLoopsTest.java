@@ -1,5 +1,7 @@
 package io.macfleet.observe;
 
+import io.macfleet.facts.Reachability;
+import io.macfleet.facts.ObservationStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.agroal.api.AgroalDataSource;

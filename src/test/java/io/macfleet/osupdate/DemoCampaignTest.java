@@ -12,7 +12,7 @@ import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.InventoryLoader;
 import io.macfleet.inventory.LoadResult;
 import io.macfleet.simulator.SimulatedMac;
-import io.macfleet.simulator.demo.DemoEnvironment;
+import io.macfleet.demo.DemoEnvironment;
 import io.macfleet.ssh.SshSettings;
 import java.nio.file.Path;
 import java.time.Duration;

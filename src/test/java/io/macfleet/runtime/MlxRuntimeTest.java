@@ -1,5 +1,6 @@
 package io.macfleet.runtime;
 
+import io.macfleet.demo.DemoMlx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

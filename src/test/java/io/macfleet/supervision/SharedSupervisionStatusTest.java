@@ -3,8 +3,8 @@ package io.macfleet.supervision;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.agroal.api.AgroalDataSource;
-import io.macfleet.console.FleetStatus;
-import io.macfleet.console.Status;
+import io.macfleet.fleet.FleetStatus;
+import io.macfleet.fleet.Status;
 import io.macfleet.console.columns.InferenceColumn;
 import io.macfleet.database.Database;
 import io.macfleet.database.PostgresServer;

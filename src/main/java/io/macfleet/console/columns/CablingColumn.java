@@ -2,9 +2,9 @@ package io.macfleet.console.columns;
 
 import io.macfleet.cabling.CablingReport;
 import io.macfleet.cabling.Finding;
-import io.macfleet.console.MachineState;
-import io.macfleet.console.Status;
-import io.macfleet.console.StatusColumn;
+import io.macfleet.fleet.MachineState;
+import io.macfleet.fleet.Status;
+import io.macfleet.fleet.StatusColumn;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Locale;

@@ -1,9 +1,9 @@
 package io.macfleet.console.columns;
 
 import io.macfleet.console.Ages;
-import io.macfleet.console.MachineState;
-import io.macfleet.console.Status;
-import io.macfleet.console.StatusColumn;
+import io.macfleet.fleet.MachineState;
+import io.macfleet.fleet.Status;
+import io.macfleet.fleet.StatusColumn;
 import io.macfleet.deployment.NodeDeploymentStore;
 import io.macfleet.supervision.RankObservation;
 import io.macfleet.supervision.SharedStatus;

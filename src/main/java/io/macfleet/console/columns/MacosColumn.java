@@ -1,8 +1,8 @@
 package io.macfleet.console.columns;
 
-import io.macfleet.console.MachineState;
-import io.macfleet.console.Status;
-import io.macfleet.console.StatusColumn;
+import io.macfleet.fleet.MachineState;
+import io.macfleet.fleet.Status;
+import io.macfleet.fleet.StatusColumn;
 import io.macfleet.facts.Drift;
 import io.macfleet.facts.MachineFacts;
 import jakarta.enterprise.context.ApplicationScoped;

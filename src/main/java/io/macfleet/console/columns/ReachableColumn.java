@@ -2,11 +2,11 @@ package io.macfleet.console.columns;
 
 import io.macfleet.config.MacfleetConfig;
 import io.macfleet.console.Ages;
-import io.macfleet.console.MachineState;
-import io.macfleet.console.Status;
-import io.macfleet.console.StatusColumn;
+import io.macfleet.fleet.MachineState;
+import io.macfleet.fleet.Status;
+import io.macfleet.fleet.StatusColumn;
 import io.macfleet.facts.FactsObservation;
-import io.macfleet.observe.Reachability;
+import io.macfleet.facts.Reachability;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;

@@ -1,6 +1,5 @@
 package io.macfleet.simulator.api;
 
-import io.macfleet.accounts.Roles;
 import jakarta.annotation.security.RolesAllowed;
 
 import io.macfleet.simulator.Cable;
@@ -8,7 +7,7 @@ import io.macfleet.simulator.FaultStep;
 import io.macfleet.simulator.Faults;
 import io.macfleet.simulator.SimulatedFleet;
 import io.macfleet.simulator.SimulatedMac;
-import io.macfleet.simulator.demo.DemoEnvironment;
+import io.macfleet.demo.DemoEnvironment;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -30,11 +29,16 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
  * Control endpoint of the Mac Studio simulator. Answers only while `macfleet demo` runs (404 otherwise): list
  * machines and cables, inject faults, power, and type into a Mac's Recovery Terminal.
  */
-@RolesAllowed(Roles.VIEWER)
+@RolesAllowed(SimulatorResource.VIEWER)
 @Path("/api/v1/simulator")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public class SimulatorResource {
+
+    // The role names of accounts.Roles, spelled here: the simulator's own REST does not import product features.
+    static final String VIEWER = "viewer";
+    static final String OPERATOR = "operator";
+
 
     /** A command typed into Recovery's Terminal. */
     public record RecoveryCommand(String command) {
@@ -82,7 +86,7 @@ public class SimulatorResource {
     }
 
     @POST
-    @RolesAllowed(Roles.OPERATOR)
+    @RolesAllowed(OPERATOR)
     @Path("/reset")
     @APIResponse(responseCode = "200", description = "what the reset did", content = @Content(schema = @Schema(implementation = ResultBody.class)))
     public Response reset() {
@@ -94,7 +98,7 @@ public class SimulatorResource {
     }
 
     @POST
-    @RolesAllowed(Roles.OPERATOR)
+    @RolesAllowed(OPERATOR)
     @Path("/faults")
     @APIResponse(responseCode = "200", description = "what the fault did", content = @Content(schema = @Schema(implementation = ResultBody.class)))
     public Response fault(FaultStep step) {
@@ -105,7 +109,7 @@ public class SimulatorResource {
     }
 
     @POST
-    @RolesAllowed(Roles.OPERATOR)
+    @RolesAllowed(OPERATOR)
     @Path("/machines/{name}/recovery")
     @APIResponse(responseCode = "200", description = "the Mac, now in Recovery", content = @Content(schema = @Schema(implementation = MachineBody.class)))
     public Response enterRecovery(@PathParam("name") String name) {
@@ -116,7 +120,7 @@ public class SimulatorResource {
     }
 
     @POST
-    @RolesAllowed(Roles.OPERATOR)
+    @RolesAllowed(OPERATOR)
     @Path("/machines/{name}/recovery/commands")
     @APIResponse(responseCode = "200", description = "what Recovery's Terminal printed",
             content = @Content(schema = @Schema(implementation = RecoveryOutputBody.class)))

@@ -1,4 +1,13 @@
-package io.macfleet.deployment;
+package io.macfleet.runtime;
+
+import io.macfleet.deployment.DiskFree;
+import io.macfleet.deployment.LaunchdService;
+import io.macfleet.deployment.NodeDeployer;
+import io.macfleet.deployment.NodeLayout;
+import io.macfleet.deployment.NodeRankStatus;
+import io.macfleet.deployment.NodeRelease;
+import io.macfleet.deployment.NodeService;
+import io.macfleet.deployment.RankTarget;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -207,14 +216,14 @@ public class NodeCommand {
      * printed under one lock, and a copy that starts again after a broken connection resumes a little below what it had
      * reported (its verified prefix): that is not shown as the copy going back.
      */
-    static final class ProgressPrinter implements NodeDeployer.Listener {
+    public static final class ProgressPrinter implements NodeDeployer.Listener {
         private final PrintWriter out;
         private final long grandTotal;
         private final Map<String, Long> done = new HashMap<>();
         private final Map<String, Integer> shownTenth = new HashMap<>();
         private int shownOverall;
 
-        ProgressPrinter(PrintWriter out, NodeDeployer.Plan plan) {
+        public ProgressPrinter(PrintWriter out, NodeDeployer.Plan plan) {
             this(out, grandTotal(plan));
         }
 
@@ -362,12 +371,7 @@ public class NodeCommand {
     }
 
     public static String lastExit(LaunchdService.LastExit exit) {
-        return switch (exit) {
-            case LaunchdService.LastExit.NeverExited ignored -> "never exited";
-            case LaunchdService.LastExit.Code code -> code.name().isEmpty() ? Integer.toString(code.code()) : code.code() + ": " + code.name();
-            case LaunchdService.LastExit.Signal signal -> signal.name() + ": " + signal.number();
-            case LaunchdService.LastExit.Unreadable unreadable -> unreadable.printed();
-        };
+        return exit.describe();
     }
 
     abstract static class Act implements Callable<Integer> {
@@ -475,7 +479,7 @@ public class NodeCommand {
     }
 
     /** The lines of {@code now} after the last line of {@code before} (both are tails of one growing file). */
-    static String newLines(String before, String now) {
+    public static String newLines(String before, String now) {
         if (before.isEmpty()) {
             return now;
         }

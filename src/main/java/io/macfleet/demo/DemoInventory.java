@@ -1,4 +1,4 @@
-package io.macfleet.simulator.demo;
+package io.macfleet.demo;
 
 import io.macfleet.simulator.SimulatedFleet;
 import io.macfleet.simulator.SimulatedMac;
@@ -45,7 +45,7 @@ final class DemoInventory {
             }
             // The small model `macfleet demo` generates, adds to the model catalogue and deploys by name (DemoNode.CATALOGUE_NAME):
             // `macfleet node deploy llm-a` redeploys it.
-            yaml.append("    inference:\n      model: ").append(io.macfleet.deployment.DemoNode.CATALOGUE_NAME)
+            yaml.append("    inference:\n      model: ").append(io.macfleet.demo.DemoNode.CATALOGUE_NAME)
                     .append("\n      parallelism: tensor\n      port: 8080\n");
         }
         yaml.append("machines:\n");

@@ -1,4 +1,4 @@
-package io.macfleet.console;
+package io.macfleet.fleet;
 
 import io.macfleet.cabling.CablingReport;
 import io.macfleet.cabling.ClusterCabling;
@@ -12,8 +12,8 @@ import io.macfleet.inventory.Cluster;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.Inventory;
 import io.macfleet.inventory.Machine;
-import io.macfleet.observe.ObservationStore;
-import io.macfleet.observe.Reachability;
+import io.macfleet.facts.ObservationStore;
+import io.macfleet.facts.Reachability;
 import io.macfleet.provision.ProvisioningService;
 import io.macfleet.provision.RunView;
 import io.macfleet.supervision.ClusterObservation;
@@ -243,7 +243,7 @@ public class FleetStatus {
     }
 
     /** As after a gathering of every machine: nothing derived from facts is known yet (benchmarks measure that case). */
-    void forgetCaches() {
+    public void forgetCaches() {
         observationsById.clear();
         reports.clear();
     }

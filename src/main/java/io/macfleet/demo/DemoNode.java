@@ -1,5 +1,10 @@
-package io.macfleet.deployment;
+package io.macfleet.demo;
 
+import io.macfleet.deployment.NodeDeployer;
+import io.macfleet.deployment.NodeRelease;
+import io.macfleet.deployment.NodeService;
+
+import io.macfleet.runtime.NodeCommand;
 import io.macfleet.command.Actors;
 import io.macfleet.ssh.ExecutionLimits;
 import io.macfleet.ssh.SshSettings;

@@ -1,4 +1,4 @@
-package io.macfleet.observe;
+package io.macfleet.facts;
 
 import io.macfleet.database.Jdbc;
 import jakarta.inject.Inject;

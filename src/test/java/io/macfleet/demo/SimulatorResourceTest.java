@@ -1,4 +1,4 @@
-package io.macfleet.simulator.demo;
+package io.macfleet.demo;
 
 import static io.macfleet.accounts.TestAccounts.operator;
 import static io.macfleet.accounts.TestAccounts.viewer;

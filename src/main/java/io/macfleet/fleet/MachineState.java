@@ -1,4 +1,4 @@
-package io.macfleet.console;
+package io.macfleet.fleet;
 
 import io.macfleet.cabling.CablingReport;
 import io.macfleet.deployment.NodeDeploymentStore;
@@ -6,7 +6,7 @@ import io.macfleet.facts.Drift;
 import io.macfleet.facts.FactsObservation;
 import io.macfleet.inventory.Cluster;
 import io.macfleet.inventory.Machine;
-import io.macfleet.observe.Reachability;
+import io.macfleet.facts.Reachability;
 import io.macfleet.provision.RunView;
 import io.macfleet.supervision.RankObservation;
 import io.macfleet.supervision.SharedStatus;

@@ -1,4 +1,4 @@
-package io.macfleet.observe;
+package io.macfleet.facts;
 
 import java.time.Instant;
 import java.util.Optional;

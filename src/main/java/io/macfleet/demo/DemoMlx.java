@@ -1,4 +1,8 @@
-package io.macfleet.runtime;
+package io.macfleet.demo;
+
+import io.macfleet.runtime.RuntimeDeployer;
+import io.macfleet.runtime.RuntimePlan;
+import io.macfleet.runtime.RuntimeService;
 
 import io.macfleet.cabling.ClusterCabling;
 import io.macfleet.command.Actors;
@@ -37,7 +41,7 @@ public final class DemoMlx {
             fleet.assignThunderboltLoopbackAddresses();
             Path model = demoModel(demoDirectory);
             // The stand-in's rank 0 serves this GGUF with the bundled engine in MLX's place (answers labelled as such).
-            Files.copy(io.macfleet.deployment.DemoNode.ensureModel(demoDirectory, out), model.resolve("macfleet-stand-in.gguf"),
+            Files.copy(io.macfleet.demo.DemoNode.ensureModel(demoDirectory, out), model.resolve("macfleet-stand-in.gguf"),
                     java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             Path file = inventoryDirectory.resolve("macfleet.yaml");
             Files.writeString(file, withMlx(Files.readString(file), cluster, model));
@@ -75,7 +79,7 @@ public final class DemoMlx {
      * A tiny MLX-shaped model directory for the stand-in: config.json and one safetensors file holding no tensors (an
      * 8-byte little-endian header length, then the JSON header, as the safetensors format defines).
      */
-    static Path demoModel(Path demoDirectory) throws IOException {
+    public static Path demoModel(Path demoDirectory) throws IOException {
         // Under the models directory: only files there are sent to the Macs (issue 29).
         Path model = Files.createDirectories(demoDirectory.resolve("models").resolve("mlx-demo-model"));
         Files.writeString(model.resolve("config.json"), "{\"model_type\": \"llama\", \"note\": \"macfleet demo: the simulator's mlx_lm.server stand-in serves macfleet-stand-in.gguf with the bundled engine; it reads no safetensors\"}\n");
@@ -87,7 +91,7 @@ public final class DemoMlx {
     }
 
     /** The demo inventory's text with the cluster's inference switched to MLX. */
-    static String withMlx(String yaml, String cluster, Path model) {
+    public static String withMlx(String yaml, String cluster, Path model) {
         int entry = yaml.indexOf("  - name: " + cluster + "\n");
         int inference = entry < 0 ? -1 : yaml.indexOf("    inference:\n", entry);
         if (inference < 0) {

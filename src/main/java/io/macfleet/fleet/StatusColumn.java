@@ -1,4 +1,4 @@
-package io.macfleet.console;
+package io.macfleet.fleet;
 
 /**
  * One status column of the fleet view (the overview table, the cluster page's machine table and the machine page).

@@ -1,4 +1,4 @@
-package io.macfleet.deployment;
+package io.macfleet.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.macfleet.simulator.demo;
+package io.macfleet.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

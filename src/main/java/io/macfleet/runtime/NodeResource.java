@@ -1,4 +1,9 @@
-package io.macfleet.deployment;
+package io.macfleet.runtime;
+
+import io.macfleet.deployment.NodeDeployer;
+import io.macfleet.deployment.NodeRankStatus;
+import io.macfleet.deployment.NodeRelease;
+import io.macfleet.deployment.NodeService;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.macfleet.accounts.CurrentUser;

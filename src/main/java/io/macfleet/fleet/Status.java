@@ -1,4 +1,4 @@
-package io.macfleet.console;
+package io.macfleet.fleet;
 
 /**
  * One cell of a status column: how good it is, the words shown, and a longer explanation (tooltip, detail pages).

@@ -1,4 +1,9 @@
-package io.macfleet.runtime;
+package io.macfleet.demo;
+
+import io.macfleet.runtime.LlamaCppBuilds;
+import io.macfleet.runtime.LlamaCppRuntime;
+import io.macfleet.runtime.RuntimeDeployer;
+import io.macfleet.runtime.RuntimeService;
 
 import io.macfleet.cabling.ClusterCabling;
 import io.macfleet.command.Actors;

@@ -1,4 +1,4 @@
-package io.macfleet.console;
+package io.macfleet.fleet;
 
 import java.util.Comparator;
 import java.util.List;

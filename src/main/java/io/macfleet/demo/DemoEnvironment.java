@@ -1,4 +1,4 @@
-package io.macfleet.simulator.demo;
+package io.macfleet.demo;
 
 import io.macfleet.simulator.MacSpec;
 import io.macfleet.simulator.MacosRelease;
