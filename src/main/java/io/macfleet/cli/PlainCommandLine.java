@@ -48,6 +48,19 @@ public final class PlainCommandLine {
 
     /** The settings both command lines (this one and the one Quarkus runs) share. */
     public static CommandLine configure(CommandLine commandLine) {
+        attachWorkflowCommands(commandLine);
         return commandLine.setCaseInsensitiveEnumValuesAllowed(true).setExecutionExceptionHandler(new FailureExitCodes());
+    }
+
+    /**
+     * A workflow's command that users find under a feature's command group is attached here, in the front layer: the
+     * feature package may not name the workflow package above it (docs/architecture.md), so {@code macfleet model}
+     * does not list {@code place} itself. The parent's factory creates it, so CDI injection works as for the others.
+     */
+    private static void attachWorkflowCommands(CommandLine commandLine) {
+        CommandLine model = commandLine.getSubcommands().get("model");
+        if (model != null && !model.getSubcommands().containsKey("place")) {
+            model.addSubcommand("place", io.macfleet.models.placement.ModelPlaceCommand.class);
+        }
     }
 }

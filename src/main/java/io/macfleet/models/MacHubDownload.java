@@ -1,6 +1,5 @@
 package io.macfleet.models;
 
-import io.macfleet.deployment.NodeLayout;
 import io.macfleet.ssh.Command;
 import io.macfleet.ssh.CommandResult;
 import io.macfleet.ssh.ExecutionLimits;
@@ -31,7 +30,7 @@ import java.util.Optional;
 public final class MacHubDownload {
 
     /** Where the Mac keeps downloads until they are complete and verified (resumed from there). */
-    public static final String DOWNLOADS = NodeLayout.STAGING_DIRECTORY + "/downloads";
+    public static final String DOWNLOADS = ModelLayout.STAGING_DIRECTORY + "/downloads";
     /** Enough for a GGUF header with its tokenizer arrays (a 150k-token vocabulary and its merges stay below this). */
     static final long HEADER_BYTES = 64L << 20;
     private static final ExecutionLimits DOWNLOAD_LIMITS = ExecutionLimits.DEFAULTS.withCommandTimeout(Duration.ofHours(12));
@@ -55,8 +54,8 @@ public final class MacHubDownload {
         String machine = mac.target().machine();
         String user = mac.target().user();
         String directory = DOWNLOADS + "/" + name;
-        require(mac.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "700", NodeLayout.STAGING_DIRECTORY)), machine,
-                "cannot create " + NodeLayout.STAGING_DIRECTORY);
+        require(mac.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "700", ModelLayout.STAGING_DIRECTORY)), machine,
+                "cannot create " + ModelLayout.STAGING_DIRECTORY);
         List<ModelFile> files = new ArrayList<>();
         for (HuggingFaceHub.PlannedFile file : plan.files()) {
             String target = directory + "/" + file.path();
@@ -109,7 +108,7 @@ public final class MacHubDownload {
      */
     static String installedPath(String name, int fileCount, ModelFile file) {
         String base = file.path().substring(file.path().lastIndexOf('/') + 1);
-        return fileCount == 1 ? NodeLayout.model(file.sha256(), base) : NodeLayout.MODEL_DIRECTORY + "/" + name + "/" + file.path();
+        return fileCount == 1 ? ModelLayout.singleFile(file.sha256(), base) : ModelLayout.DIRECTORY + "/" + name + "/" + file.path();
     }
 
     private static ModelFile one(MachineSession mac, String machine, HuggingFaceHub.PlannedFile file, String target, Optional<String> token,

@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
         description = "The model catalogue: models by name, their files with sizes and SHA-256, format and runtimes; added once from a"
                 + " local file or directory or from a Hugging Face repository.",
         subcommands = {ModelCommand.Add.class, ModelCommand.ListModels.class, ModelCommand.Show.class, ModelCommand.Remove.class,
-                ModelCommand.Fit.class, io.macfleet.models.placement.ModelPlaceCommand.class})
+                ModelCommand.Fit.class})
 public class ModelCommand {
 
     /** Made on first use: picocli creates every command of the tree, even for --version. */
