@@ -1,9 +1,12 @@
 package io.macfleet.models;
 
+import io.macfleet.command.JsonOption;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.macfleet.command.ActorOption;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.secrets.SecretReference;
 import jakarta.inject.Inject;
@@ -64,8 +67,8 @@ public class ModelCommand {
                 description = "The hub token as a secret reference (env:NAME or file:PATH; default macfleet.models.hub-token).")
         String hubToken;
 
-        @Option(names = "--json", description = "Print the catalogue entry as JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Mixin
         ActorOption actor;
@@ -83,8 +86,8 @@ public class ModelCommand {
                 throw new ModelRefused("--hub-token: " + e.getMessage());
             }
             CatalogueModel model = catalogue.add(name, source, Optional.ofNullable(include), token, actor.name(),
-                    json ? HuggingFaceHub.Progress.NONE : new ProgressBar(out));
-            out.println(json ? Json.write(model) : "added " + describe(model));
+                    json.on() ? HuggingFaceHub.Progress.NONE : new ProgressBar(out));
+            out.println(json.on() ? Json.write(model) : "added " + describe(model));
             out.flush();
             return ExitCodes.OK;
         }
@@ -95,8 +98,8 @@ public class ModelCommand {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--json", description = "Print JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Inject
         ModelCatalogue catalogue;
@@ -105,7 +108,7 @@ public class ModelCommand {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             List<CatalogueModel> models = catalogue.list();
-            if (json) {
+            if (json.on()) {
                 out.println(Json.write(models));
             } else if (models.isEmpty()) {
                 out.println("no models in the catalogue (macfleet model add NAME SOURCE)");
@@ -131,8 +134,8 @@ public class ModelCommand {
         @Parameters(paramLabel = "NAME")
         String name;
 
-        @Option(names = "--json", description = "Print JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Inject
         ModelCatalogue catalogue;
@@ -142,7 +145,7 @@ public class ModelCommand {
             PrintWriter out = spec.commandLine().getOut();
             CatalogueModel model = catalogue.find(name).orElseThrow(() -> new ModelRefused(ModelRefused.Reason.NOT_FOUND,
                     "no model " + name + " in the catalogue (macfleet model list)"));
-            if (json) {
+            if (json.on()) {
                 out.println(Json.write(model));
             } else {
                 out.println(describe(model));
@@ -204,8 +207,8 @@ public class ModelCommand {
         @Option(names = "--slots", paramLabel = "N", description = "Parallel sequences (default: inference.settings.parallel, else 1).")
         Integer slots;
 
-        @Option(names = "--json", description = "Print JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Inject
         ModelFits fits;
@@ -214,9 +217,12 @@ public class ModelCommand {
         public Integer call() {
             MemoryFit.Result result = fits.fit(cluster, name, Optional.ofNullable(context), Optional.ofNullable(slots));
             PrintWriter out = spec.commandLine().getOut();
-            out.println(json ? Json.write(result) : result.message());
+            out.println(json.on() ? Json.write(result) : result.message());
             out.flush();
-            return result.fits() ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+            if (!result.fits()) {
+                throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
+            }
+            return ExitCodes.OK;
         }
     }
 
