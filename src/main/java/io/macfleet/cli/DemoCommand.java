@@ -64,6 +64,10 @@ public class DemoCommand implements Callable<Integer> {
     @Inject
     DesiredStateStore desiredState;
 
+    /** Where the simulator's control API finds this demo. */
+    @Inject
+    io.macfleet.simulator.demo.RunningDemo runningDemo;
+
     @Inject
     io.macfleet.cabling.ClusterCabling clusterCabling;
 
@@ -133,7 +137,7 @@ public class DemoCommand implements Callable<Integer> {
         Path dir = directory != null ? directory.toAbsolutePath() : defaultDirectory();
         DemoEnvironment demo;
         try {
-            demo = DemoEnvironment.start(new DemoEnvironment.Options(dir, machines, baseAddress, sshPort, Duration.ofSeconds(rebootSeconds), scenario, nanoHub));
+            demo = runningDemo.start(new DemoEnvironment.Options(dir, machines, baseAddress, sshPort, Duration.ofSeconds(rebootSeconds), scenario, nanoHub));
         } catch (IllegalArgumentException e) {
             throw CommandException.usage(e.getMessage());
         } catch (IOException | RuntimeException e) {

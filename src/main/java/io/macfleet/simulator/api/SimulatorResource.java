@@ -9,6 +9,8 @@ import io.macfleet.simulator.Faults;
 import io.macfleet.simulator.SimulatedFleet;
 import io.macfleet.simulator.SimulatedMac;
 import io.macfleet.simulator.demo.DemoEnvironment;
+import io.macfleet.simulator.demo.RunningDemo;
+import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -35,6 +37,9 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public class SimulatorResource {
+
+    @Inject
+    RunningDemo runningDemo;
 
     /** A command typed into Recovery's Terminal. */
     public record RecoveryCommand(String command) {
@@ -86,7 +91,7 @@ public class SimulatorResource {
     @Path("/reset")
     @APIResponse(responseCode = "200", description = "what the reset did", content = @Content(schema = @Schema(implementation = ResultBody.class)))
     public Response reset() {
-        DemoEnvironment demo = DemoEnvironment.current();
+        DemoEnvironment demo = runningDemo.current().orElse(null);
         if (demo == null) {
             return problem(404, "Simulator not running", "the simulator control API exists only while `macfleet demo` runs");
         }
@@ -131,8 +136,8 @@ public class SimulatorResource {
         });
     }
 
-    private static Response withFleet(Function<SimulatedFleet, Response> action) {
-        DemoEnvironment demo = DemoEnvironment.current();
+    private Response withFleet(Function<SimulatedFleet, Response> action) {
+        DemoEnvironment demo = runningDemo.current().orElse(null);
         if (demo == null) {
             return problem(404, "Simulator not running", "the simulator control API exists only while `macfleet demo` runs");
         }
