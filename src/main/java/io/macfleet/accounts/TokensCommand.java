@@ -1,6 +1,8 @@
 package io.macfleet.accounts;
 
 import io.macfleet.command.Actors;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -38,7 +40,7 @@ public class TokensCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getErr());
-        return ExitCodes.USAGE;
+        throw CommandException.reported(CommandFailure.Kind.USAGE);
     }
 
     /** 30d, 12h, 90m. */

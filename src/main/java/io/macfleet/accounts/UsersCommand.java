@@ -1,6 +1,8 @@
 package io.macfleet.accounts;
 
 import io.macfleet.command.Actors;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.database.DatabaseException;
 import jakarta.inject.Inject;
@@ -37,7 +39,7 @@ public class UsersCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getErr());
-        return ExitCodes.USAGE;
+        throw CommandException.reported(CommandFailure.Kind.USAGE);
     }
 
     /**
@@ -45,20 +47,16 @@ public class UsersCommand implements Callable<Integer> {
      * handler; a database failure keeps its message without the command's name.
      */
     static int run(CommandSpec spec, Change change) {
-        PrintWriter err = spec.commandLine().getErr();
         try {
             change.run(spec.commandLine().getOut());
             spec.commandLine().getOut().flush();
             return ExitCodes.OK;
         } catch (IllegalArgumentException e) {
-            err.println("macfleet " + spec.qualifiedName().replace("macfleet ", "") + ": " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.line(CommandFailure.Kind.USAGE, "macfleet " + spec.qualifiedName().replace("macfleet ", "") + ": " + e.getMessage());
         } catch (DatabaseException e) {
-            err.println("macfleet: " + e.getMessage());
-            return ExitCodes.CHECK_FAILED;
+            throw CommandException.line(CommandFailure.Kind.CHECK_FAILED, "macfleet: " + e.getMessage());
         } catch (IOException e) {
-            err.println("macfleet: cannot read the password: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.line(CommandFailure.Kind.USAGE, "macfleet: cannot read the password: " + e.getMessage());
         }
     }
 

@@ -1,6 +1,9 @@
 package io.macfleet.cabling;
 
+import io.macfleet.command.JsonOption;
 import io.macfleet.command.Actors;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.inventory.Topology;
 import jakarta.inject.Inject;
@@ -15,6 +18,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -141,7 +145,6 @@ public class CablingCommand {
 
         @Override
         public Integer call() {
-            PrintWriter err = spec.commandLine().getErr();
             PortPlan plan;
             try {
                 if ((inventoryCluster == null) == (machines == null || machines.isEmpty())) {
@@ -153,8 +156,7 @@ public class CablingCommand {
                 }
                 plan = PortPlan.fullMesh(cluster, machines);
             } catch (IllegalArgumentException e) {
-                err.println("macfleet cabling plan: " + e.getMessage());
-                return ExitCodes.USAGE;
+                throw CommandException.usage(e.getMessage());
             }
             spec.commandLine().getOut().print(plan.toText());
             spec.commandLine().getOut().flush();
@@ -162,8 +164,7 @@ public class CablingCommand {
                 try {
                     write(svg, CablingSvg.renderPlan(cluster, machines, plan.cables()));
                 } catch (IllegalArgumentException e) {
-                    err.println("macfleet cabling plan: " + e.getMessage());
-                    return ExitCodes.USAGE;
+                    throw CommandException.usage(e.getMessage());
                 }
             }
             return ExitCodes.OK;
@@ -185,8 +186,8 @@ public class CablingCommand {
         @Inject
         ClusterCabling live;
 
-        @Option(names = "--json", description = "Print the report as JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Option(names = "--svg", paramLabel = "FILE", description = "Also write the diagram as SVG.")
         Path svg;
@@ -203,13 +204,15 @@ public class CablingCommand {
                     write(svg, CablingSvg.render(report));
                 }
             } catch (IllegalArgumentException e) {
-                err.println("macfleet cabling check: " + e.getMessage());
-                return ExitCodes.USAGE;
+                throw CommandException.usage(e.getMessage());
             }
-            spec.commandLine().getOut().print(json ? CablingText.json(report) : CablingText.text(report));
+            spec.commandLine().getOut().print(json.on() ? CablingText.json(report) : CablingText.text(report));
             // print() does not flush picocli's writer (only println does): without this the report could be lost at exit.
             spec.commandLine().getOut().flush();
-            return report.passed() ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+            if (!report.passed()) {
+                throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
+            }
+            return ExitCodes.OK;
         }
     }
 
@@ -245,13 +248,11 @@ public class CablingCommand {
             try {
                 chosen = EngineConfigurations.Format.valueOf(format.toUpperCase(Locale.ROOT).replace('-', '_'));
             } catch (IllegalArgumentException e) {
-                err.println("macfleet cabling config: unknown --format '" + format + "'; expected mlx-jaccl, mlx-ring or macfleet");
-                return ExitCodes.USAGE;
+                throw CommandException.usage("unknown --format '" + format + "'; expected mlx-jaccl, mlx-ring or macfleet");
             }
             for (String env : envs) {
                 if (!env.matches("[A-Za-z_][A-Za-z0-9_]*=.*")) {
-                    err.println("macfleet cabling config: --env '" + env + "' is not NAME=VALUE");
-                    return ExitCodes.USAGE;
+                    throw CommandException.usage("--env '" + env + "' is not NAME=VALUE");
                 }
             }
             try {
@@ -267,8 +268,7 @@ public class CablingCommand {
                 }
                 return ExitCodes.OK;
             } catch (IllegalArgumentException e) {
-                err.println("macfleet cabling config: " + e.getMessage());
-                return ExitCodes.USAGE;
+                throw CommandException.usage(e.getMessage());
             }
         }
     }

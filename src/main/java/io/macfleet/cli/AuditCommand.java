@@ -1,5 +1,8 @@
 package io.macfleet.cli;
 
+import io.macfleet.command.JsonOption;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.audit.AuditEntry;
 import io.macfleet.audit.AuditQuery;
@@ -15,6 +18,7 @@ import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -45,8 +49,8 @@ public class AuditCommand implements Callable<Integer> {
     @Option(names = "--limit", paramLabel = "N", defaultValue = "100", description = "at most N entries (1 to 10000, default ${DEFAULT-VALUE})")
     int limit;
 
-    @Option(names = "--json", description = "print JSON")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Spec
     CommandSpec spec;
@@ -57,22 +61,19 @@ public class AuditCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         AuditQuery query;
         try {
             query = new AuditQuery(machine, action, actor, since == null ? null : parseTime(since), limit, excludedActions);
         } catch (IllegalArgumentException e) {
-            err.println("macfleet audit: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.usage(e.getMessage());
         }
         List<AuditEntry> entries;
         try {
             entries = auditLog.find(query);
         } catch (DatabaseException e) {
-            err.println("macfleet: " + e.getMessage());
-            return ExitCodes.CHECK_FAILED;
+            throw CommandException.line(CommandFailure.Kind.CHECK_FAILED, "macfleet: " + e.getMessage());
         }
-        if (json) {
+        if (json.on()) {
             out.println(InventoryCommand.Json.MAPPER.writeValueAsString(entries.stream().map(entry -> new java.util.LinkedHashMap<String, Object>() {{
                 put("id", entry.id());
                 put("at", entry.event().at().toString());

@@ -1,5 +1,8 @@
 package io.macfleet.cli;
 
+import io.macfleet.command.JsonOption;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.inventory.DesiredStateStore;
 import io.macfleet.inventory.InventoryLoader;
@@ -23,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.eclipse.microprofile.config.ConfigProvider;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -59,6 +63,10 @@ public class DemoCommand implements Callable<Integer> {
 
     @Inject
     DesiredStateStore desiredState;
+
+    /** Where the simulator's control API finds this demo. */
+    @Inject
+    io.macfleet.demo.RunningDemo runningDemo;
 
     @Inject
     io.macfleet.cabling.ClusterCabling clusterCabling;
@@ -124,19 +132,16 @@ public class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (!runtime.equals("bundled") && !runtime.equals("llama.cpp") && !runtime.equals("mlx")) {
-            System.err.println("macfleet demo: --runtime " + runtime + " is not a runtime the demo runs; expected bundled, llama.cpp or mlx");
-            return ExitCodes.USAGE;
+            throw CommandException.usage("--runtime " + runtime + " is not a runtime the demo runs; expected bundled, llama.cpp or mlx");
         }
         Path dir = directory != null ? directory.toAbsolutePath() : defaultDirectory();
         DemoEnvironment demo;
         try {
-            demo = DemoEnvironment.start(new DemoEnvironment.Options(dir, machines, baseAddress, sshPort, Duration.ofSeconds(rebootSeconds), scenario, nanoHub));
+            demo = runningDemo.start(new DemoEnvironment.Options(dir, machines, baseAddress, sshPort, Duration.ofSeconds(rebootSeconds), scenario, nanoHub));
         } catch (IllegalArgumentException e) {
-            System.err.println("macfleet demo: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.usage(e.getMessage());
         } catch (IOException | RuntimeException e) {
-            System.err.println("macfleet demo: could not start the simulated Macs: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.usage("could not start the simulated Macs: " + e.getMessage());
         }
         int httpPort = ConfigProvider.getConfig().getOptionalValue("quarkus.http.port", Integer.class).orElse(8480);
         try {
@@ -144,7 +149,7 @@ public class DemoCommand implements Callable<Integer> {
             if (!inventory.valid()) {
                 inventory.errors().forEach(error -> System.err.println(error));
                 demo.close();
-                return ExitCodes.CHECK_FAILED;
+                throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
             }
             Plan applied = desiredState.apply(inventory.inventory(), io.macfleet.command.Actors.DEMO, demo.inventoryDirectory().toString());
             System.out.println("Inventory applied to the demo database: " + applied.appliedSummary());
@@ -159,18 +164,18 @@ public class DemoCommand implements Callable<Integer> {
             System.out.println("As delivered, the simulated Studios have RDMA off and the Thunderbolt Bridge on, and run macOS "
                     + DemoEnvironment.DEMO_MACOS + " where the cluster targets " + DemoEnvironment.TARGET_MACOS + " (see macfleet drift).");
             System.out.println();
+        } catch (CommandException e) {
+            throw e;
         } catch (RuntimeException e) {
-            System.err.println("macfleet demo: could not apply the demo inventory or check it: " + e.getMessage());
             demo.close();
-            return ExitCodes.CHECK_FAILED;
+            throw CommandException.checkFailed("could not apply the demo inventory or check it: " + e.getMessage());
         }
         System.out.println(demo.summary(httpPort, !asDelivered));
         try {
             printAccount(accounts.prepareDemo(dir), httpPort);
         } catch (IOException | RuntimeException e) {
-            System.err.println("macfleet demo: could not prepare the demo account: " + e.getMessage());
             demo.close();
-            return ExitCodes.CHECK_FAILED;
+            throw CommandException.checkFailed("could not prepare the demo account: " + e.getMessage());
         }
         System.out.flush();
         java.io.PrintWriter out = new java.io.PrintWriter(System.out, true);
@@ -261,8 +266,8 @@ public class DemoCommand implements Callable<Integer> {
                         + "its api-token is sent.")
         Path directory;
 
-        @Option(names = "--json", description = "Print the demo's JSON answer as it came (for scripts) instead of a table for people.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         /** Where the token came from, for the message when the demo refuses it; null when none was sent. */
         private String tokenSource;
@@ -319,23 +324,22 @@ public class DemoCommand implements Callable<Integer> {
                 HttpResponse<String> response = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
                 if (response.statusCode() >= 400) {
                     // Scripts asked for the answer as it came; people get a sentence.
-                    System.err.println(json ? response.body() : refusal(response.statusCode(), response.body()));
-                    return response.statusCode() == 409 ? ExitCodes.CHECK_FAILED : ExitCodes.USAGE;
+                    throw CommandException.line(response.statusCode() == 409 ? CommandFailure.Kind.CHECK_FAILED : CommandFailure.Kind.USAGE,
+                            json.on() ? response.body() : refusal(response.statusCode(), response.body()));
                 }
-                if (json) {
+                if (json.on()) {
                     System.out.println(response.body());
                 } else {
                     print(response.body());
                 }
                 return ExitCodes.OK;
             } catch (IOException e) {
-                System.err.println("macfleet demo: no running demo at " + request.uri().getScheme() + "://" + request.uri().getAuthority()
-                        + " (start one with `macfleet demo`, or give its port with MACFLEET_HTTP_PORT or --url): "
+                throw CommandException.line(CommandFailure.Kind.USAGE, "macfleet demo: no running demo at " + request.uri().getScheme() + "://"
+                        + request.uri().getAuthority() + " (start one with `macfleet demo`, or give its port with MACFLEET_HTTP_PORT or --url): "
                         + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()));
-                return ExitCodes.USAGE;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return ExitCodes.USAGE;
+                throw CommandException.reported(CommandFailure.Kind.USAGE);
             }
         }
 
@@ -377,14 +381,13 @@ public class DemoCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             if (enter) {
-                int status = post("/machines/" + machine + "/recovery", Map.of());
-                if (status != ExitCodes.OK || command == null) {
-                    return status;
+                post("/machines/" + machine + "/recovery", Map.of());
+                if (command == null) {
+                    return ExitCodes.OK;
                 }
             }
             if (command == null) {
-                System.err.println("macfleet demo recovery: give a command to type, or --enter");
-                return ExitCodes.USAGE;
+                throw CommandException.usage("give a command to type, or --enter");
             }
             return post("/machines/" + machine + "/recovery/commands", Map.of("command", command));
         }

@@ -1,6 +1,9 @@
 package io.macfleet.cli;
 
+import io.macfleet.command.JsonOption;
 import io.macfleet.command.ActorOption;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -41,7 +44,7 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
     @Override
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getErr());
-        return ExitCodes.USAGE;
+        throw CommandException.reported(CommandFailure.Kind.USAGE);
     }
 
     /** `inventory plan --detailed-exitcode`: the plan has changes. */
@@ -131,14 +134,13 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
             try {
                 LoadResult result = load(directory, spec.commandLine().getErr());
                 if (!result.valid()) {
-                    return ExitCodes.CHECK_FAILED;
+                    throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
                 }
                 spec.commandLine().getOut().printf("inventory %s is valid: %d cluster(s), %d machine(s)%n", directory,
                         result.inventory().clusters().size(), result.inventory().machines().size());
                 return ExitCodes.OK;
             } catch (InventoryDirectoryException e) {
-                spec.commandLine().getErr().println(e.getMessage());
-                return ExitCodes.USAGE;
+                throw CommandException.line(CommandFailure.Kind.USAGE, e.getMessage());
             }
         }
     }
@@ -153,8 +155,8 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
         @Parameters(paramLabel = "DIR", description = "the inventory directory")
         Path directory;
 
-        @Option(names = "--json", description = "print the plan as JSON")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Option(names = "--detailed-exitcode", description = "exit 0 when there are no changes and 4 when there are (for scripts)")
         boolean detailedExitCode;
@@ -176,13 +178,13 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
             try {
                 LoadResult result = load(directory, err);
                 if (!result.valid()) {
-                    return ExitCodes.CHECK_FAILED;
+                    throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
                 }
                 Plan plan = store.plan(result.inventory());
                 if (planFile != null) {
                     SavedPlan.of(directory, InventoryLoader.texts(directory), plan).write(planFile);
                 }
-                if (json) {
+                if (json.on()) {
                     Map<String, Object> document = new java.util.LinkedHashMap<>();
                     document.put("add", plan.count(Plan.Action.ADD));
                     document.put("change", plan.count(Plan.Action.CHANGE));
@@ -198,11 +200,9 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
                 out.flush();
                 return detailedExitCode && !plan.isEmpty() ? CHANGES_PRESENT : ExitCodes.OK;
             } catch (InventoryDirectoryException e) {
-                err.println(e.getMessage());
-                return ExitCodes.USAGE;
+                throw CommandException.line(CommandFailure.Kind.USAGE, e.getMessage());
             } catch (DatabaseException e) {
-                err.println("macfleet: " + e.getMessage());
-                return ExitCodes.CHECK_FAILED;
+                throw CommandException.line(CommandFailure.Kind.CHECK_FAILED, "macfleet: " + e.getMessage());
             }
         }
     }
@@ -245,7 +245,7 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
                 }
                 if (!result.valid()) {
                     err.println("Nothing was applied.");
-                    return ExitCodes.CHECK_FAILED;
+                    throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
                 }
                 String source = (saved != null ? "plan " + directory.toAbsolutePath().normalize() + " of " + saved.directory()
                         : directory.toAbsolutePath().normalize().toString()) + actor.osUserNote();
@@ -263,7 +263,7 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
                     if (!confirmation.confirm("Apply these changes to the stored desired state? Only 'yes' is accepted: ")) {
                         out.println("Apply cancelled: nothing was changed.");
                         out.flush();
-                        return ExitCodes.CHECK_FAILED;
+                        throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
                     }
                 }
                 boolean shown = expected != null && saved == null;
@@ -275,17 +275,13 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
                 out.flush();
                 return ExitCodes.OK;
             } catch (DesiredStateStore.StalePlanException e) {
-                err.println("macfleet inventory apply: " + e.getMessage());
-                return ExitCodes.CHECK_FAILED;
+                throw CommandException.line(CommandFailure.Kind.CHECK_FAILED, "macfleet inventory apply: " + e.getMessage());
             } catch (SavedPlan.UnreadablePlanException e) {
-                err.println("macfleet inventory apply: " + e.getMessage());
-                return ExitCodes.USAGE;
+                throw CommandException.line(CommandFailure.Kind.USAGE, "macfleet inventory apply: " + e.getMessage());
             } catch (InventoryDirectoryException e) {
-                err.println(e.getMessage());
-                return ExitCodes.USAGE;
+                throw CommandException.line(CommandFailure.Kind.USAGE, e.getMessage());
             } catch (DatabaseException e) {
-                err.println("macfleet: apply failed, nothing was changed: " + e.getMessage());
-                return ExitCodes.CHECK_FAILED;
+                throw CommandException.line(CommandFailure.Kind.CHECK_FAILED, "macfleet: apply failed, nothing was changed: " + e.getMessage());
             }
         }
     }
@@ -310,8 +306,7 @@ public class InventoryCommand implements Callable<Integer>, PlainCommandLine.Nee
                 }
                 return ExitCodes.OK;
             } catch (IOException e) {
-                spec.commandLine().getErr().println("macfleet: " + e.getMessage());
-                return ExitCodes.USAGE;
+                throw CommandException.line(CommandFailure.Kind.USAGE, "macfleet: " + e.getMessage());
             }
         }
     }

@@ -8,6 +8,8 @@ import picocli.CommandLine.Command;
 @Command(name = "macfleet",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
+        // The help texts of shared options (command/JsonOption) that differ per command.
+        resourceBundle = "io.macfleet.cli.SharedOptions",
         description = "Fleet management and provisioning for Mac Studio clusters running local LLM inference.",
         subcommands = {ServeCommand.class, InventoryCommand.class, AuditCommand.class, io.macfleet.ssh.SshCommand.class,
                 DemoCommand.class, io.macfleet.facts.FactsCommand.class, io.macfleet.facts.DriftCommand.class,

@@ -1,5 +1,7 @@
 package io.macfleet.cli;
 
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.database.DatabaseException;
 import io.macfleet.database.StateDirectory;
@@ -33,8 +35,7 @@ public class ServeCommand implements Callable<Integer> {
         try (Connection connection = dataSource.getConnection()) {
             connection.isValid(5);
         } catch (Exception e) {
-            spec.commandLine().getErr().println("macfleet serve: " + (e instanceof DatabaseException ? e.getMessage() : "database unavailable: " + e));
-            return ExitCodes.CHECK_FAILED;
+            throw CommandException.checkFailed(e instanceof DatabaseException ? e.getMessage() : "database unavailable: " + e);
         }
         ConfigProvider.getConfig().getOptionalValue("macfleet.home", String.class).map(java.nio.file.Path::of)
                 .flatMap(StateDirectory::exposureWarning)

@@ -9,6 +9,14 @@ public interface CommandFailure {
 
     Kind failureKind();
 
+    /**
+     * What standard error shows for this failure of the command {@code commandPath} ({@code macfleet facts show}), or
+     * null when the command's own output already said why (a report, a list of errors).
+     */
+    default String line(String commandPath) {
+        return commandPath + ": " + ((Throwable) this).getMessage();
+    }
+
     /** Kinds of failure, each with the exit code of {@link ExitCodes}. */
     enum Kind {
         /** A check failed or an operation could not complete (database, a machine, a refused configuration). */

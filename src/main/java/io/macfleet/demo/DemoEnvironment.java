@@ -18,13 +18,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
 import org.apache.sshd.common.util.security.SecurityUtils;
 
 /**
  * What `macfleet demo` runs: a simulated fleet of Mac Studios, the SSH key that opens them and an inventory
- * directory describing them. Other areas reach the running demo through {@link #current()} and can act once
- * it is up with {@link #whenStarted(Consumer)} (e.g. to apply the written inventory).
+ * directory describing them. The simulator's control API reaches the running demo through {@link RunningDemo} (a CDI
+ * bean the demo command hands it to); nothing about a demo is static, so tests start several side by side.
  */
 public final class DemoEnvironment implements AutoCloseable {
     /** The cluster the demo inventory declares, and the macOS version it targets. */
@@ -38,9 +37,6 @@ public final class DemoEnvironment implements AutoCloseable {
     /** The most Macs a demo runs; they form clusters of {@value #CLUSTER_SIZE} (the last one smaller). */
     public static final int MAXIMUM_MACHINES = 250;
     public static final int CLUSTER_SIZE = 4;
-
-    private static volatile DemoEnvironment current;
-    private static final List<Consumer<DemoEnvironment>> STARTED_HOOKS = new CopyOnWriteArrayList<>();
 
     /** How to start the demo. */
     /** @param nanoHub a real NanoHUB binary to enroll the Macs in (`--nanohub`), or null for the simulated NanoHUB */
@@ -67,6 +63,7 @@ public final class DemoEnvironment implements AutoCloseable {
     private final List<String> links;
     /** The MDM server and its devices, closed with the demo (the simulated NanoHUB, or a real one with its Macs). */
     private final List<AutoCloseable> mdm = new CopyOnWriteArrayList<>();
+    private final List<Runnable> closeActions = new CopyOnWriteArrayList<>();
 
     private DemoEnvironment(Options options, SimulatedFleet fleet, Path privateKey, Path inventoryDirectory, List<String> links) {
         this.options = options;
@@ -76,18 +73,9 @@ public final class DemoEnvironment implements AutoCloseable {
         this.links = links;
     }
 
-    /** The running demo, or null outside `macfleet demo`. */
-    public static DemoEnvironment current() {
-        return current;
-    }
-
-    /** Runs {@code hook} when the demo has started (at once if it already has). */
-    public static void whenStarted(Consumer<DemoEnvironment> hook) {
-        STARTED_HOOKS.add(hook);
-        DemoEnvironment running = current;
-        if (running != null) {
-            hook.accept(running);
-        }
+    /** Runs {@code action} when this demo is closed (e.g. {@link RunningDemo} forgets it). */
+    void onClose(Runnable action) {
+        closeActions.add(action);
     }
 
     public static DemoEnvironment start(Options options) throws IOException {
@@ -170,10 +158,6 @@ public final class DemoEnvironment implements AutoCloseable {
         DemoInventory.write(inventory, fleet, privateKey, passwordFile, clusters, links, mdmUrl, mdmKeyFile);
         DemoEnvironment demo = new DemoEnvironment(options, fleet, privateKey, inventory, links);
         demo.mdm.addAll(mdmParts);
-        current = demo;
-        for (Consumer<DemoEnvironment> hook : STARTED_HOOKS) {
-            hook.accept(demo);
-        }
         return demo;
     }
 
@@ -358,9 +342,7 @@ public final class DemoEnvironment implements AutoCloseable {
 
     @Override
     public void close() {
-        if (current == this) {
-            current = null;
-        }
+        closeActions.forEach(Runnable::run);
         closeAll(mdm);
         fleet.close();
     }

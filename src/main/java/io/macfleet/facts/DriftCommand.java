@@ -1,6 +1,9 @@
 package io.macfleet.facts;
 
+import io.macfleet.command.JsonOption;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import jakarta.inject.Inject;
 import java.io.PrintWriter;
@@ -8,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -25,8 +29,8 @@ public class DriftCommand implements Callable<Integer> {
     @Option(names = "--cluster", paramLabel = "CLUSTER", description = "Only the machines of this cluster.")
     String cluster;
 
-    @Option(names = "--json", description = "Print as JSON.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Inject
     FactsService facts;
@@ -40,7 +44,7 @@ public class DriftCommand implements Callable<Integer> {
         // A machine without facts is unknown, not drifted: "4 of 4 differ" about Macs never gathered would be false.
         long unknown = reports.stream().filter(report -> report.observedAt() == null).count();
         long drifted = reports.stream().filter(report -> report.observedAt() != null && report.drifted()).count();
-        if (json) {
+        if (json.on()) {
             out.println(FactsStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(Map.of("machines", reports, "drifted", drifted, "unknown", unknown)));
         } else {
             for (Drift.Report report : reports) {
@@ -57,6 +61,9 @@ public class DriftCommand implements Callable<Integer> {
                     + unknownNote + ".");
         }
         out.flush();
-        return drifted == 0 && unknown == 0 ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+        if (drifted > 0 || unknown > 0) {
+            throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
+        }
+        return ExitCodes.OK;
     }
 }

@@ -1,8 +1,11 @@
 package io.macfleet.facts;
 
+import io.macfleet.command.JsonOption;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.macfleet.command.Actors;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.database.DatabaseException;
 import io.macfleet.inventory.Machine;
@@ -44,8 +47,8 @@ public class FactsCommand implements Callable<Integer> {
     @Mixin
     SshOptions ssh;
 
-    @Option(names = "--json", description = "Print the results as JSON.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Inject
     FactsService facts;
@@ -53,28 +56,24 @@ public class FactsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws JsonProcessingException {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         SshSettings settings;
         try {
             settings = ssh.settings(Actors.commandLine());
         } catch (IllegalArgumentException e) {
-            err.println("macfleet facts: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.usage(e.getMessage());
         }
         FactsService.Gathering gathering;
         try {
             List<Machine> selected = facts.select(cluster, machines);
             if (selected.isEmpty()) {
-                err.println("macfleet facts: no machines to gather (apply an inventory with `macfleet inventory apply DIR`)");
-                return ExitCodes.USAGE;
+                throw CommandException.usage("no machines to gather (apply an inventory with `macfleet inventory apply DIR`)");
             }
             gathering = facts.gather(selected, settings);
         } catch (IllegalArgumentException e) {
             // Unknown names and database failures are reported by the CLI's one failure handler (CommandFailure).
-            err.println("macfleet facts: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.usage(e.getMessage());
         }
-        if (json) {
+        if (json.on()) {
             List<GatheredMachine> results = gathering.results().stream()
                     .map(result -> new GatheredMachine(result.machine(), result.succeeded(), result.succeeded() ? result.value() : null,
                             result.succeeded() ? null : message(result), result.duration().toMillis()))
@@ -94,7 +93,10 @@ public class FactsCommand implements Callable<Integer> {
                     settings.parallelism(), gathering.failed() == 0 ? "" : "; " + gathering.failed() + " failed, nothing stored for them");
         }
         out.flush();
-        return gathering.failed() == 0 ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+        if (gathering.failed() > 0) {
+            throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
+        }
+        return ExitCodes.OK;
     }
 
     /** The {@code --json} output of a gathering: each machine's result, the counts, and how long it took. */
@@ -136,8 +138,8 @@ public class FactsCommand implements Callable<Integer> {
         @Option(names = "--history", description = "Every stored observation, newest first.")
         boolean history;
 
-        @Option(names = "--json", description = "Print as JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Inject
         FactsService facts;
@@ -145,18 +147,15 @@ public class FactsCommand implements Callable<Integer> {
         @Override
         public Integer call() throws JsonProcessingException {
             PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
             if (facts.machine(machine).isEmpty()) {
-                err.println("macfleet facts show: unknown machine '" + machine + "': not in the applied inventory");
-                return ExitCodes.USAGE;
+                throw CommandException.usage("unknown machine '" + machine + "': not in the applied inventory");
             }
             List<MachineFacts> observations = history ? facts.history(machine)
                     : facts.latest(machine).map(observation -> List.of(observation.facts())).orElse(List.of());
             if (observations.isEmpty()) {
-                err.println("macfleet facts show: no facts stored for " + machine + " yet (run `macfleet facts " + machine + "`)");
-                return ExitCodes.CHECK_FAILED;
+                throw CommandException.checkFailed("no facts stored for " + machine + " yet (run `macfleet facts " + machine + "`)");
             }
-            if (json) {
+            if (json.on()) {
                 out.println(FactsStore.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(history ? observations : observations.getFirst()));
             } else {
                 for (MachineFacts observation : observations) {

@@ -1,9 +1,12 @@
 package io.macfleet.models;
 
+import io.macfleet.command.JsonOption;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.macfleet.command.ActorOption;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.secrets.SecretReference;
 import jakarta.inject.Inject;
@@ -64,8 +67,8 @@ public class ModelCommand {
                 description = "The hub token as a secret reference (env:NAME or file:PATH; default macfleet.models.hub-token).")
         String hubToken;
 
-        @Option(names = "--json", description = "Print the catalogue entry as JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Option(names = "--via", paramLabel = "MACHINE", description = "Download an hf: source on this Mac (over SSH, with its own curl and"
                 + " shasum) instead of on this host; the catalogue records that the Mac holds it.")
@@ -92,7 +95,7 @@ public class ModelCommand {
             } catch (IllegalArgumentException e) {
                 throw new ModelRefused("--hub-token: " + e.getMessage());
             }
-            HuggingFaceHub.Progress progress = json ? HuggingFaceHub.Progress.NONE : new ProgressBar(out);
+            HuggingFaceHub.Progress progress = json.on() ? HuggingFaceHub.Progress.NONE : new ProgressBar(out);
             CatalogueModel model;
             if (via != null) {
                 io.macfleet.ssh.SshSettings settings;
@@ -105,7 +108,7 @@ public class ModelCommand {
             } else {
                 model = catalogue.add(name, source, Optional.ofNullable(include), token, actor.name(), progress);
             }
-            out.println(json ? Json.write(model) : "added " + describe(model) + (via == null ? "" : " (held on " + via + ")"));
+            out.println(json.on() ? Json.write(model) : "added " + describe(model) + (via == null ? "" : " (held on " + via + ")"));
             out.flush();
             return ExitCodes.OK;
         }
@@ -116,8 +119,8 @@ public class ModelCommand {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--json", description = "Print JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Inject
         ModelCatalogue catalogue;
@@ -126,7 +129,7 @@ public class ModelCommand {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             List<CatalogueModel> models = catalogue.list();
-            if (json) {
+            if (json.on()) {
                 out.println(Json.write(models));
             } else if (models.isEmpty()) {
                 out.println("no models in the catalogue (macfleet model add NAME SOURCE)");
@@ -152,8 +155,8 @@ public class ModelCommand {
         @Parameters(paramLabel = "NAME")
         String name;
 
-        @Option(names = "--json", description = "Print JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Inject
         ModelCatalogue catalogue;
@@ -163,7 +166,7 @@ public class ModelCommand {
             PrintWriter out = spec.commandLine().getOut();
             CatalogueModel model = catalogue.find(name).orElseThrow(() -> new ModelRefused(ModelRefused.Reason.NOT_FOUND,
                     "no model " + name + " in the catalogue (macfleet model list)"));
-            if (json) {
+            if (json.on()) {
                 out.println(Json.write(model));
             } else {
                 out.println(describe(model));
@@ -226,8 +229,8 @@ public class ModelCommand {
         @Option(names = "--slots", paramLabel = "N", description = "Parallel sequences (default: inference.settings.parallel, else 1).")
         Integer slots;
 
-        @Option(names = "--json", description = "Print JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Inject
         ModelFits fits;
@@ -236,9 +239,12 @@ public class ModelCommand {
         public Integer call() {
             MemoryFit.Result result = fits.fit(cluster, name, Optional.ofNullable(context), Optional.ofNullable(slots));
             PrintWriter out = spec.commandLine().getOut();
-            out.println(json ? Json.write(result) : result.message());
+            out.println(json.on() ? Json.write(result) : result.message());
             out.flush();
-            return result.fits() ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+            if (!result.fits()) {
+                throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
+            }
+            return ExitCodes.OK;
         }
     }
 

@@ -1,8 +1,11 @@
 package io.macfleet.osupdate;
 
+import io.macfleet.command.JsonOption;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.macfleet.command.ActorOption;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import jakarta.inject.Inject;
 import java.io.PrintWriter;
@@ -66,8 +69,8 @@ public class OsUpdateCommand {
         @Mixin
         Target target;
 
-        @Option(names = "--json", description = "As JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Inject
         OsUpdateCampaigns campaigns;
@@ -76,7 +79,7 @@ public class OsUpdateCommand {
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             OsUpdateCampaigns.Plan plan = campaigns.plan(request(target, 1, false, null, null));
-            if (json) {
+            if (json.on()) {
                 out.println(Json.MAPPER.writeValueAsString(plan));
             } else {
                 out.println("Preflight for " + plan.target() + " via " + plan.method() + " (nothing was changed):");
@@ -94,7 +97,10 @@ public class OsUpdateCommand {
                 }
             }
             out.flush();
-            return plan.passed() ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+            if (!plan.passed()) {
+                throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
+            }
+            return ExitCodes.OK;
         }
     }
 
@@ -143,7 +149,8 @@ public class OsUpdateCommand {
                         target.version, target.build == null ? "" : " (" + target.build + ")", target.via);
                 if (answer == null || !answer.strip().equals("yes")) {
                     out.println("Nothing was changed.");
-                    return ExitCodes.CHECK_FAILED;
+                    out.flush();
+                    throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
                 }
             }
             CampaignView view = campaigns.apply(request, actor.name());
@@ -160,8 +167,8 @@ public class OsUpdateCommand {
         @Parameters(arity = "0..1", paramLabel = "CAMPAIGN", description = "A campaign id.")
         Long id;
 
-        @Option(names = "--json", description = "As JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Option(names = "--limit", paramLabel = "N", defaultValue = "20", description = "How many campaigns to list (default ${DEFAULT-VALUE}).")
         int limit;
@@ -174,7 +181,7 @@ public class OsUpdateCommand {
             PrintWriter out = spec.commandLine().getOut();
             if (id != null) {
                 CampaignView view = campaigns.campaign(id).orElseThrow(() -> new OsUpdateCampaigns.UnknownCampaignException(id));
-                if (json) {
+                if (json.on()) {
                     out.println(Json.MAPPER.writeValueAsString(view));
                 } else {
                     print(out, view);
@@ -183,7 +190,7 @@ public class OsUpdateCommand {
                 return ExitCodes.OK;
             }
             List<CampaignView> all = campaigns.campaigns(limit);
-            if (json) {
+            if (json.on()) {
                 out.println(Json.MAPPER.writeValueAsString(all));
             } else if (all.isEmpty()) {
                 out.println("No OS-update campaigns yet (macfleet os-update plan CLUSTER --to VERSION).");
@@ -259,8 +266,12 @@ public class OsUpdateCommand {
                 continueOnFailure, when, Optional.ofNullable(serviceLabel));
     }
 
+    /** 0 when the campaign succeeded; else the failure (its view, printed, says why). */
     static int exitCode(CampaignView view) {
-        return view.status().equals(CampaignStatus.SUCCEEDED.wire()) ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+        if (!view.status().equals(CampaignStatus.SUCCEEDED.wire())) {
+            throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
+        }
+        return ExitCodes.OK;
     }
 
     public static void print(PrintWriter out, CampaignView view) {

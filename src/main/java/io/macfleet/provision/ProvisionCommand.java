@@ -1,9 +1,12 @@
 package io.macfleet.provision;
 
+import io.macfleet.command.JsonOption;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.macfleet.command.ActorOption;
 import io.macfleet.command.Actors;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.ssh.SshOptions;
 import io.macfleet.ssh.SshSettings;
@@ -17,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -84,8 +88,8 @@ public class ProvisionCommand implements Callable<Integer> {
             description = "With --serial: stop before the next batch when more than P percent of a batch failed (default ${DEFAULT-VALUE}: never).")
     int maxFailPercent;
 
-    @Option(names = "--json", description = "With --dry-run: the plan as JSON.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Inject
     ProvisioningService service;
@@ -93,28 +97,25 @@ public class ProvisionCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         SshSettings settings;
         try {
             settings = ssh.settings(Actors.commandLine());
         } catch (IllegalArgumentException e) {
-            err.println("macfleet provision: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.usage(e.getMessage());
         }
         ProvisioningService.Options options;
         try {
             options = new ProvisioningService.Options(settings.parallelism(), settings.acceptNewHostKeys(), settings.limits().connectTimeout(),
                     settings.limits().commandTimeout(), ProvisioningService.Options.DEFAULTS.leaseTimeout(), serial, maxFailPercent);
         } catch (IllegalArgumentException e) {
-            err.println("macfleet provision: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.usage(e.getMessage());
         }
         ProvisioningService.Request request = new ProvisioningService.Request(cluster, machines, playbook, only, from, newRun, options);
         String who = actor.name();
         try {
             if (dryRun) {
                 ProvisioningService.Plan plan = service.plan(request);
-                if (json) {
+                if (json.on()) {
                     out.println(Json.MAPPER.writeValueAsString(plan));
                 } else {
                     printPlan(out, plan);
@@ -134,25 +135,33 @@ public class ProvisionCommand implements Callable<Integer> {
             printSummary(out, outcome, !nonInteractive);
             service.run(outcome.runId()).ifPresent(detail -> printRecap(out, detail));
             out.flush();
-            return exitCode(outcome);
+            // The summary and the recap printed above say why.
+            failure(outcome).ifPresent(kind -> {
+                throw CommandException.reported(kind);
+            });
+            return ExitCodes.OK;
         } catch (PlaybookLoader.InvalidPlaybookException e) {
-            err.println("macfleet provision: invalid playbook:\n" + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.usage("invalid playbook:\n" + e.getMessage());
         } catch (IllegalArgumentException e) {
             // Invalid requests, a busy run and database failures are reported by the CLI's one failure handler.
-            err.println("macfleet provision: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.usage(e.getMessage());
         }
     }
 
-    static int exitCode(RunOutcome outcome) {
+    /** How a run that ended this way failed, if it did: a machine failed, waits for a person, or is not ready. */
+    static Optional<CommandFailure.Kind> failure(RunOutcome outcome) {
         if (outcome.anyFailed()) {
-            return ExitCodes.CHECK_FAILED;
+            return Optional.of(CommandFailure.Kind.CHECK_FAILED);
         }
         if (outcome.machines().containsValue("waiting-for-operator")) {
-            return ExitCodes.NEEDS_OPERATOR;
+            return Optional.of(CommandFailure.Kind.NEEDS_OPERATOR);
         }
-        return outcome.allReady() ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+        return outcome.allReady() ? Optional.empty() : Optional.of(CommandFailure.Kind.CHECK_FAILED);
+    }
+
+    /** The exit code of a run that ended this way. */
+    static int exitCode(RunOutcome outcome) {
+        return failure(outcome).map(CommandFailure.Kind::exitCode).orElse(ExitCodes.OK);
     }
 
     static void printPlan(PrintWriter out, ProvisioningService.Plan plan) {
@@ -233,8 +242,8 @@ public class ProvisionCommand implements Callable<Integer> {
         @Option(names = "--limit", paramLabel = "N", defaultValue = "20", description = "How many (default ${DEFAULT-VALUE}).")
         int limit;
 
-        @Option(names = "--json", description = "As JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Inject
         ProvisioningService service;
@@ -243,7 +252,7 @@ public class ProvisionCommand implements Callable<Integer> {
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             List<RunView.Run> runs = service.runs(limit);
-            if (json) {
+            if (json.on()) {
                 out.println(Json.MAPPER.writeValueAsString(runs));
             } else {
                 out.printf(Locale.ROOT, "%-5s %-16s %-12s %-21s %-20s %-12s %s%n", "run", "playbook", "cluster", "status", "started", "by", "steps");
@@ -265,8 +274,8 @@ public class ProvisionCommand implements Callable<Integer> {
         @Parameters(paramLabel = "RUN")
         long runId;
 
-        @Option(names = "--json", description = "As JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Inject
         ProvisioningService service;
@@ -276,10 +285,9 @@ public class ProvisionCommand implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             var detail = service.run(runId);
             if (detail.isEmpty()) {
-                spec.commandLine().getErr().println("macfleet provision show: no run " + runId);
-                return ExitCodes.USAGE;
+                throw CommandException.usage("no run " + runId);
             }
-            if (json) {
+            if (json.on()) {
                 out.println(Json.MAPPER.writeValueAsString(detail.get()));
                 out.flush();
                 return ExitCodes.OK;
@@ -330,6 +338,6 @@ public class ProvisionCommand implements Callable<Integer> {
         problems.forEach(err::println);
         err.println(problems.size() + " error(s) in " + path);
         err.flush();
-        return ExitCodes.CHECK_FAILED;
+        throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
     }
 }

@@ -9,10 +9,13 @@ import io.macfleet.deployment.NodeRelease;
 import io.macfleet.deployment.NodeService;
 import io.macfleet.deployment.RankTarget;
 
+import io.macfleet.command.JsonOption;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.macfleet.command.Actors;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.ssh.SshOptions;
 import io.macfleet.ssh.SshSettings;
@@ -100,8 +103,7 @@ public class NodeCommand {
                 try {
                     plan = plan.withJavaPackage(Optional.of(NodeDeployer.JavaPackage.verified(javaPackage, javaPackageSha256)));
                 } catch (IllegalArgumentException | java.io.IOException e) {
-                    spec.commandLine().getErr().println("macfleet node deploy: " + e.getMessage());
-                    return ExitCodes.USAGE;
+                    throw CommandException.usage(e.getMessage());
                 }
             }
             if (dryRun) {
@@ -109,13 +111,7 @@ public class NodeCommand {
                 out.flush();
                 return ExitCodes.OK;
             }
-            SshSettings settings;
-            try {
-                settings = ssh.settings(Actors.commandLine());
-            } catch (IllegalArgumentException e) {
-                spec.commandLine().getErr().println("macfleet node deploy: " + e.getMessage());
-                return ExitCodes.USAGE;
-            }
+            SshSettings settings = settings();
             out.println("Deploying node " + release.nodeVersion() + " and " + release.modelFileName() + " to " + plan.ranks().size()
                     + " machines of " + cluster);
             out.flush();
@@ -127,16 +123,22 @@ public class NodeCommand {
             return ExitCodes.OK;
         }
 
+        private SshSettings settings() {
+            try {
+                return ssh.settings(Actors.commandLine());
+            } catch (IllegalArgumentException e) {
+                throw CommandException.usage(e.getMessage());
+            }
+        }
+
         /** A runtime other than the bundled node: its plan (node plan shows the same), carried out by RuntimeDeployer. */
         private int deployRuntime(PrintWriter out, io.macfleet.runtime.InferenceRuntime runtime) {
             if (modelSha256 != null || modelSize != null || nodeJar != null || javaPackage != null) {
-                spec.commandLine().getErr().println("macfleet node deploy: --model-sha256, --model-size, --node-jar and --java-package are for the"
+                throw CommandException.usage("--model-sha256, --model-size, --node-jar and --java-package are for the"
                         + " bundled node; cluster " + cluster + " runs " + runtime.name());
-                return ExitCodes.USAGE;
             }
             if (model != null && (model.startsWith("http://") || model.startsWith("https://"))) {
-                spec.commandLine().getErr().println("macfleet node deploy: the " + runtime.name() + " runtime copies a model file of this host; got " + model);
-                return ExitCodes.USAGE;
+                throw CommandException.usage("the " + runtime.name() + " runtime copies a model file of this host; got " + model);
             }
             Optional<Path> modelFile = Optional.ofNullable(model).map(Path::of);
             if (dryRun) {
@@ -144,13 +146,7 @@ public class NodeCommand {
                 out.flush();
                 return ExitCodes.OK;
             }
-            SshSettings settings;
-            try {
-                settings = ssh.settings(Actors.commandLine());
-            } catch (IllegalArgumentException e) {
-                spec.commandLine().getErr().println("macfleet node deploy: " + e.getMessage());
-                return ExitCodes.USAGE;
-            }
+            SshSettings settings = settings();
             out.println("Deploying " + runtime.name() + " to the Macs of " + cluster);
             out.flush();
             io.macfleet.runtime.RuntimeDeployer.Outcome outcome = runtimes.deploy(cluster, modelFile, settings, new StepPrinter(out));
@@ -278,8 +274,8 @@ public class NodeCommand {
         @Parameters(paramLabel = "CLUSTER", arity = "0..1", description = "A cluster of the applied inventory (default: every cluster).")
         String cluster;
 
-        @Option(names = "--json", description = "Print JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Option(names = "--verify-files", description = "Also hash the node jar and model on every Mac and name a file that changed since the deploy"
                 + " (reads the whole model).")
@@ -311,7 +307,7 @@ public class NodeCommand {
                 if (!runtime.name().equals(io.macfleet.runtime.BundledRuntime.NAME)) {
                     List<io.macfleet.runtime.RuntimeService.DaemonStatus> daemons = runtimes.status(name, settings);
                     allRunning &= !daemons.isEmpty() && daemons.stream().allMatch(io.macfleet.runtime.RuntimeService.DaemonStatus::ready);
-                    if (json) {
+                    if (json.on()) {
                         ObjectNode cluster = document.putObject(name);
                         cluster.put("runtime", runtime.name());
                         cluster.put("endpoint", endpoint);
@@ -335,7 +331,7 @@ public class NodeCommand {
                 allRunning &= statuses.stream().allMatch(NodeRankStatus::running);
                 Map<String, List<String>> changed = verifyFiles ? nodes.changedFiles(name, settings) : Map.of();
                 allRunning &= changed.values().stream().allMatch(List::isEmpty);
-                if (json) {
+                if (json.on()) {
                     // The same rank object as GET /api/v1/clusters/NAME/node answers.
                     // The same rank object as GET /api/v1/clusters/NAME/node answers.
                     ObjectNode cluster = document.putObject(name);
@@ -362,11 +358,14 @@ public class NodeCommand {
                     }
                 }
             }
-            if (json) {
+            if (json.on()) {
                 out.println(JSON.writeValueAsString(document));
             }
             out.flush();
-            return allRunning ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+            if (!allRunning) {
+                throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
+            }
+            return ExitCodes.OK;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.macfleet.runtime;
 
+import io.macfleet.command.JsonOption;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.macfleet.command.ExitCodes;
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -37,8 +39,8 @@ public class RuntimePlanCommand implements Callable<Integer> {
     @Option(names = "--node-jar", paramLabel = "FILE", description = "The bundled node's jar (default: inference-node/target/inference-node-*.jar).")
     Path nodeJar;
 
-    @Option(names = "--json", description = "Print the plan as JSON.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Inject
     RuntimeService runtimes;
@@ -66,7 +68,7 @@ public class RuntimePlanCommand implements Callable<Integer> {
             }
         }
         RuntimePlan plan = runtimes.plan(cluster, Optional.ofNullable(model), Optional.ofNullable(nodeJar));
-        out.print(json ? JSON.writeValueAsString(RuntimePlans.body(plan)) + "\n" : RuntimePlans.text(plan));
+        out.print(json.on() ? JSON.writeValueAsString(RuntimePlans.body(plan)) + "\n" : RuntimePlans.text(plan));
         out.flush();
         return ExitCodes.OK;
     }

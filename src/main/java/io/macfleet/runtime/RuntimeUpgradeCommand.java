@@ -1,6 +1,8 @@
 package io.macfleet.runtime;
 
 import io.macfleet.command.Actors;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.deployment.NodeDeployer;
 import io.macfleet.ssh.SshOptions;
@@ -48,8 +50,7 @@ public class RuntimeUpgradeCommand implements Callable<Integer> {
         try {
             settings = ssh.settings(Actors.commandLine());
         } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("macfleet node upgrade: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.usage(e.getMessage());
         }
         RuntimeUpgrade.Preview preview = runtimes.upgradePreview(cluster, settings);
         out.print(preview.text());

@@ -51,7 +51,7 @@ final class HealthPrograms implements SimulatedProgram {
                 }
             }
         }
-        boolean hot = call.mac().faults().overheating;
+        boolean hot = call.mac().faults().overheating();
         double cpu = hot ? 21034.5 : 8211.25;
         double gpu = hot ? 167912.0 : 31488.7;
         SimulatedMac.Snapshot state = call.state();
@@ -109,7 +109,7 @@ final class HealthPrograms implements SimulatedProgram {
     static String memoryPressure(SimulatedMac mac, SimulatedMac.Snapshot state) {
         long pageSize = 16384;
         long pages = state.spec().memoryBytes() / pageSize;
-        double wiredFraction = mac.faults().wiredFraction >= 0 ? mac.faults().wiredFraction : 0.061;
+        double wiredFraction = mac.faults().wiredFraction() >= 0 ? mac.faults().wiredFraction() : 0.061;
         long wired = Math.round(pages * wiredFraction);
         int freePercent = wiredFraction > 0.5 ? 21 : 86;
         long free = Math.round(pages * 0.062);

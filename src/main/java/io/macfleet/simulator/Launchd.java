@@ -434,7 +434,7 @@ public final class Launchd {
      * on this machine at the same path runs. A crash-looping fault replaces the program with one that fails.
      */
     private List<String> commandFor(Job job) {
-        if (mac.faults().rdmaWedged) {
+        if (mac.faults().rdmaWedged()) {
             // What exo and MLX users report once the RDMA state is bad (exo #1847): the error, then an exit, in a loop.
             if (job.label().startsWith("io.macfleet.ggml-rpc-server") || job.label().startsWith("io.macfleet.llama-server")) {
                 // llama.cpp's RPC transport over RDMA failing (the simulator's wording of an RDMA error line).
@@ -442,7 +442,7 @@ public final class Launchd {
             }
             return List.of("/bin/sh", "-c", "echo '[jaccl] Changing queue pair to RTR failed with errno 22' >&2; exit 1");
         }
-        if (mac.faults().crashLoopingDaemons.contains(job.label())) {
+        if (mac.faults().crashLoops(job.label())) {
             return List.of("/bin/sh", "-c", "echo 'simulated crash' >&2; exit 1");
         }
         if (job.userName().isPresent() && !mac.userExists(job.userName().get())) {
@@ -454,7 +454,7 @@ public final class Launchd {
         Path simulated = program.startsWith("/") ? mac.resolve(program) : null;
         if (simulated != null && Files.isRegularFile(simulated)) {
             if (Files.isExecutable(simulated)) {
-                arguments.set(0, mac.faults().programsReplaced.getOrDefault(simulated.getFileName().toString(), simulated).toString());
+                arguments.set(0, mac.faults().programRunFor(simulated).toString());
             } else {
                 arguments.set(0, simulated.toString());
                 arguments.addFirst("/bin/sh");
@@ -493,7 +493,7 @@ public final class Launchd {
 
     /** A disk that fills during a write (Faults.daemonFileSizeLimitBytes): the daemon runs under sh's ulimit -f (512-byte blocks in dash). */
     private List<String> fileSizeLimited(List<String> arguments) {
-        long limit = mac.faults().daemonFileSizeLimitBytes;
+        long limit = mac.faults().daemonFileSizeLimitBytes();
         if (limit < 0) {
             return arguments;
         }

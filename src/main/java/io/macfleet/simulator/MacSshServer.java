@@ -97,7 +97,7 @@ final class MacSshServer {
             @Override
             public void writing(ServerSession session, String remoteHandle, FileHandle localHandle, long offset, byte[] data,
                                 int dataOffset, int dataLen) throws IOException {
-                if (mac.faults().diskFull) {
+                if (mac.faults().diskFull()) {
                     throw new FileSystemException(localHandle.getFile().toString(), null, "No space left on device");
                 }
             }
@@ -300,12 +300,12 @@ final class MacSshServer {
         private void run(ChannelSession channel) {
             Faults faults = mac.faults();
             try {
-                if (faults.hang) {
+                if (faults.hang()) {
                     // Accepted and never answered: the client must time out.
                     Thread.sleep(Long.MAX_VALUE);
                 }
-                if (faults.slowMillis > 0) {
-                    Thread.sleep(faults.slowMillis);
+                if (faults.slowMillis() > 0) {
+                    Thread.sleep(faults.slowMillis());
                 }
                 BufferedReader stdin = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
                 Supplier<String> readLine = () -> {
@@ -319,7 +319,7 @@ final class MacSshServer {
                 mac.recordProcess("zsh -c " + commandLine);
                 MacShell.Result result = new MacShell(fleet, mac).run(commandLine, readLine);
                 String stdout = faults.garbles(commandLine) ? MacShell.garbage(result.stdout()) : result.stdout();
-                if (faults.dropMidCommand) {
+                if (faults.dropMidCommand()) {
                     byte[] bytes = stdout.getBytes(StandardCharsets.UTF_8);
                     out.write(bytes, 0, bytes.length / 2);
                     out.flush();
@@ -351,7 +351,7 @@ final class MacSshServer {
         @Override
         public void destroy(ChannelSession channel) {
             Thread thread = worker;
-            if (thread != null && mac.faults().hang) {
+            if (thread != null && mac.faults().hang()) {
                 thread.interrupt();
             }
         }

@@ -74,7 +74,7 @@ final class NetworkPrograms implements SimulatedProgram {
 
     /** The device of a network service named like its hardware port ("Thunderbolt 2" is en3), unless it was deleted. */
     private static Optional<String> serviceDevice(SimulatedMac mac, String service) {
-        if (mac.faults().deletedNetworkServices.contains(service)) {
+        if (mac.faults().networkServiceDeleted(service)) {
             return Optional.empty();
         }
         return MacosOutput.macStudioHardwarePorts(mac.spec()).stream().filter(port -> port.name().equals(service))

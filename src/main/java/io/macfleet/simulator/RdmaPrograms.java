@@ -37,7 +37,7 @@ final class RdmaPrograms implements SimulatedProgram {
 
     private static Result ibvDevinfo(SimulatedFleet fleet, SimulatedMac mac, List<String> args, SimulatedMac.Snapshot state) {
         // A wedged RDMA stack: ibv_devinfo never answers (exo #1712) until the machine reboots or the fault is cleared.
-        while (mac.faults().rdmaWedged && mac.power() == PowerState.ON) {
+        while (mac.faults().rdmaWedged() && mac.power() == PowerState.ON) {
             try {
                 Thread.sleep(100);
             } catch (InterruptedException e) {

@@ -45,6 +45,7 @@ public final class SimulatedFleet implements AutoCloseable {
     private final MacosRelease latestRelease;
     private final Cabling cabling = new Cabling();
     private final Map<String, SimulatedProgram> programs;
+    private final FaultKinds faultKinds;
     private final Map<String, SimulatedMac> machines = new LinkedHashMap<>();
     private final Map<String, MacSshServer> servers = new LinkedHashMap<>();
     private final CloseableExecutorService sharedIo = ThreadUtils.newCachedThreadPool("simulator-io");
@@ -61,6 +62,7 @@ public final class SimulatedFleet implements AutoCloseable {
         this.rebootDuration = builder.rebootDuration;
         this.latestRelease = builder.latestRelease;
         this.programs = SimulatedPrograms.byName(builder.programs);
+        this.faultKinds = builder.faultKinds;
         boolean distinctAddresses = loopbackAliasesWork(builder.baseAddress);
         int index = 0;
         for (Builder.Machine machine : builder.machines) {
@@ -252,7 +254,7 @@ public final class SimulatedFleet implements AutoCloseable {
         SimulatedMac mac = machine(name);
         shutDown(mac, PowerState.REBOOTING);
         sharedTimers.schedule(() -> {
-            if (mac.power() == PowerState.REBOOTING && !mac.faults().rebootNeverReturns) {
+            if (mac.power() == PowerState.REBOOTING && !mac.faults().rebootNeverReturns()) {
                 powerOnNow(mac);
             }
         }, rebootDuration.toMillis(), TimeUnit.MILLISECONDS);
@@ -339,18 +341,17 @@ public final class SimulatedFleet implements AutoCloseable {
         return machine(name).launchd().crash(label);
     }
 
-    /** The fault kinds {@link #inject(FaultStep)} understands. */
-    public static final List<String> FAULT_KINDS = List.of("hang", "hang-connect", "slow", "drop-connection", "garbage", "reboot-never-returns",
-            "disk-full", "crash-loop", "daemon-crash", "wedge-rdma", "host-key-change", "reboot", "power-off", "power-on", "recovery", "clear",
-            "unplug", "plug", "tb4", "tb5", "one-sided", "rdma-down", "move", "overheat", "kernel-panic", "wired-memory-high");
+    /** The names of the standard fault kinds ({@link FaultKinds#standard()}), each once. */
+    public static final List<String> FAULT_KINDS = FaultKinds.standard().names();
+
+    /** The fault kinds this fleet understands. */
+    public FaultKinds faultKinds() {
+        return faultKinds;
+    }
 
     /**
-     * Injects one fault. Machine faults: hang, slow (millis), drop-connection, garbage, reboot-never-returns,
-     * disk-full, crash-loop (daemon), daemon-crash (daemon: kill -9), wedge-rdma (every daemon logs the RDMA error and
-     * exits, ibv_devinfo hangs, until a reboot), host-key-change, reboot, power-off, power-on, recovery,
-     * overheat (heavy thermal pressure and high package power in powermetrics), kernel-panic (a panic report appears in
-     * /Library/Logs/DiagnosticReports), wired-memory-high (memory_pressure reports most memory wired), clear. Cable faults (cable = a port): unplug, plug (peer, TB5), tb4, tb5, one-sided, rdma-down (links, but its RDMA
-     * ports stay PORT_DOWN), move (to), clear (a sound Thunderbolt 5 cable again, in the same ports).
+     * Injects one fault: the kind registered under its name for its target ({@link FaultKinds}); a cable fault names
+     * a port in {@code cable}, a machine fault the machine. An unknown kind is refused with the known ones.
      *
      * @return a sentence saying what was done
      */
@@ -359,101 +360,25 @@ public final class SimulatedFleet implements AutoCloseable {
         if (step.cable() != null) {
             PortRef port = PortRef.parse(step.cable());
             machine(port.machine());
-            return switch (kind) {
-                case "unplug" -> cabling.unplug(port).map(c -> "unplugged " + c).orElse("no cable was in " + port);
-                case "plug" -> {
-                    if (step.peer() == null) {
-                        throw new IllegalArgumentException("fault 'plug' of " + port + " needs 'peer' (machine:port)");
-                    }
-                    Cable cable = new Cable(port, PortRef.parse(step.peer()), LinkSpeed.TB5);
-                    machine(cable.b().machine());
-                    cabling.plug(cable);
-                    yield "plugged " + cable;
-                }
-                case "tb4", "tb5" -> "now " + cabling.replace(port, kind.equals("tb4") ? LinkSpeed.TB4 : LinkSpeed.TB5, false);
-                case "one-sided" -> {
-                    Cable cable = cabling.at(port).orElseThrow(() -> new IllegalStateException("no cable in " + port));
-                    cabling.unplug(port);
-                    Cable seenFromHereOnly = cable.a().equals(port) ? new Cable(cable.a(), cable.b(), cable.speed(), true)
-                            : new Cable(cable.b(), cable.a(), cable.speed(), true);
-                    cabling.plug(seenFromHereOnly);
-                    yield "now " + seenFromHereOnly;
-                }
-                case "rdma-down" -> "now " + cabling.replace(port, cabling.at(port).map(Cable::speed)
-                        .orElseThrow(() -> new IllegalStateException("no cable in " + port)), false, true);
-                case "clear" -> "now " + cabling.replace(port, LinkSpeed.TB5, false, false);
-                case "move" -> {
-                    if (step.to() == null) {
-                        throw new IllegalArgumentException("fault 'move' of " + port + " needs 'to' (machine:port)");
-                    }
-                    yield "moved to " + cabling.move(port, PortRef.parse(step.to()));
-                }
-                default -> throw new IllegalArgumentException("'" + kind + "' is not a cable fault (unplug, plug, tb4, tb5, one-sided, rdma-down, move, clear)");
-            };
+            FaultKind cableFault = faultKinds.find(FaultKind.Target.CABLE, kind).orElseThrow(() -> new IllegalArgumentException(
+                    "'" + kind + "' is not a cable fault (" + String.join(", ", faultKinds.names(FaultKind.Target.CABLE)) + ")"));
+            return cableFault.apply(new FaultKind.Injection(this, step, null, port));
         }
         if (step.machine() == null) {
             throw new IllegalArgumentException("a fault step needs 'machine' or 'cable'");
         }
         SimulatedMac mac = machine(step.machine());
-        Faults faults = mac.faults();
-        String name = mac.name();
-        switch (kind) {
-            case "hang" -> faults.hang = true;
-            case "hang-connect" -> silence(name, true);
-            case "slow" -> faults.slowMillis = step.millis() == null ? 2000 : step.millis();
-            case "drop-connection" -> faults.dropMidCommand = true;
-            case "garbage" -> faults.garbage = true;
-            case "reboot-never-returns" -> faults.rebootNeverReturns = true;
-            case "disk-full" -> faults.diskFull = true;
-            case "crash-loop" -> {
-                faults.crashLoopingDaemons.add(requireDaemon(step));
-                mac.launchd().crash(step.daemon());
-            }
-            case "daemon-crash" -> {
-                if (!crashDaemon(name, requireDaemon(step))) {
-                    return step.daemon() + " is not running on " + name;
-                }
-            }
-            case "wedge-rdma" -> {
-                faults.rdmaWedged = true;
-                for (String label : mac.launchd().labels()) {
-                    mac.launchd().crash(label);
-                }
-            }
-            case "host-key-change" -> changeHostKey(name);
-            case "overheat" -> faults.overheating = true;
-            case "kernel-panic" -> {
-                return "kernel-panic on " + name + ": wrote " + HealthPrograms.writePanicReport(mac);
-            }
-            case "wired-memory-high" -> faults.wiredFraction = 0.74;
-            case "reboot" -> reboot(name);
-            case "power-off" -> powerOff(name);
-            case "power-on" -> powerOn(name);
-            case "recovery" -> enterRecovery(name);
-            case "clear" -> {
-                faults.clear();
-                if (mac.power() == PowerState.ON) {
-                    silence(name, false);
-                }
-            }
-            default -> throw new IllegalArgumentException("unknown fault '" + kind + "' for " + name + "; known: " + FAULT_KINDS);
-        }
-        return kind + " on " + name;
+        FaultKind machineFault = faultKinds.find(FaultKind.Target.MACHINE, kind).orElseThrow(() -> new IllegalArgumentException(
+                "unknown fault '" + kind + "' for " + mac.name() + "; known: " + faultKinds.names()));
+        return machineFault.apply(new FaultKind.Injection(this, step, mac, null));
     }
 
-    private void silence(String name, boolean silent) {
+    void silence(String name, boolean silent) {
         try {
             servers.get(name).silence(silent);
         } catch (IOException e) {
             throw new UncheckedIOException("could not " + (silent ? "silence" : "restore") + " the SSH server of " + name, e);
         }
-    }
-
-    private static String requireDaemon(FaultStep step) {
-        if (step.daemon() == null || step.daemon().isBlank()) {
-            throw new IllegalArgumentException("fault '" + step.fault() + "' needs 'daemon' (a launch daemon label)");
-        }
-        return step.daemon();
     }
 
     // ---- what the machines see ----
@@ -599,6 +524,7 @@ public final class SimulatedFleet implements AutoCloseable {
         private String volumeOwnerUser = "admin";
         private String volumeOwnerPassword = "macfleet-demo";
         private final List<SimulatedProgram> programs = new ArrayList<>(SimulatedPrograms.standard());
+        private FaultKinds faultKinds = FaultKinds.standard();
 
         private Builder(Path stateDirectory) {
             this.stateDirectory = Objects.requireNonNull(stateDirectory, "stateDirectory");
@@ -656,6 +582,12 @@ public final class SimulatedFleet implements AutoCloseable {
         }
 
         /** One more program every machine answers (tests); a name that a program already answers to is an error at {@link #build()}. */
+        /** One more fault kind for this fleet (tests); a name its target already has is refused. */
+        Builder fault(FaultKind kind) {
+            faultKinds = faultKinds.with(kind);
+            return this;
+        }
+
         Builder program(SimulatedProgram program) {
             programs.add(program);
             return this;

@@ -241,7 +241,7 @@ public final class SimulatedMac {
         bootTime = Instant.now();
         power = PowerState.ON;
         // A reboot is the only cure for a wedged RDMA stack.
-        faults.rdmaWedged = false;
+        faults.setRdmaWedged(false);
     }
 
     public synchronized void setRelease(MacosRelease release) {

@@ -96,7 +96,7 @@ final class SystemInformationPrograms implements SimulatedProgram {
                 case "kern.osproductversion" -> state.release().version();
                 case "kern.hostname" -> mac.name();
                 case "hw.pagesize" -> "16384";
-                case "iogpu.wired_limit_mb" -> String.valueOf(mac.faults().wiredLimitMegabytes);
+                case "iogpu.wired_limit_mb" -> String.valueOf(mac.faults().wiredLimitMegabytes());
                 case "kern.boottime" -> MacosOutput.bootTime(state.bootTime());
                 default -> null;
             };
@@ -130,7 +130,7 @@ final class SystemInformationPrograms implements SimulatedProgram {
     private static Result dfKilobytes(SimulatedMac mac) {
         // The figures of the composed sample macos-samples/df/df-k-root.txt (a 2 TB boot volume).
         long size = 1_942_700_360L;
-        long available = mac.faults().diskFull ? 0 : mac.faults().diskAvailableKilobytes >= 0 ? mac.faults().diskAvailableKilobytes : 1_739_870_612L;
+        long available = mac.faults().diskFull() ? 0 : mac.faults().diskAvailableKilobytes() >= 0 ? mac.faults().diskAvailableKilobytes() : 1_739_870_612L;
         long used = size - available;
         return Result.ok("Filesystem     1024-blocks     Used  Available Capacity iused      ifree %iused  Mounted on\n"
                 + String.format("/dev/disk3s1s1  %10d %8d %10d    %3d%%  453019 4294967279    0%%   /%n", size, used, available,
@@ -139,7 +139,7 @@ final class SystemInformationPrograms implements SimulatedProgram {
 
     /** df -h /: layout from memory of macOS (marked invented in SOURCES.md); a disk-full fault shows 100%. */
     private static Result df(SimulatedMac mac) {
-        boolean full = mac.faults().diskFull;
+        boolean full = mac.faults().diskFull();
         return Result.ok("Filesystem        Size    Used   Avail Capacity iused ifree %iused  Mounted on\n"
                 + "/dev/disk3s1s1   1.8Ti    " + (full ? "1.8Ti     0Bi   100%" : " 12Gi   1.6Ti     1%")
                 + "    453k  4.3G    0%   /\n");

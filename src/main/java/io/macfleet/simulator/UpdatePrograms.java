@@ -78,7 +78,7 @@ final class UpdatePrograms implements SimulatedProgram {
             }
             String downloaded = license + "Software Update Tool\n\nFinding available software\n\nDownloading macOS Tahoe " + next.version()
                     + "\nDownloaded: macOS Tahoe " + next.version() + "\n";
-            if (mac.faults().diskFull) {
+            if (mac.faults().diskFull()) {
                 // Real: exits 0 and installs nothing (a public project's test of its update script, "measured live").
                 return MacShell.Result.ok(license + "Software Update Tool\n\nFinding available software\n\nNot enough free disk space: a total of 17.13 GB is required.\n");
             }
@@ -137,7 +137,7 @@ final class UpdatePrograms implements SimulatedProgram {
         if (user == null || password == null || !mac.volumeOwnerPasswordMatches(user, password)) {
             return new MacShell.Result(LICENSE, STARTOSINSTALL_UNAUTHORIZED, 255, null);
         }
-        if (mac.faults().diskFull) {
+        if (mac.faults().diskFull()) {
             // Composed: no capture of startosinstall's own refusal was found.
             return new MacShell.Result(LICENSE, "Error: Not enough free disk space to install macOS " + installer.version() + ".\n", 1, null);
         }

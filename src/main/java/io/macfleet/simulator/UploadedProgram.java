@@ -40,7 +40,7 @@ final class UploadedProgram {
             return Optional.empty();
         }
         List<String> command = new ArrayList<>();
-        command.add(mac.faults().programsReplaced.getOrDefault(file.getFileName().toString(), file).toString());
+        command.add(mac.faults().programRunFor(file).toString());
         for (String argument : words.subList(1, words.size())) {
             Path mapped = argument.startsWith("/") && !argument.equals("/") ? mac.resolve(argument) : null;
             command.add(mapped != null && Files.exists(mapped) ? mapped.toString() : argument);

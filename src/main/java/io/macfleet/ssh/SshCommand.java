@@ -1,5 +1,7 @@
 package io.macfleet.ssh;
 
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -46,14 +48,12 @@ public class SshCommand {
             HostKeyStore store = hostKeys;
             if (store == null) {
                 if (dataSources == null || !dataSources.isResolvable()) {
-                    spec.commandLine().getErr().println("macfleet ssh forget-host-key: no database is configured");
-                    return ExitCodes.USAGE;
+                    throw CommandException.usage("no database is configured");
                 }
                 store = new JdbcHostKeyStore(dataSources.get());
             }
             if (!store.forget(machine)) {
-                spec.commandLine().getErr().println("macfleet ssh forget-host-key: no host key is recorded for " + machine);
-                return ExitCodes.USAGE;
+                throw CommandException.usage("no host key is recorded for " + machine);
             }
             spec.commandLine().getOut().println("Forgot the host key of " + machine
                     + ". Connect with --accept-new-host-keys to record the one it presents now.");

@@ -1,6 +1,9 @@
 package io.macfleet.supervision;
 
+import io.macfleet.command.JsonOption;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.config.MacfleetConfig;
 import io.macfleet.inventory.DesiredStateStore;
@@ -12,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -36,8 +40,8 @@ public class SupervisionCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "CLUSTER", description = "Only this cluster.")
     String cluster;
 
-    @Option(names = "--json", description = "Print what GET /api/v1/supervision answers.")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Inject
     SupervisionStatusStore store;
@@ -51,16 +55,14 @@ public class SupervisionCommand implements Callable<Integer> {
     @Override
     public Integer call() throws JsonProcessingException {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         if (cluster != null && desiredState.cluster(cluster).isEmpty()) {
-            err.println("macfleet supervision: no cluster named '" + cluster + "' in the applied inventory");
-            return ExitCodes.USAGE;
+            throw CommandException.usage("no cluster named '" + cluster + "' in the applied inventory");
         }
         // This process supervises nothing: every status is a stored one, stale by the service's own rule.
         List<SharedStatus> statuses = new SharedStatuses(store, "cli", config.supervision().interval(), Clock.systemUTC()).all().stream()
                 .filter(status -> cluster == null || status.cluster().equals(cluster)).toList();
         Instant now = Instant.now();
-        if (json) {
+        if (json.on()) {
             out.println(SupervisionStatusStore.JSON.writerWithDefaultPrettyPrinter()
                     .writeValueAsString(statuses.stream().map(status -> SupervisionResource.ClusterView.of(status, now)).toList()));
         } else if (statuses.isEmpty()) {
@@ -73,7 +75,10 @@ public class SupervisionCommand implements Callable<Integer> {
         out.flush();
         boolean allServing = !statuses.isEmpty() && statuses.stream().allMatch(status -> status instanceof SharedStatus.Observed observed
                 && observed.status().serving() && !observed.stale());
-        return allServing ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+        if (!allServing) {
+            throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
+        }
+        return ExitCodes.OK;
     }
 
     private static void print(PrintWriter out, SharedStatus shared, Instant now) {

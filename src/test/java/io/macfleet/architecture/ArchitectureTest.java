@@ -31,7 +31,7 @@ class ArchitectureTest {
     static final String SIMULATOR = "Simulator";
 
     static final String[] FRONT_PACKAGES = {"io.macfleet.cli..", "io.macfleet.console..", "io.macfleet.api..",
-            "io.macfleet.demo..", "io.macfleet.simulator.api..", "io.macfleet.simulator.demo.."};
+            "io.macfleet.demo..", "io.macfleet.simulator.api.."};
     /**
      * Read models and metrics that look across the whole fleet (the fleet status, observation and its metrics, the
      * inference metrics scraped from the runtimes): they read workflows and features alike, and only the front reads

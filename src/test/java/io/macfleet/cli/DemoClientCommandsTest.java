@@ -79,7 +79,7 @@ class DemoClientCommandsTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
-            int exit = new CommandLine(command).execute(arguments);
+            int exit = PlainCommandLine.configure(new CommandLine(command)).execute(arguments);
             assertThat(exit).as(captured.toString(StandardCharsets.UTF_8)).isZero();
         } finally {
             System.setOut(original);
@@ -156,7 +156,7 @@ class DemoClientCommandsTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
-            return new Result(new CommandLine(command).execute(arguments), captured.toString(StandardCharsets.UTF_8));
+            return new Result(PlainCommandLine.configure(new CommandLine(command)).execute(arguments), captured.toString(StandardCharsets.UTF_8));
         } finally {
             System.setErr(original);
         }
@@ -171,7 +171,7 @@ class DemoClientCommandsTest {
         System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
         int exit;
         try {
-            exit = new CommandLine(new DemoCommand.Machines()).execute("--url", stopped, "--token-file", tokenFile.toString());
+            exit = PlainCommandLine.configure(new CommandLine(new DemoCommand.Machines())).execute("--url", stopped, "--token-file", tokenFile.toString());
         } finally {
             System.setErr(original);
         }

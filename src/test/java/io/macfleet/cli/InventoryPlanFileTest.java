@@ -93,7 +93,7 @@ class InventoryPlanFileTest {
     private static Run run(Object command, String... arguments) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine commandLine = new CommandLine(command);
+        CommandLine commandLine = PlainCommandLine.configure(new CommandLine(command));
         commandLine.setOut(new PrintWriter(out));
         commandLine.setErr(new PrintWriter(err));
         int exitCode = commandLine.execute(arguments);

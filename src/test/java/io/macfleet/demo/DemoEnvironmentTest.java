@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PublicKey;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -50,7 +49,7 @@ class DemoEnvironmentTest {
             assertThat(state.powerSettings()).containsEntry("sleep", "1");
             assertThat(Files.exists(studio1.resolve("/etc/ssh/sshd_config.d/010-macfleet.conf"))).isFalse();
             assertThat(Files.exists(studio1.resolve("/etc/ssh/sshd_config.d/100-macos.conf"))).isTrue();
-            assertThat(fleet.machine("studio-02").faults().hang).isFalse();
+            assertThat(fleet.machine("studio-02").faults().hang()).isFalse();
             assertThat(fleet.sshReachable("studio-01")).isTrue();
             assertThat(fleet.cabling().all()).hasSize(1);
         }
@@ -81,11 +80,9 @@ class DemoEnvironmentTest {
 
     @Test
     void demoComesUpWithAMatchingInventoryAndAWorkingKey(@TempDir Path directory) throws Exception {
-        List<String> hooked = new ArrayList<>();
-        DemoEnvironment.whenStarted(demo -> hooked.add(demo.inventoryDirectory().toString()));
-        try (DemoEnvironment demo = DemoEnvironment.start(new DemoEnvironment.Options(directory, 4, "127.0.0.41", 0, Duration.ofSeconds(1), null))) {
-            assertThat(DemoEnvironment.current()).isSameAs(demo);
-            assertThat(hooked).containsExactly(demo.inventoryDirectory().toString());
+        RunningDemo running = new RunningDemo();
+        try (DemoEnvironment demo = running.start(new DemoEnvironment.Options(directory, 4, "127.0.0.41", 0, Duration.ofSeconds(1), null))) {
+            assertThat(running.current()).containsSame(demo);
             assertThat(demo.links()).hasSize(6).contains("studio-01:3 <-> studio-02:3", "studio-03:3 <-> studio-04:3");
 
             JsonNode inventory = new ObjectMapper(new YAMLFactory()).readTree(demo.inventoryDirectory().resolve("macfleet.yaml").toFile());
@@ -128,6 +125,6 @@ class DemoEnvironmentTest {
             assertThat(Files.readString(directory.resolve("secrets/volume-owner-password"))).isEqualTo(DemoEnvironment.VOLUME_OWNER_PASSWORD);
             assertThat(demo.summary(8480)).contains("studio-04", "macfleet demo recovery studio-02 \"rdma_ctl enable\"");
         }
-        assertThat(DemoEnvironment.current()).isNull();
+        assertThat(running.current()).as("a closed demo is forgotten").isEmpty();
     }
 }

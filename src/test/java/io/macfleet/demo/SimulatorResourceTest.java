@@ -18,12 +18,16 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class SimulatorResourceTest {
 
+    /** What `macfleet demo` starts its demo with, so that the control API acts on it. */
+    @jakarta.inject.Inject
+    RunningDemo runningDemo;
+
     @Test
     void controlApiAnswersOnlyWhileADemoRuns() throws Exception {
         viewer().get("/api/v1/simulator/machines").then().statusCode(404).body("title", equalTo("Simulator not running"));
 
         Path directory = Files.createTempDirectory("macfleet-demo-api");
-        try (DemoEnvironment demo = DemoEnvironment.start(new DemoEnvironment.Options(directory, 2, "127.0.0.51", 0, Duration.ofMillis(300), null))) {
+        try (DemoEnvironment demo = runningDemo.start(new DemoEnvironment.Options(directory, 2, "127.0.0.51", 0, Duration.ofMillis(300), null))) {
             String machines = viewer().get("/api/v1/simulator/machines").then().statusCode(200).body("$", hasSize(2))
                     .body("[1].name", equalTo("studio-02")).body("[1].macosVersion", equalTo("26.1")).extract().asString();
             // The whole shape, in order: `macfleet demo machines` and scripts read these names.

@@ -44,7 +44,7 @@ class NodeDeployKillResumeIT {
         int port = NodeDeploymentTest.freePortRange(8);
         try (SimulatedFleet fleet = builder.build().start()) {
             for (SimulatedMac mac : fleet.machines()) {
-                mac.faults().slowMillis = 300;
+                mac.faults().setSlowMillis(300);
             }
             Path inventory = writeInventory(directory, fleet, keyFile, port);
             // The model is made in the test's directory: the models directory (issue 29) is that one.
@@ -82,7 +82,7 @@ class NodeDeployKillResumeIT {
             assertThat(phaseAtKill).isEqualTo("staging");
             assertThat(fleet.machines()).allSatisfy(mac -> assertThat(mac.launchd().labels()).doesNotContain(NodeLayout.LABEL));
             for (SimulatedMac mac : fleet.machines()) {
-                mac.faults().slowMillis = 0;
+                mac.faults().setSlowMillis(0);
             }
 
             PackagedApplication.Result second = PackagedApplication.run(RUN_TIMEOUT, environment, directory.resolve("second.log"), "node", "deploy", "llm-a", "--accept-new-host-keys");

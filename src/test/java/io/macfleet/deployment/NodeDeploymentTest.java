@@ -239,7 +239,7 @@ class NodeDeploymentTest {
     @Order(4)
     void aDiskTooFullForTheModelIsRefusedNamingTheMachineAndNothingIsSwitched() throws Exception {
         NodeRelease bigger = NodeRelease.of(NodeJars.nodeJar(), NodeJars.tinyModel(directory, 8));
-        fleet.machine("studio-04").faults().diskAvailableKilobytes = 100;
+        fleet.machine("studio-04").faults().setDiskAvailableKilobytes(100);
         List<NodeRankStatus> before = statuses();
         try (SshRun run = transport.openRun()) {
             assertThatThrownBy(() -> deployer().deploy(run, plan(bigger, 2), NodeDeployer.Listener.NONE, NodeDeployer.Journal.NONE))
@@ -248,7 +248,7 @@ class NodeDeploymentTest {
                     .hasMessageContaining("studio-04: not enough disk space for the model " + bigger.modelFileName())
                     .hasMessageContaining("102400 bytes available");
         } finally {
-            fleet.machine("studio-04").faults().diskAvailableKilobytes = -1;
+            fleet.machine("studio-04").faults().setDiskAvailableKilobytes(-1);
         }
         List<NodeRankStatus> after = statuses();
         for (int i = 0; i < 4; i++) {
@@ -311,7 +311,7 @@ class NodeDeploymentTest {
     @Order(7)
     void aRankThatKeepsExitingEndsTheWaitAtOnceWithWhyFromItsLog() throws Exception {
         NodeRelease next = NodeRelease.of(NodeJars.nodeJar(), NodeJars.tinyModel(directory, 10));
-        fleet.machine("studio-03").faults().crashLoopingDaemons.add(NodeLayout.LABEL);
+        fleet.machine("studio-03").faults().crashLoop(NodeLayout.LABEL);
         try (SshRun run = transport.openRun()) {
             long started = System.nanoTime();
             // The wait would last 240 s; a rank that launchd starts again and again ends it as soon as it is seen.
@@ -327,7 +327,7 @@ class NodeDeploymentTest {
             assertThat(looping.state()).isEqualTo("crash-looping");
             assertThat(looping.running()).isFalse();
         } finally {
-            fleet.machine("studio-03").faults().crashLoopingDaemons.clear();
+            fleet.machine("studio-03").faults().stopCrashLoops();
         }
     }
 

@@ -137,7 +137,7 @@ class FactsCliTest {
         assertThat(launcher.launch("cabling", "check").exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(launcher.launch("cabling", "check", "llm-z").exitCode()).isEqualTo(ExitCodes.USAGE);
 
-        simulation.fleet.machine("studio-03").faults().garbage = true;
+        simulation.fleet.machine("studio-03").faults().setGarbage(true);
         try {
             LaunchResult failed = launcher.launch("facts", "studio-03", "studio-04");
             assertThat(failed.exitCode()).isEqualTo(ExitCodes.CHECK_FAILED);

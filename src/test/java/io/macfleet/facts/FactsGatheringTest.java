@@ -159,7 +159,7 @@ class FactsGatheringTest {
     void anUnreadableOptionalFactCostsOnlyThatFact() {
         int storedBefore = facts.history("studio-03").size();
         // Only `profiles` answers garbage on studio-03; every other command answers as macOS does.
-        simulation.fleet.machine("studio-03").faults().garbledPrograms.add("profiles");
+        simulation.fleet.machine("studio-03").faults().garbleProgram("profiles");
 
         FactsService.Gathering gathering = gather(null, List.of("studio-03", "studio-01"), Duration.ofSeconds(10));
 
@@ -196,7 +196,7 @@ class FactsGatheringTest {
     @Test
     void anUnreadableEssentialFactStillFailsTheMachine() {
         int storedBefore = facts.history("studio-03").size();
-        simulation.fleet.machine("studio-03").faults().garbledPrograms.add("sw_vers");
+        simulation.fleet.machine("studio-03").faults().garbleProgram("sw_vers");
 
         FactsService.Gathering gathering = gather(null, List.of("studio-03"), Duration.ofSeconds(10));
 

@@ -72,7 +72,7 @@ class MacHealthGathererTest {
         simulation.fleet.inject(FaultStep.machine("studio-02", "overheat"));
         simulation.fleet.inject(FaultStep.machine("studio-02", "wired-memory-high"));
         simulation.fleet.inject(FaultStep.machine("studio-02", "kernel-panic"));
-        simulation.fleet.machine("studio-03").faults().garbledPrograms.add("memory_pressure");
+        simulation.fleet.machine("studio-03").faults().garbleProgram("memory_pressure");
         try {
             Map<String, MacHealth> faulted = look();
             MacHealth hot = faulted.get("studio-02");

@@ -53,7 +53,7 @@ class WiredLimitFitTest {
                 .isEqualTo("default 75 % of 512.00 GiB from the inventory's memoryGb (iogpu.wired_limit_mb not gathered)");
 
         // studio-01 (512 GB) raised to 480 GiB; studio-02 (256 GB) keeps macOS's default (the sysctl says 0).
-        simulation.fleet.machine("studio-01").faults().wiredLimitMegabytes = 491_520;
+        simulation.fleet.machine("studio-01").faults().setWiredLimitMegabytes(491_520);
         simulation.facts.gather(simulation.facts.select("llm-w", List.of()), SimulatedInventory.settings(Duration.ofSeconds(10)));
         Map<String, FactsObservation> observed = simulation.facts.latest(CLUSTER);
         assertThat(observed.get("studio-01").wiredLimitMegabytes()).hasValue(491_520);

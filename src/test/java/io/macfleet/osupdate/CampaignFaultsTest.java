@@ -25,7 +25,7 @@ class CampaignFaultsTest {
     void anUnreadableBootstrapTokenStatusIsUnknownNotNotEscrowed() throws Exception {
         try (CampaignFixture fixture = CampaignFixture.start(directory, "127.0.0.63")) {
             // Only `profiles` answers garbage on studio-02: its other facts are read, the escrow state is unknown.
-            fixture.mac("studio-02").faults().garbledPrograms.add("profiles");
+            fixture.mac("studio-02").faults().garbleProgram("profiles");
 
             OsUpdateCampaigns.Plan plan = fixture.campaigns().plan(CampaignFixture.to262(true));
 
@@ -45,7 +45,7 @@ class CampaignFaultsTest {
     void aFailedPreflightSendsNothingAndNamesEachBlockedMachineWithItsFix() throws Exception {
         try (CampaignFixture fixture = CampaignFixture.start(directory, "127.0.0.62")) {
             fixture.mac("studio-02").setBootstrapTokenEscrowed(false);
-            fixture.mac("studio-03").faults().diskFull = true;
+            fixture.mac("studio-03").faults().setDiskFull(true);
             OsUpdateCampaigns campaigns = fixture.campaigns();
 
             // Issue 29: a target other than the inventory's (26.2) is refused at plan and at apply, before anything is sent.
@@ -86,7 +86,7 @@ class CampaignFaultsTest {
             assertThat(fixture.releases()).containsOnly("26.1 25B78");
 
             fixture.mac("studio-02").setBootstrapTokenEscrowed(true);
-            fixture.mac("studio-03").faults().diskFull = false;
+            fixture.mac("studio-03").faults().setDiskFull(false);
             CampaignView resumed = campaigns.resume(failed.id(), "alice");
             assertThat(resumed.status()).as(resumed.toString()).isEqualTo("succeeded");
             assertThat(fixture.releases()).containsOnly("26.2 25C56");

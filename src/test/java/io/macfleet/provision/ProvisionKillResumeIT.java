@@ -54,7 +54,7 @@ class ProvisionKillResumeIT {
             for (SimulatedMac mac : fleet.machines()) {
                 mac.setMdmEnrolled(true);
                 // Slow enough that the run can be caught in the middle.
-                mac.faults().slowMillis = 150;
+                mac.faults().setSlowMillis(150);
             }
             for (Topology.Link link : PortPlan.fullMesh("test", names).cables()) {
                 fleet.cabling().plug(link.first().toString(), link.second().toString(), LinkSpeed.TB5);

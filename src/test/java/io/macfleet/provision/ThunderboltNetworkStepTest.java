@@ -109,7 +109,7 @@ class ThunderboltNetworkStepTest {
     void aMacWithoutTheNetworkServiceFailsNamingMachineAndPort() {
         PeerConfiguration.PeerLink link = assigned().stream().filter(end -> end.machine().equals("studio-02")).findFirst().orElseThrow();
         SimulatedMac mac = fixture.fleet.machine("studio-02");
-        mac.faults().deletedNetworkServices.add("Thunderbolt " + link.port());
+        mac.faults().deleteNetworkService("Thunderbolt " + link.port());
         mac.setIpv4(link.networkInterface(), null);
 
         RunOutcome outcome = run();
@@ -118,7 +118,7 @@ class ThunderboltNetworkStepTest {
                 .filter(step -> step.machine().equals("studio-02") && step.step().equals("thunderbolt-addresses")).findFirst().orElseThrow();
         assertThat(failed.summary()).contains("studio-02 port Thunderbolt " + link.port() + " (" + link.networkInterface() + ", cable to " + link.peer() + ")",
                 "no network service \"Thunderbolt " + link.port() + "\"", "is not a recognized network service");
-        mac.faults().deletedNetworkServices.clear();
+        mac.faults().restoreNetworkServices();
     }
 
     @Test

@@ -250,7 +250,7 @@ class LlamaCppOnSimulatorTest {
         RuntimeSupervisor supervisor = supervisor(Duration.ofSeconds(5));
         try (SshRun run = transport().openRun()) {
             assertThat(supervisor.round(run)).isInstanceOf(RuntimeSupervisor.Decision.Serving.class);
-            simulation.fleet.machine("studio-04").faults().crashLoopingDaemons.add(LlamaCppRuntime.RPC_LABEL);
+            simulation.fleet.machine("studio-04").faults().crashLoop(LlamaCppRuntime.RPC_LABEL);
             try {
                 simulation.fleet.crashDaemon("studio-04", LlamaCppRuntime.RPC_LABEL);
                 for (int attempt = 1; attempt <= RuntimeSupervisor.ATTEMPTS; attempt++) {
@@ -263,7 +263,7 @@ class LlamaCppOnSimulatorTest {
                 assertThat(supervisor.round(run)).as("no restart while the alert is open")
                         .isEqualTo(new RuntimeSupervisor.Decision.Alert(((RuntimeSupervisor.Decision.Alert) alert).message(), false));
             } finally {
-                simulation.fleet.machine("studio-04").faults().crashLoopingDaemons.clear();
+                simulation.fleet.machine("studio-04").faults().stopCrashLoops();
             }
             supervisor.reset();
             RuntimeSupervisor.Decision healed = supervisor.round(run);

@@ -133,7 +133,7 @@ class LlamaCppUpgradeOnSimulatorTest {
         Map<String, Long> pids = pids();
         // studio-03 runs something other than the copied, checked llama-server (here: build B's), as a Mac that finds
         // another copy first would.
-        simulation.fleet.machine("studio-03").faults().programsReplaced.put("llama-server", buildB.resolve("llama-server"));
+        simulation.fleet.machine("studio-03").faults().replaceProgram("llama-server", buildB.resolve("llama-server"));
         try {
             assertThatThrownBy(() -> runtimes.upgrade("llm-a", settings, NodeDeployer.Listener.NONE))
                     .isInstanceOf(RuntimeRefused.class)
@@ -141,7 +141,7 @@ class LlamaCppUpgradeOnSimulatorTest {
                     .hasMessageContaining("studio-01 " + BUILD_A).hasMessageContaining("studio-02 " + BUILD_A)
                     .hasMessageContaining("studio-03 " + BUILD_B).hasMessageContaining("nothing was switched");
         } finally {
-            simulation.fleet.machine("studio-03").faults().programsReplaced.clear();
+            simulation.fleet.machine("studio-03").faults().restorePrograms();
         }
         assertThat(pids()).as("no daemon was stopped or started").isEqualTo(pids);
         assertThat(chat(runtimes.endpoint("llm-a"), "")).isEqualTo(200);
@@ -172,7 +172,7 @@ class LlamaCppUpgradeOnSimulatorTest {
         RuntimeSupervisor supervisor = supervisor(false);
         try (SshRun run = transport().openRun()) {
             assertThat(supervisor.round(run)).isInstanceOf(RuntimeSupervisor.Decision.Serving.class);
-            simulation.fleet.machine("studio-02").faults().rdmaWedged = true;
+            simulation.fleet.machine("studio-02").faults().setRdmaWedged(true);
             simulation.fleet.crashDaemon("studio-02", LlamaCppRuntime.RPC_LABEL);
             awaitFaultLine("studio-02", LlamaCppRuntime.RPC_LABEL);
             RuntimeSupervisor.Decision decision = awaitRdma(supervisor, run);
@@ -183,7 +183,7 @@ class LlamaCppUpgradeOnSimulatorTest {
             assertThat(rdma.message()).contains("Recommended: reboot every Mac of the cluster together", "supervision.rdmaFailure: reboot");
             assertThat(supervisor.round(run)).as("raised once, no restart of a wedged daemon").isInstanceOf(RuntimeSupervisor.Decision.Alert.class);
         } finally {
-            simulation.fleet.machine("studio-02").faults().rdmaWedged = false;
+            simulation.fleet.machine("studio-02").faults().setRdmaWedged(false);
         }
     }
 
@@ -193,7 +193,7 @@ class LlamaCppUpgradeOnSimulatorTest {
         RuntimeSupervisor supervisor = supervisor(true);
         try (SshRun run = transport().openRun()) {
             // The Mac is still wedged from the test before (the fault cleared, its daemon never restarted since).
-            simulation.fleet.machine("studio-02").faults().rdmaWedged = true;
+            simulation.fleet.machine("studio-02").faults().setRdmaWedged(true);
             simulation.fleet.crashDaemon("studio-02", LlamaCppRuntime.RPC_LABEL);
             RuntimeSupervisor.Decision decision = awaitRdma(supervisor, run);
             assertThat(decision).isInstanceOf(RuntimeSupervisor.Decision.RdmaFailure.class);
@@ -208,7 +208,7 @@ class LlamaCppUpgradeOnSimulatorTest {
                 RuntimeRdmaReboot.run("llm-a", order, shell, Duration.ofSeconds(30), Duration.ofSeconds(120));
             }
             supervisor.rebooted(Optional.empty());
-            assertThat(simulation.fleet.machine("studio-02").faults().rdmaWedged).as("a reboot clears the wedged state").isFalse();
+            assertThat(simulation.fleet.machine("studio-02").faults().rdmaWedged()).as("a reboot clears the wedged state").isFalse();
             long deadline = System.nanoTime() + 90_000_000_000L;
             RuntimeSupervisor.Decision after = supervisor.round(run);
             while (!(after instanceof RuntimeSupervisor.Decision.Serving) && System.nanoTime() < deadline) {
@@ -219,7 +219,7 @@ class LlamaCppUpgradeOnSimulatorTest {
             assertThat(after).isInstanceOf(RuntimeSupervisor.Decision.Serving.class);
             assertThat(chat(runtimes.endpoint("llm-a"), "")).isEqualTo(200);
         } finally {
-            simulation.fleet.machine("studio-02").faults().rdmaWedged = false;
+            simulation.fleet.machine("studio-02").faults().setRdmaWedged(false);
         }
     }
 

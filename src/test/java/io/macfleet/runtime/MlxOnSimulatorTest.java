@@ -194,7 +194,7 @@ class MlxOnSimulatorTest {
                 Duration.ofSeconds(20), java.time.Clock.systemUTC(), false);
         io.macfleet.ssh.SshRun run = new io.macfleet.ssh.SshTransport(settings, new io.macfleet.ssh.InMemoryHostKeyStore(), event -> {
         }, java.time.Clock.systemUTC()).openRun();
-        mac.faults().rdmaWedged = true;
+        mac.faults().setRdmaWedged(true);
         try (run) {
             mac.launchd().crash(MlxRuntime.LABEL);
             long started = System.nanoTime();
@@ -221,7 +221,7 @@ class MlxOnSimulatorTest {
                     .anyMatch(line -> line.startsWith("studio-02 " + MlxRuntime.LABEL + ": [jaccl] Changing queue pair to RTR failed with errno 22"));
             assertThat(((RuntimeSupervisor.Decision.RdmaFailure) decision).message()).contains("Recommended: reboot every Mac of the cluster together");
         } finally {
-            mac.faults().rdmaWedged = false;
+            mac.faults().setRdmaWedged(false);
         }
     }
 

@@ -108,11 +108,11 @@ class FaultsAndPowerTest {
             // The connection may end with the machine before the exit status is read; the reboot was ordered.
         }
         assertThat(TestSupport.await(Duration.ofSeconds(3), () -> fleet.machine("studio-02").power() != PowerState.ON
-                || fleet.machine("studio-02").faults().rdmaWedged == false)).isTrue();
+                || fleet.machine("studio-02").faults().rdmaWedged() == false)).isTrue();
         assertThat(TestSupport.await(Duration.ofSeconds(10), () -> reachable("studio-02") && fleet.machine("studio-02").power() == PowerState.ON)).isTrue();
         // It answers again: the devices, or "No IB devices found" when an earlier test left RDMA off on this Mac.
         assertThat(run("studio-02", "ibv_devinfo").exitCode()).isIn(0, 255);
-        assertThat(fleet.machine("studio-02").faults().rdmaWedged).isFalse();
+        assertThat(fleet.machine("studio-02").faults().rdmaWedged()).isFalse();
         // The daemon came back at boot as itself, not as the failing stand-in.
         assertThat(TestSupport.await(Duration.ofSeconds(5), () -> fleet.machine("studio-02").launchd().pid("io.macfleet.sleeper")
                 .flatMap(pid -> ProcessHandle.of(pid)).flatMap(handle -> handle.info().command()).map(command -> command.endsWith("sleep"))
@@ -297,8 +297,8 @@ class FaultsAndPowerTest {
                 """);
         Scenario.load(file).applyTo(fleet);
         assertThat(fleet.cabling().at(PortRef.parse("studio-03:6")).orElseThrow().speed()).isEqualTo(LinkSpeed.TB4);
-        assertThat(fleet.machine("studio-03").faults().slowMillis).isEqualTo(300);
-        assertThat(fleet.machine("studio-02").faults().garbage).isTrue();
+        assertThat(fleet.machine("studio-03").faults().slowMillis()).isEqualTo(300);
+        assertThat(fleet.machine("studio-02").faults().garbage()).isTrue();
         fleet.cabling().unplug(PortRef.parse("studio-02:6"));
 
         Files.writeString(file, "faults:\n  - {machine: studio-02, fault: hang, colour: red}\n");

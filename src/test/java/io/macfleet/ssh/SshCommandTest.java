@@ -1,6 +1,7 @@
 package io.macfleet.ssh;
 
 import org.junit.jupiter.api.Test;
+import io.macfleet.cli.PlainCommandLine;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -18,7 +19,7 @@ class SshCommandTest {
                 "SHA256:" + "B".repeat(43), Instant.now()));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine command = new CommandLine(new SshCommand.ForgetHostKey(store));
+        CommandLine command = PlainCommandLine.configure(new CommandLine(new SshCommand.ForgetHostKey(store)));
         command.setOut(new PrintWriter(out));
         command.setErr(new PrintWriter(err));
 

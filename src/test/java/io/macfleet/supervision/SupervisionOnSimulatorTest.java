@@ -186,7 +186,7 @@ class SupervisionOnSimulatorTest {
         awaitLooks(8);
         assertThat(kinds().stream().filter(kind -> kind == SupervisionEvent.Kind.RESTART_ORDERED)).hasSize(2);
         // The operator fixes it and restarts the cluster: the alert closes and it serves again.
-        fleet.machine("studio-02").faults().crashLoopingDaemons.clear();
+        fleet.machine("studio-02").faults().stopCrashLoops();
         new ShellNodeControl(shell, Duration.ofSeconds(20), Duration.ofSeconds(60)).restartInOrder(supervised.get());
         supervisor.operatorRestarted("llm-a");
         assertThat(await(Duration.ofSeconds(120), this::serving)).as(describe()).isTrue();

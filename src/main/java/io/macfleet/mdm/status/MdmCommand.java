@@ -1,8 +1,11 @@
 package io.macfleet.mdm.status;
 
+import io.macfleet.command.JsonOption;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.macfleet.command.Actors;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.inventory.Machine;
 import io.macfleet.inventory.MdmServer;
@@ -47,8 +50,8 @@ public class MdmCommand {
         @Mixin
         SshOptions ssh;
 
-        @Option(names = "--json", description = "Print as JSON.")
-        boolean json;
+        @Mixin
+        JsonOption json;
 
         @Inject
         MdmStatusService service;
@@ -63,20 +66,17 @@ public class MdmCommand {
                 settings = ssh.settings(Actors.commandLine());
                 selected = service.select(machines);
             } catch (IllegalArgumentException | io.macfleet.facts.FactsService.UnknownNameException e) {
-                err.println("macfleet mdm status: " + e.getMessage());
-                return ExitCodes.USAGE;
+                throw CommandException.usage(e.getMessage());
             }
             Optional<MdmServer> server = service.server();
             if (server.isEmpty()) {
-                err.println("macfleet mdm status: the applied inventory has no mdm: section (url and apiToken of the fleet's NanoHUB)");
-                return ExitCodes.USAGE;
+                throw CommandException.usage("the applied inventory has no mdm: section (url and apiToken of the fleet's NanoHUB)");
             }
             if (selected.isEmpty()) {
-                err.println("macfleet mdm status: no machines in the applied inventory");
-                return ExitCodes.USAGE;
+                throw CommandException.usage("no machines in the applied inventory");
             }
             List<MachineMdmStatus> statuses = service.status(selected, server.get(), settings);
-            if (json) {
+            if (json.on()) {
                 out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(Map.of("server", server.get().url(), "machines", statuses)));
             } else {
                 out.println("MDM server: " + server.get().url());
@@ -100,7 +100,10 @@ public class MdmCommand {
                 }
             }
             err.flush();
-            return failed == 0 ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+            if (failed > 0) {
+                throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
+            }
+            return ExitCodes.OK;
         }
 
         static String line(MachineMdmStatus status) {

@@ -1,8 +1,11 @@
 package io.macfleet.models.placement;
 
+import io.macfleet.command.JsonOption;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.macfleet.command.Actors;
+import io.macfleet.command.CommandException;
+import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
 import io.macfleet.deployment.DiskFree;
 import io.macfleet.deployment.NodeDeployer;
@@ -48,8 +51,8 @@ public class ModelPlaceCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "NAME", description = "A model of the catalogue (macfleet model list).")
     String name;
 
-    @Option(names = "--json", description = "Print the outcome as JSON (bytesFromControlHost, each Mac's outcome).")
-    boolean json;
+    @Mixin
+    JsonOption json;
 
     @Option(names = "--port", paramLabel = "PORT", description = "The relays' TCP port on the Macs' own addresses (default: ${DEFAULT-VALUE}).")
     int port = PlacementEngine.DEFAULT_PORT;
@@ -75,11 +78,10 @@ public class ModelPlaceCommand implements Callable<Integer> {
             }
             placement.settings(PlacementEngine.Settings.defaults().withPort(port).withFeedBytesPerSecond(limitRateMiB << 20));
         } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("macfleet model place: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw CommandException.usage(e.getMessage());
         }
-        PlacementReport report = placement.place(cluster, name, settings, json ? NodeDeployer.Listener.NONE : new Printer(out));
-        if (json) {
+        PlacementReport report = placement.place(cluster, name, settings, json.on() ? NodeDeployer.Listener.NONE : new Printer(out));
+        if (json.on()) {
             out.println(Json.MAPPER.writeValueAsString(PlacementBody.of(name, report)));
         } else {
             out.println(ModelPlacement.summary(name, report));
@@ -89,7 +91,10 @@ public class ModelPlaceCommand implements Callable<Integer> {
             }
         }
         out.flush();
-        return report.succeeded() ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+        if (!report.succeeded()) {
+            throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
+        }
+        return ExitCodes.OK;
     }
 
     /** Steps as lines; each Mac's progress once per quarter of a file. */

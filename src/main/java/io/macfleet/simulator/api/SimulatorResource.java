@@ -8,6 +8,8 @@ import io.macfleet.simulator.Faults;
 import io.macfleet.simulator.SimulatedFleet;
 import io.macfleet.simulator.SimulatedMac;
 import io.macfleet.demo.DemoEnvironment;
+import io.macfleet.demo.RunningDemo;
+import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -39,6 +41,8 @@ public class SimulatorResource {
     static final String VIEWER = "viewer";
     static final String OPERATOR = "operator";
 
+    @Inject
+    RunningDemo runningDemo;
 
     /** A command typed into Recovery's Terminal. */
     public record RecoveryCommand(String command) {
@@ -90,7 +94,7 @@ public class SimulatorResource {
     @Path("/reset")
     @APIResponse(responseCode = "200", description = "what the reset did", content = @Content(schema = @Schema(implementation = ResultBody.class)))
     public Response reset() {
-        DemoEnvironment demo = DemoEnvironment.current();
+        DemoEnvironment demo = runningDemo.current().orElse(null);
         if (demo == null) {
             return problem(404, "Simulator not running", "the simulator control API exists only while `macfleet demo` runs");
         }
@@ -135,8 +139,8 @@ public class SimulatorResource {
         });
     }
 
-    private static Response withFleet(Function<SimulatedFleet, Response> action) {
-        DemoEnvironment demo = DemoEnvironment.current();
+    private Response withFleet(Function<SimulatedFleet, Response> action) {
+        DemoEnvironment demo = runningDemo.current().orElse(null);
         if (demo == null) {
             return problem(404, "Simulator not running", "the simulator control API exists only while `macfleet demo` runs");
         }

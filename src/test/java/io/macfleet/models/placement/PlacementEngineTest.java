@@ -172,7 +172,7 @@ class PlacementEngineTest {
     @Order(3)
     void aDiskTooSmallIsRefusedWithTheNumbersBeforeAnythingIsSent() throws Exception {
         PlacedFile other = SimulatedPlacement.randomFile(directory, "0123456789ab-other.gguf", 6L * CHUNK, 2);
-        placement.simulation.fleet.machine("studio-02").faults().diskAvailableKilobytes = 1024;
+        placement.simulation.fleet.machine("studio-02").faults().setDiskAvailableKilobytes(1024);
         assertThatThrownBy(() -> place(other, CHUNK, NodeDeployer.Listener.NONE))
                 .isInstanceOf(PlacementRefused.class)
                 .hasMessageContaining("not enough disk space to place on llm-a (nothing was sent)")
@@ -208,8 +208,8 @@ class PlacementEngineTest {
     void aDiskThatFillsFailsThatMacWithTheNumbersWhileTheOthersFinish() throws Exception {
         PlacedFile other = SimulatedPlacement.randomFile(directory, "0123456789ab-full.gguf", 12L * CHUNK, 3);
         SimulatedMac full = placement.simulation.fleet.machine("studio-02");
-        full.faults().daemonFileSizeLimitBytes = 5L * CHUNK;
-        full.faults().diskAvailableKilobytes = 64L * 1024;
+        full.faults().setDaemonFileSizeLimitBytes(5L * CHUNK);
+        full.faults().setDiskAvailableKilobytes(64L * 1024);
         PlacementReport report = place(other, CHUNK, NodeDeployer.Listener.NONE);
 
         assertThat(report.succeeded()).isFalse();

@@ -70,7 +70,7 @@ class SshUpdateMethodTest {
         fleet = builder.build().start();
         fleet.machine("studio-05").addAccountWithoutVolumeOwnership("operator", "operator-password");
         fleet.machine("studio-06").changeVolumeOwnerPassword("changed-on-the-mac");
-        fleet.machine("studio-07").faults().diskFull = true;
+        fleet.machine("studio-07").faults().setDiskFull(true);
         SshSettings settings = SshSettings.defaults("test").withAcceptNewHostKeys(true)
                 .withLimits(new ExecutionLimits(Duration.ofSeconds(5), Duration.ofSeconds(20), 1024 * 1024))
                 .withEnvironment(Map.of(PASSWORD_VARIABLE, PASSWORD));
