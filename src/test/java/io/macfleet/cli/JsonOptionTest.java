@@ -54,7 +54,7 @@ class JsonOptionTest {
     @Test
     void everyJsonOptionComesFromTheMixinWithItsCommandsHelpText() {
         List<CommandLine> commands = new ArrayList<>();
-        every(new CommandLine(MacfleetCommand.class), commands);
+        every(PlainCommandLine.configure(new CommandLine(MacfleetCommand.class)), commands);
         Map<String, String> help = new TreeMap<>();
         for (CommandLine command : commands) {
             OptionSpec json = command.getCommandSpec().findOption("--json");

@@ -37,7 +37,7 @@ class SharedOptionsTest {
     @Test
     void sshOptionsAndActorComeFromTheirMixins() {
         List<CommandLine> commands = new ArrayList<>();
-        every(new CommandLine(MacfleetCommand.class), commands);
+        every(PlainCommandLine.configure(new CommandLine(MacfleetCommand.class)), commands);
         java.util.Map<String, Integer> sshOptionsPerCommand = new java.util.TreeMap<>();
         for (CommandLine command : commands) {
             for (OptionSpec option : command.getCommandSpec().options()) {

@@ -53,6 +53,11 @@ class ModelPlaceCommandTest {
         public List<CatalogueModel> list() {
             return List.of(find("tiny").orElseThrow());
         }
+
+        @Override
+        public Optional<String> heldOn(String name) {
+            return Optional.empty();
+        }
     }
 
     @BeforeAll
