@@ -49,13 +49,16 @@ class ModelsBrowserTest {
     @Test
     void placementsShowWhereAModelIsAndTheirProgressRefreshesAndAnOperatorStartsOne() throws Exception {
         String name = "browser-" + ProcessHandle.current().pid();
-        // The example inventory (cluster llm-a), so the form offers a cluster whatever other tests applied before.
-        Path inventory = Files.createTempDirectory("macfleet-models-browser-inventory");
-        io.macfleet.inventory.ExampleInventory.writeTo(inventory, false);
-        desiredState.apply(io.macfleet.inventory.InventoryLoader.load(inventory).inventory(), "browser-test", inventory.toString());
         Path source = TestModels.gguf(Files.createTempDirectory("macfleet-models-browser").resolve("browser.gguf"), 15, 4096, 23);
         CatalogueModel model = catalogue.add(name, source.toString(), Optional.empty(), Optional.empty(), "browser-test",
                 HuggingFaceHub.Progress.NONE);
+        // The example inventory (cluster llm-a) naming this model, so the form offers a cluster whatever other tests
+        // applied before (the example's own model is a path outside the test's models directory, which is refused).
+        Path inventory = Files.createTempDirectory("macfleet-models-browser-inventory");
+        io.macfleet.inventory.ExampleInventory.writeTo(inventory, false);
+        Path clusters = inventory.resolve("clusters.yaml");
+        Files.writeString(clusters, Files.readString(clusters).replace("model: /opt/models/Llama-3.3-70B-Instruct-Q8_0.gguf", "model: " + name));
+        desiredState.apply(io.macfleet.inventory.InventoryLoader.load(inventory).inventory(), "browser-test", inventory.toString());
         PlacementStore store = new PlacementStore(dataSource);
         PlacedFile file = PlacedFile.of(model, model.files().getFirst(), catalogue.localFile(model, model.files().getFirst()));
         Instant now = Instant.now();
