@@ -1,7 +1,6 @@
 package io.macfleet.deployment;
 
 import io.macfleet.ssh.SshSettings;
-import java.nio.file.Path;
 import java.util.Optional;
 
 /**
@@ -11,9 +10,18 @@ import java.util.Optional;
  */
 public interface ModelFanOut {
 
+    /** What a fan-out did: a sentence for the deploy's log, and the Macs that hold the model verified now. */
+    record Placed(String summary, java.util.Set<String> verifiedOn) {
+        public Placed {
+            verifiedOn = java.util.Set.copyOf(verifiedOn);
+        }
+    }
+
     /**
-     * A sentence saying what was placed, or empty when this fan-out does not apply to the file (not a catalogue model,
-     * a cluster of one Mac). Throws when it applied and failed; the deploy then copies the model itself.
+     * What was placed, or empty when this fan-out does not apply (a model of several files, a
+     * cluster of one Mac). Throws when it applied and failed; the deploy then copies the model itself.
+     *
+     * @param catalogueName the release's model as the catalogue names it (carried in the release, never looked up by path)
      */
-    Optional<String> place(String cluster, Path modelFile, SshSettings settings, NodeDeployer.Listener listener);
+    Optional<Placed> fanOut(String cluster, String catalogueName, SshSettings settings, NodeDeployer.Listener listener);
 }

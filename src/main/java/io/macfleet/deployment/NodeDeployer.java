@@ -34,23 +34,34 @@ import java.util.stream.Collectors;
 public final class NodeDeployer {
 
     /** What to deploy where. */
+    /**
+     * @param modelVerifiedOn the Macs on which the model placement verified the release's model (SHA-256 by the Mac,
+     *                        root:wheel 644) moments before: staging takes it as in place there without hashing it again
+     */
     public record Plan(String cluster, String parallelism, List<RankTarget> ranks, NodeRelease release, String clusterFile,
-                       List<String> javaOptions, int threads, Optional<JavaPackage> javaPackage, Optional<NodeKeys> keys) {
+                       List<String> javaOptions, int threads, Optional<JavaPackage> javaPackage, Optional<NodeKeys> keys,
+                       java.util.Set<String> modelVerifiedOn) {
         public Plan(String cluster, String parallelism, List<RankTarget> ranks, NodeRelease release, String clusterFile,
                     List<String> javaOptions, int threads) {
-            this(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, Optional.empty(), Optional.empty());
+            this(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, Optional.empty(), Optional.empty(), java.util.Set.of());
         }
 
         public Plan withJavaPackage(Optional<JavaPackage> javaPackage) {
-            return new Plan(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, javaPackage, keys);
+            return new Plan(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, javaPackage, keys, modelVerifiedOn);
         }
 
         /** With the cluster's mesh and API keys: every rank proves the mesh key, the endpoint asks for the API key. */
         public Plan withKeys(NodeKeys nodeKeys) {
-            return new Plan(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, javaPackage, Optional.of(nodeKeys));
+            return new Plan(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, javaPackage, Optional.of(nodeKeys), modelVerifiedOn);
+        }
+
+        /** With the Macs where the placement just verified the model (its survey or relay hashed it there). */
+        public Plan withModelVerifiedOn(java.util.Set<String> machines) {
+            return new Plan(cluster, parallelism, ranks, release, clusterFile, javaOptions, threads, javaPackage, keys, machines);
         }
 
         public Plan {
+            modelVerifiedOn = java.util.Set.copyOf(modelVerifiedOn);
             ranks = List.copyOf(ranks);
             javaOptions = List.copyOf(javaOptions);
             if (ranks.isEmpty()) {
@@ -282,7 +293,12 @@ public final class NodeDeployer {
             }
             installJava(machine, name, plan.javaPackage().get(), listener);
         }
-        checkSpace(machine, name, release);
+        // Where the placement has just verified the model, its survey checked the free space and its relay (or the
+        // survey) hashed the file on this Mac: neither is done twice.
+        boolean verifiedByPlacement = plan.modelVerifiedOn().contains(name);
+        if (!verifiedByPlacement) {
+            checkSpace(machine, name, release);
+        }
         RemoteShell shell = shell(machine);
         CopyOutcome.Kind jar = placed(machine, release.jarPath(), release.nodeSha256()) ? CopyOutcome.Kind.ALREADY_PRESENT
                 : machine.withSftp("copy " + release.jarPath(), sftp -> new FileCopy(name, sftp, shell)
@@ -291,7 +307,7 @@ public final class NodeDeployer {
             installAsRoot(machine, release.jarPath());
         }
         CopyOutcome.Kind model;
-        if (placed(machine, release.modelPath(), release.modelSha256())) {
+        if (verifiedByPlacement ? owned(machine, release.modelPath()) : placed(machine, release.modelPath(), release.modelSha256())) {
             listener.copying(name, "model", release.modelSize(), release.modelSize());
             model = CopyOutcome.Kind.ALREADY_PRESENT;
         } else if (release.modelFile().isPresent()) {
@@ -328,12 +344,17 @@ public final class NodeDeployer {
      * SSH user is installed again, so that account cannot change it.
      */
     private static boolean placed(MachineSession machine, String path, String sha256) {
-        CommandResult owner = machine.execute(Command.reading("stat", "-f", "%Su:%Sg %Lp", path));
-        if (!owner.succeeded() || !owner.stdout().strip().equals("root:wheel 644")) {
+        if (!owned(machine, path)) {
             return false;
         }
         CommandResult sum = machine.execute(Command.reading("shasum", "-a", "256", path));
         return sum.succeeded() && sum.stdout().startsWith(sha256 + " ");
+    }
+
+    /** Whether the file is root's, mode 644 (a cheap stat; the SHA-256 is {@link #placed}'s). */
+    private static boolean owned(MachineSession machine, String path) {
+        CommandResult owner = machine.execute(Command.reading("stat", "-f", "%Su:%Sg %Lp", path));
+        return owner.succeeded() && owner.stdout().strip().equals("root:wheel 644");
     }
 
     /** Root installs the staged copy (checked by the Mac's shasum when it was copied) as root:wheel 644, then the copy goes. */

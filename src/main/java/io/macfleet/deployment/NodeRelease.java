@@ -19,7 +19,21 @@ import java.util.jar.JarFile;
  * be given: nothing is installed that was not verified).
  */
 public record NodeRelease(Path nodeJar, String nodeSha256, String nodeVersion, Optional<Path> modelFile, Optional<URI> modelUrl,
-                          String modelFileName, String modelSha256, long modelSize) {
+                          String modelFileName, String modelSha256, long modelSize, Optional<String> catalogueName) {
+
+    /** A release whose model is not (known to be) a catalogue model. */
+    public NodeRelease(Path nodeJar, String nodeSha256, String nodeVersion, Optional<Path> modelFile, Optional<URI> modelUrl,
+                       String modelFileName, String modelSha256, long modelSize) {
+        this(nodeJar, nodeSha256, nodeVersion, modelFile, modelUrl, modelFileName, modelSha256, modelSize, Optional.empty());
+    }
+
+    /**
+     * The same release, its model named as the catalogue names it: node deploy's fan-out places the catalogue's model by
+     * that name (no looking the name up again by path).
+     */
+    public NodeRelease withCatalogueName(String name) {
+        return new NodeRelease(nodeJar, nodeSha256, nodeVersion, modelFile, modelUrl, modelFileName, modelSha256, modelSize, Optional.of(name));
+    }
 
     public NodeRelease {
         if (modelFile.isPresent() == modelUrl.isPresent()) {

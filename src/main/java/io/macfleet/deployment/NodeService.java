@@ -107,17 +107,23 @@ public class NodeService {
         this.fanOut = fanOuts.isResolvable() ? fanOuts.get() : null;
     }
 
-    /** Sends the model once and lets the Macs pass it on; when that cannot be done, staging copies it to each Mac as before. */
-    private void fanOut(String clusterName, NodeRelease release, SshSettings settings, NodeDeployer.Listener listener) {
+    /**
+     * Sends the model once and lets the Macs pass it on; when that cannot be done, staging copies it to each Mac as
+     * before. Answers the Macs where the placement verified it, which staging then neither hashes nor space-checks again.
+     */
+    private java.util.Set<String> fanOut(String clusterName, NodeRelease release, SshSettings settings, NodeDeployer.Listener listener) {
         ModelFanOut placement = fanOut;
-        if (placement == null || release.modelFile().isEmpty()) {
-            return;
+        if (placement == null || release.modelFile().isEmpty() || release.catalogueName().isEmpty()) {
+            return java.util.Set.of();
         }
         try {
-            placement.place(clusterName, release.modelFile().get(), settings, listener).ifPresent(done -> listener.step(clusterName, done));
+            Optional<ModelFanOut.Placed> placed = placement.fanOut(clusterName, release.catalogueName().get(), settings, listener);
+            placed.ifPresent(done -> listener.step(clusterName, done.summary()));
+            return placed.map(ModelFanOut.Placed::verifiedOn).orElse(java.util.Set.of());
         } catch (RuntimeException failed) {
             listener.step(clusterName, "placing the model over Thunderbolt did not work (" + failed.getMessage()
                     + "); copying it to each Mac from here instead");
+            return java.util.Set.of();
         }
     }
 
@@ -142,13 +148,18 @@ public class NodeService {
                 }
                 return named.get();
             }
-            if (io.macfleet.models.ModelCatalogue.isName(model) && !java.nio.file.Files.exists(Path.of(model))) {
-                throw new RefusedException("model " + model + " is neither in the catalogue (macfleet model list) nor a file here");
-            }
         }
         // A path (not a name): only files under the models directory are sent to the Macs (issue 29); the catalogue's
-        // own store is exempt, its files were verified when they were added.
-        return ModelsDirectory.configured().requireGguf(Path.of(model));
+        // own store is exempt, its files were verified when they were added. The refusal reads the same whether a file
+        // of that name exists or not, so it tells nothing about this host's files.
+        try {
+            return ModelsDirectory.configured().requireGguf(Path.of(model));
+        } catch (IllegalArgumentException refused) {
+            if (catalogue == null) {
+                throw refused;
+            }
+            throw new RefusedException("no model named " + model + " in the catalogue (macfleet model list), and " + refused.getMessage());
+        }
     }
 
     public NodeDeploymentStore deployments() {
@@ -234,6 +245,11 @@ public class NodeService {
                 && reverse.peer().equals(link.machine()) && reverse.localAddress().equals(link.peerAddress()) && local.test(reverse))).toList();
     }
 
+    /** The release, carrying the catalogue's name when {@code model} is one (what the fan-out places). */
+    private NodeRelease named(NodeRelease release, String model) {
+        return catalogue != null && catalogue.find(model).isPresent() ? release.withCatalogueName(model) : release;
+    }
+
     /** The release a request names, or that of the cluster's unfinished deployment. */
     public NodeRelease release(String clusterName, Request request) {
         cluster(clusterName);
@@ -244,7 +260,7 @@ public class NodeService {
                 if (model.startsWith("http://") || model.startsWith("https://")) {
                     return NodeRelease.of(jar, URI.create(model), request.modelSha256().orElse(null), request.modelSize().orElse(0L));
                 }
-                return NodeRelease.of(jar, modelPath(clusterName, model));
+                return named(NodeRelease.of(jar, modelPath(clusterName, model)), model);
             }
             Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName);
             if (unfinished.isPresent()) {
@@ -260,7 +276,7 @@ public class NodeService {
             }
             Cluster cluster = cluster(clusterName);
             if (cluster.inference() != null && cluster.inference().model() != null) {
-                return NodeRelease.of(jar, modelPath(clusterName, cluster.inference().model()));
+                return named(NodeRelease.of(jar, modelPath(clusterName, cluster.inference().model())), cluster.inference().model());
             }
             throw new RefusedException("no --model given and cluster " + clusterName + " names no inference.model in the inventory");
         } catch (IOException e) {
@@ -284,7 +300,7 @@ public class NodeService {
             throw new RefusedException("cluster " + clusterName + " runs the " + cluster.inference().runtime() + " runtime, not the bundled node:"
                     + " macfleet node deploy " + clusterName + " deploys it");
         }
-        NodeDeployer.Plan plan = plan(clusterName, release).withJavaPackage(javaPackage);
+        NodeDeployer.Plan planned = plan(clusterName, release).withJavaPackage(javaPackage);
         Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName)
                 .filter(pending -> pending.nodeSha256().equals(release.nodeSha256()) && pending.modelSha256().equals(release.modelSha256()));
         long id = unfinished.map(NodeDeploymentStore.Deployment::id)
@@ -293,7 +309,7 @@ public class NodeService {
                 + release.nodeVersion() + " (" + NodeLayout.shortHash(release.nodeSha256()) + "), model " + release.modelFileName() + " ("
                 + NodeLayout.shortHash(release.modelSha256()) + ")", AuditEvent.Outcome.SUCCESS);
         NodeDeployer.Journal journal = (phase, message) -> deployments.phase(id, phase, message, clock.instant());
-        fanOut(clusterName, release, settings, listener);
+        NodeDeployer.Plan plan = planned.withModelVerifiedOn(fanOut(clusterName, release, settings, listener));
         try (SshRun run = transport(settings).openRun()) {
             NodeDeployer.Outcome outcome = new NodeDeployer(healthTimeout).deploy(run, plan, listener, journal);
             record(settings.actor(), clusterName, "node.deploy", "deployment " + id + ": " + outcome.summary(), AuditEvent.Outcome.SUCCESS);

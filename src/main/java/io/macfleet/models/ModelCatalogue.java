@@ -149,8 +149,7 @@ public class ModelCatalogue {
         }
         Path target = directory(name);
         if (Files.exists(target)) {
-            throw new ModelRefused(ModelRefused.Reason.CONFLICT, target + " exists but model " + name + " is not in the catalogue;"
-                    + " remove that directory (a crash between its rename and the database?) and add again");
+            removeOrphan(name, target, actor);
         }
         try {
             Files.createDirectories(root);
@@ -264,6 +263,33 @@ public class ModelCatalogue {
         } finally {
             deleteTree(sketch);
         }
+    }
+
+    /** How long a directory without a row must have been in place before it counts as left by a crash, not as an add under way. */
+    static final java.time.Duration ORPHAN_AFTER = java.time.Duration.ofMinutes(1);
+
+    /**
+     * A directory {@code models/NAME} without a catalogue row was left by an add that stopped between renaming it into
+     * place and writing the row (the row is written last): nothing refers to its files, so it is moved aside and removed,
+     * with an audit entry saying so, and the add goes on. One renamed into place moments ago (its change time is recent)
+     * may be another add's, about to write its row: that is refused as a conflict instead.
+     */
+    private void removeOrphan(String name, Path target, String actor) {
+        try {
+            java.nio.file.attribute.FileTime changed = (java.nio.file.attribute.FileTime) Files.getAttribute(target, "unix:ctime");
+            if (changed.toInstant().plus(ORPHAN_AFTER).isAfter(clock.instant())) {
+                throw new ModelRefused(ModelRefused.Reason.CONFLICT, target + " was put in place moments ago without a catalogue row: another"
+                        + " add of " + name + " is probably finishing; try again in a minute");
+            }
+            Path aside = Files.createTempDirectory(root, STAGING + "-orphan-" + name + "-");
+            Files.move(target, aside.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+            deleteTree(aside);
+        } catch (IOException | UnsupportedOperationException e) {
+            throw new ModelRefused(ModelRefused.Reason.CONFLICT, target + " exists but model " + name + " is not in the catalogue, and it"
+                    + " could not be removed (" + e.getMessage() + "): remove that directory and add again");
+        }
+        audit.record(new AuditEvent(clock.instant(), actor, null, "model.add", "removed " + target + ": a directory without a catalogue row"
+                + " (left by an add that stopped before writing it); adding " + name + " anew", AuditEvent.Outcome.SUCCESS));
     }
 
     /** Removes the model's row, then its files; false when there is no such model. */

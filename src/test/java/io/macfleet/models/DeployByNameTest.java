@@ -50,10 +50,23 @@ class DeployByNameTest {
         assertThat(fromOption.modelFile()).contains(catalogued);
         NodeRelease fromPath = nodes.release("llm-a", new NodeService.Request(Optional.of(source.toString()), Optional.empty(), Optional.empty(), jar));
         assertThat(fromPath.modelFile()).contains(source);
+        // The release carries the catalogue's name to node deploy's fan-out; a path is no catalogue model.
+        assertThat(fromInventory.catalogueName()).contains(name);
+        assertThat(fromOption.catalogueName()).contains(name);
+        assertThat(fromPath.catalogueName()).isEmpty();
 
         assertThatThrownBy(() -> nodes.release("llm-a", new NodeService.Request(Optional.of("no-such-model"), Optional.empty(), Optional.empty(), jar)))
                 .isInstanceOf(NodeService.RefusedException.class)
-                .hasMessage("model no-such-model is neither in the catalogue (macfleet model list) nor a file here");
+                .hasMessageStartingWith("no model named no-such-model in the catalogue (macfleet model list), and model no-such-model is not a GGUF"
+                        + " model file in the models directory");
+        // No existence oracle: a word naming a file that exists here (the build file in the working directory) is refused
+        // in the same words as one that names nothing.
+        assertThat(Files.exists(Path.of("control-plane.xml"))).isTrue();
+        String existing = refusal(() -> nodes.release("llm-a", new NodeService.Request(Optional.of("control-plane.xml"), Optional.empty(),
+                Optional.empty(), jar)));
+        String missing = refusal(() -> nodes.release("llm-a", new NodeService.Request(Optional.of("control-plane.xmm"), Optional.empty(),
+                Optional.empty(), jar)));
+        assertThat(existing.replace("control-plane.xml", "WORD")).isEqualTo(missing.replace("control-plane.xmm", "WORD"));
 
         // 1M tokens x 64 slots x 128 KiB of KV cache = 8192 GiB: studio-03 holds 256/1536 of it, 1365.33 GiB, and may wire 192.
         apply(directory.resolve("too-long"), "model: " + name + "\n      runtime: llama.cpp\n      settings:\n        context: 1048576\n        parallel: 64");
@@ -90,5 +103,14 @@ class DeployByNameTest {
         Path clusters = directory.resolve("clusters.yaml");
         Files.writeString(clusters, Files.readString(clusters).replace("model: /opt/models/Llama-3.3-70B-Instruct-Q8_0.gguf", modelLines));
         store.apply(InventoryLoader.load(directory).inventory(), "test", directory.toString());
+    }
+
+    private static String refusal(Runnable release) {
+        try {
+            release.run();
+        } catch (NodeService.RefusedException refused) {
+            return refused.getMessage();
+        }
+        throw new AssertionError("not refused");
     }
 }

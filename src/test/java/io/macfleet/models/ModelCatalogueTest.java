@@ -155,4 +155,34 @@ class ModelCatalogueTest {
         assertThat(Files.exists(store.resolve("m"))).isFalse();
         assertThat(catalogue.remove("m", "cli:test")).isFalse();
     }
+
+    /**
+     * A directory models/NAME without a row (an add that stopped between the rename and the insert) does not block the
+     * name for ever: once it has been there a while it is removed with an audit entry and the add goes on; moments after
+     * it appeared it may be another add's, so that is a conflict.
+     */
+    @Test
+    void anOrphanDirectoryWithoutARowIsRemovedWithAnAuditEntryButNotOneThatJustAppeared() throws Exception {
+        Path source = TestModels.gguf(temporary.resolve("src/orphan.gguf"), 15, 4096, 5);
+        Path orphan = store.resolve("orphan");
+        Files.createDirectories(orphan);
+        Files.writeString(orphan.resolve("half.gguf"), "left by a crash");
+
+        assertThatThrownBy(() -> catalogue.add("orphan", source.toString(), Optional.empty(), Optional.empty(), "cli:test",
+                HuggingFaceHub.Progress.NONE))
+                .isInstanceOf(ModelRefused.class).hasMessageContaining("was put in place moments ago without a catalogue row");
+        assertThat(orphan.resolve("half.gguf")).exists();
+
+        ModelCatalogue later = new ModelCatalogue(dataSource, audit::add, store, URI.create("http://127.0.0.1:9"), Optional.empty(), Optional.empty(),
+                Clock.offset(Clock.systemUTC(), ModelCatalogue.ORPHAN_AFTER.plusSeconds(30)));
+        CatalogueModel model = later.add("orphan", source.toString(), Optional.empty(), Optional.empty(), "cli:test", HuggingFaceHub.Progress.NONE);
+
+        assertThat(later.find("orphan")).contains(model);
+        assertThat(orphan.resolve("half.gguf")).doesNotExist();
+        assertThat(orphan.resolve("orphan.gguf")).exists();
+        assertThat(audit).anySatisfy(event -> assertThat(event.detail()).contains("removed " + orphan + ": a directory without a catalogue row"));
+        try (var left = Files.list(store)) {
+            assertThat(left.map(path -> path.getFileName().toString())).containsExactly("orphan");
+        }
+    }
 }

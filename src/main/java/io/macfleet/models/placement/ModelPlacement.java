@@ -17,6 +17,9 @@ import io.macfleet.ssh.SshTransport;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.UUID;
+import javax.sql.DataSource;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -37,14 +40,22 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
     private final HostKeyStore hostKeys;
     private final AuditLog audit;
     private final Clock clock;
+    private final PlacementStore store;
     private volatile PlacementEngine.Settings settings = PlacementEngine.Settings.defaults();
 
     @Inject
-    public ModelPlacement(RuntimeService runtimes, ModelCatalogue catalogue, JdbcHostKeyStore hostKeys, JdbcAuditLog audit) {
-        this(runtimes, catalogue, hostKeys, audit, Clock.systemUTC());
+    public ModelPlacement(RuntimeService runtimes, ModelCatalogue catalogue, JdbcHostKeyStore hostKeys, JdbcAuditLog audit, DataSource dataSource) {
+        this(runtimes, catalogue, hostKeys, audit, Clock.systemUTC(), new PlacementStore(dataSource));
     }
 
+    /** Without a database: nothing recorded (tests that build it by hand). */
     public ModelPlacement(RuntimeService runtimes, ModelCatalogue catalogue, HostKeyStore hostKeys, AuditLog audit, Clock clock) {
+        this(runtimes, catalogue, hostKeys, audit, clock, PlacementStore.none());
+    }
+
+    public ModelPlacement(RuntimeService runtimes, ModelCatalogue catalogue, HostKeyStore hostKeys, AuditLog audit, Clock clock,
+                          PlacementStore store) {
+        this.store = store;
         this.runtimes = runtimes;
         this.catalogue = catalogue;
         this.hostKeys = hostKeys;
@@ -64,14 +75,9 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
         return place(cluster, model, ssh, listener);
     }
 
+    /** Recorded in the database ({@link PlacementStore}) as it goes, and where each Mac holds it verified once done. */
     public PlacementReport place(String cluster, CatalogueModel model, SshSettings ssh, NodeDeployer.Listener listener) {
-        Optional<String> heldOn = catalogue.heldOn(model.name());
-        if (heldOn.isPresent()) {
-            throw PlacementRefused.badInput("model " + model.name() + " is held on " + heldOn.get() + " (model add --via), not on this host:"
-                    + " feeding the chain from a Mac is not built yet (nothing was sent)");
-        }
-        List<PlacedFile> files = model.files().stream().map(file -> PlacedFile.of(model, file, catalogue.localFile(model, file))).toList();
-        return place(cluster, model.name(), files, ssh, listener);
+        return begin(cluster, model, ssh.actor()).run(ssh, listener);
     }
 
     /** Any verified files (the model named {@code what} in the audit entry). */
@@ -92,33 +98,106 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
         }
     }
 
-    /** A placement started through the API: what, since when, how far each Mac is, and its report or error once it ended. */
-    public static final class Running {
+    /**
+     * A placement being recorded: each Mac's bytes (summed over the files) are flushed to the {@link PlacementStore}
+     * about every second by a thread of its own, which also refreshes the heartbeat that keeps it from reading as
+     * interrupted; the outcome (or error) when it ends.
+     */
+    private final class Tracked {
+        final String id;
         final String cluster;
-        final String model;
-        final java.time.Instant startedAt;
-        final Map<String, long[]> progress = new ConcurrentHashMap<>();
-        volatile PlacementReport report;
-        volatile String error;
+        final CatalogueModel model;
+        final List<PlacedFile> files;
+        final Map<String, Long> bytesByMachineAndFile = new ConcurrentHashMap<>();
 
-        Running(String cluster, String model, java.time.Instant startedAt) {
+        Tracked(String id, String cluster, CatalogueModel model, List<PlacedFile> files) {
+            this.id = id;
             this.cluster = cluster;
             this.model = model;
-            this.startedAt = startedAt;
+            this.files = files;
         }
 
-        boolean ended() {
-            return report != null || error != null;
+        PlacementReport run(SshSettings ssh, NodeDeployer.Listener listener) {
+            NodeDeployer.Listener recording = new NodeDeployer.Listener() {
+                @Override
+                public void copying(String machine, String file, long done, long total) {
+                    bytesByMachineAndFile.put(machine + "\u0000" + file, done);
+                    listener.copying(machine, file, done, total);
+                }
+
+                @Override
+                public void step(String machine, String what) {
+                    listener.step(machine, what);
+                }
+            };
+            Thread flusher = Thread.ofVirtual().name("model-placement-progress-" + cluster).start(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    try {
+                        Thread.sleep(FLUSH_EVERY);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    flush();
+                }
+            });
+            try {
+                PlacementReport report = place(cluster, model.name(), files, ssh, recording);
+                stop(flusher);
+                store.finish(id, model.name(), report, files, clock.instant());
+                return report;
+            } catch (RuntimeException e) {
+                stop(flusher);
+                store.fail(id, e.getMessage(), clock.instant());
+                throw e;
+            }
+        }
+
+        private void flush() {
+            Map<String, Long> byMachine = new java.util.TreeMap<>();
+            bytesByMachineAndFile.forEach((key, bytes) -> byMachine.merge(key.substring(0, key.indexOf('\u0000')), bytes, Long::sum));
+            try {
+                store.progress(id, byMachine, clock.instant());
+            } catch (RuntimeException e) {
+                // A database hiccup must not stop the placement; the next flush tries again.
+            }
+        }
+
+        private void stop(Thread flusher) {
+            flusher.interrupt();
+            try {
+                flusher.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
-    private final Map<String, Running> latest = new ConcurrentHashMap<>();
+    private static final Duration FLUSH_EVERY = Duration.ofSeconds(1);
+
+    private Tracked begin(String cluster, CatalogueModel model, String actor) {
+        Optional<String> heldOn = catalogue.heldOn(model.name());
+        if (heldOn.isPresent()) {
+            throw PlacementRefused.badInput("model " + model.name() + " is held on " + heldOn.get() + " (model add --via), not on this host:"
+                    + " feeding the chain from a Mac is not built yet (nothing was sent)");
+        }
+        List<String> machines;
+        try {
+            machines = runtimes.cluster(cluster, Optional.empty(), Optional.empty()).machines().stream().map(RuntimeCluster.Machine::name).toList();
+        } catch (RuntimeRefused unknown) {
+            throw PlacementRefused.badInput(unknown.getMessage());
+        }
+        List<PlacedFile> files = model.files().stream().map(file -> PlacedFile.of(model, file, catalogue.localFile(model, file))).toList();
+        String id = UUID.randomUUID().toString();
+        store.start(id, cluster, model.name(), actor, clock.instant(), model.totalBytes(), machines);
+        return new Tracked(id, cluster, model, files);
+    }
 
     /**
-     * Starts placing the catalogue's model on the cluster on a thread of its own; refused at once (nothing started) for
-     * an unknown cluster or model, or while a placement of this cluster started here is still running.
+     * Starts placing the catalogue's model on the cluster on a thread of its own and answers its record (state
+     * running); refused at once (nothing started) for an unknown cluster or model, or while a placement of this
+     * cluster is running (started here, by another service or by {@code model place}).
      */
-    public Running placeInBackground(String cluster, String modelName, String actor) {
+    public synchronized PlacementStore.PlacementRecord placeInBackground(String cluster, String modelName, String actor) {
         try {
             runtimes.cluster(cluster, Optional.empty(), Optional.empty());
         } catch (RuntimeRefused unknown) {
@@ -126,32 +205,40 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
         }
         CatalogueModel model = catalogue.find(modelName).orElseThrow(() -> PlacementRefused.badInput("no model named '" + modelName
                 + "' in the catalogue (macfleet model list shows them; macfleet model add NAME SOURCE adds one)"));
-        Running running = new Running(cluster, model.name(), clock.instant());
-        Running before = latest.compute(cluster, (name, current) -> current != null && !current.ended() ? current : running);
-        if (before != running) {
-            throw PlacementRefused.busy("a placement of " + before.model + " on " + cluster + " is running since " + before.startedAt
-                    + "; GET .../model-placements/latest follows it");
+        Optional<PlacementStore.PlacementRecord> before = latest(cluster).filter(record -> record.state() == PlacementState.RUNNING);
+        if (before.isPresent()) {
+            throw PlacementRefused.busy("a placement of " + before.get().model() + " on " + cluster + " is running since "
+                    + before.get().startedAt() + "; GET .../model-placements/" + before.get().id() + " follows it");
         }
-        NodeDeployer.Listener progress = new NodeDeployer.Listener() {
-            @Override
-            public void copying(String machine, String file, long done, long total) {
-                running.progress.put(machine + " " + file, new long[] {done, total});
-            }
-        };
+        Tracked tracked = begin(cluster, model, actor);
         Thread.ofVirtual().name("model-placement-" + cluster).start(() -> {
             try {
-                running.report = place(cluster, model, SshSettings.defaults(actor), progress);
+                tracked.run(SshSettings.defaults(actor), NodeDeployer.Listener.NONE);
             } catch (RuntimeException e) {
-                // Also in the audit log (model.place, failure).
-                running.error = e.getMessage();
+                // Recorded (failed, with the message) and in the audit log (model.place, failure).
             }
         });
-        return running;
+        return store.find(tracked.id, clock.instant()).orElseThrow();
     }
 
-    /** The latest placement started through the API for this cluster (since this service started). */
-    public Optional<Running> latest(String cluster) {
-        return Optional.ofNullable(latest.get(cluster));
+    /** The cluster's most recent recorded placement (API, CLI or deploy; survives a restart). */
+    public Optional<PlacementStore.PlacementRecord> latest(String cluster) {
+        return store.latest(cluster, clock.instant());
+    }
+
+    /** One recorded placement by id. */
+    public Optional<PlacementStore.PlacementRecord> find(String id) {
+        return store.find(id, clock.instant());
+    }
+
+    /** The most recent placements, newest first. */
+    public List<PlacementStore.PlacementRecord> recent(int limit) {
+        return store.recent(limit, clock.instant());
+    }
+
+    /** Where the model lies verified (per cluster, Mac and file). */
+    public List<PlacementStore.PlacedCopy> placed(String model) {
+        return store.placed(model);
     }
 
     /**
@@ -159,11 +246,8 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
      * cluster of two or more Macs is placed Mac to Mac; anything else is left to staging's own copy.
      */
     @Override
-    public Optional<String> place(String cluster, java.nio.file.Path modelFile, SshSettings ssh, NodeDeployer.Listener listener) {
-        Optional<CatalogueModel> model = catalogue.list().stream()
-                .filter(entry -> entry.files().size() == 1 && catalogue.localFile(entry, entry.files().getFirst()).toAbsolutePath().normalize()
-                        .equals(modelFile.toAbsolutePath().normalize()))
-                .findFirst();
+    public Optional<io.macfleet.deployment.ModelFanOut.Placed> fanOut(String cluster, String catalogueName, SshSettings ssh, NodeDeployer.Listener listener) {
+        Optional<CatalogueModel> model = catalogue.find(catalogueName).filter(entry -> entry.files().size() == 1);
         if (model.isEmpty()) {
             return Optional.empty();
         }
@@ -181,7 +265,10 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
         if (!report.succeeded()) {
             throw new IllegalStateException(summary);
         }
-        return Optional.of("placed over Thunderbolt: " + summary);
+        // Every Mac holds it verified now (placed, or found with its SHA-256): node deploy's staging does not hash it again.
+        return Optional.of(new io.macfleet.deployment.ModelFanOut.Placed("placed over Thunderbolt: " + summary,
+                report.machines().stream().filter(outcome -> outcome.kind() != PlacementReport.Kind.FAILED)
+                        .map(PlacementReport.MacOutcome::machine).collect(java.util.stream.Collectors.toSet())));
     }
 
     static String summary(String what, PlacementReport report) {

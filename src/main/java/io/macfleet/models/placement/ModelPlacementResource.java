@@ -14,8 +14,8 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
@@ -31,28 +31,39 @@ public class ModelPlacementResource {
     public record PlacementRequest(String model) {
     }
 
-    /** How far one Mac is with one file. */
-    public record ProgressBody(String machine, String file, long bytes, long totalBytes) {
+    /**
+     * One Mac: bytes written so far (at most about a second old while it runs) against the model's size, and once it
+     * ended its outcome ({@code placed}, {@code already-present}, {@code failed}), bytes received again and message.
+     */
+    public record MachineBody(String machine, long bytesWritten, int percent,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) String outcome, long bytesResent,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) String message) {
     }
 
     /**
-     * A placement: {@code running}, {@code done} (see {@code result.succeeded}) or {@code failed} (refused or broken:
-     * {@code error}); progress per Mac and file while it runs.
+     * A placement as stored: {@code running}, {@code done} (see {@code succeeded}), {@code failed} (refused or broken:
+     * {@code error}) or {@code interrupted} (its process stopped: macfleet restarted or was killed; {@code model place}
+     * again resumes it).
      */
-    public record PlacementStatusBody(String cluster, String model, String state, String startedAt, List<ProgressBody> progress,
-                                      @JsonInclude(JsonInclude.Include.NON_NULL) PlacementBody result,
-                                      @JsonInclude(JsonInclude.Include.NON_NULL) String error) {
+    public record PlacementStatusBody(String id, String cluster, String model, String state, String startedBy, String startedAt,
+                                      @JsonInclude(JsonInclude.Include.NON_NULL) String finishedAt, long totalBytes,
+                                      long bytesFromControlHost, @JsonInclude(JsonInclude.Include.NON_NULL) Boolean succeeded,
+                                      List<MachineBody> machines, @JsonInclude(JsonInclude.Include.NON_NULL) String error) {
 
-        static PlacementStatusBody of(ModelPlacement.Running running) {
-            List<ProgressBody> progress = running.progress.entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
-                    .map(entry -> {
-                        String[] key = entry.getKey().split(" ", 2);
-                        return new ProgressBody(key[0], key[1], entry.getValue()[0], entry.getValue()[1]);
-                    }).sorted(Comparator.comparing(ProgressBody::machine)).toList();
-            PlacementReport report = running.report;
-            String state = report != null ? "done" : running.error != null ? "failed" : "running";
-            return new PlacementStatusBody(running.cluster, running.model, state, running.startedAt.toString(), progress,
-                    report == null ? null : PlacementBody.of(running.model, report), running.error);
+        public static PlacementStatusBody of(PlacementStore.PlacementRecord record) {
+            List<MachineBody> machines = record.machines().stream().map(machine -> new MachineBody(machine.machine(), machine.bytesWritten(),
+                    percent(machine.bytesWritten(), record.totalBytes()),
+                    machine.outcome().map(kind -> kind.name().toLowerCase(Locale.ROOT).replace('_', '-')).orElse(null),
+                    machine.bytesResent(), machine.message().orElse(null))).toList();
+            Boolean succeeded = record.state() == PlacementState.DONE
+                    ? record.machines().stream().noneMatch(machine -> machine.outcome().orElse(null) == PlacementReport.Kind.FAILED) : null;
+            return new PlacementStatusBody(record.id(), record.cluster(), record.model(), record.state().label(), record.startedBy(),
+                    record.startedAt().toString(), record.finishedAt().map(Object::toString).orElse(null), record.totalBytes(),
+                    record.bytesFromControlHost(), succeeded, machines, record.error().orElse(null));
+        }
+
+        static int percent(long bytes, long total) {
+            return total <= 0 ? 100 : (int) Math.min(100, bytes * 100 / total);
         }
     }
 
@@ -67,7 +78,7 @@ public class ModelPlacementResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.OPERATOR)
     @Operation(summary = "Place a catalogue model on every Mac of the cluster (sent once, passed on over Thunderbolt), in the background")
-    @APIResponse(responseCode = "202", description = "started; GET .../model-placements/latest follows it",
+    @APIResponse(responseCode = "202", description = "started; GET .../model-placements/{id} (or .../latest) follows it",
             content = @Content(schema = @Schema(implementation = PlacementStatusBody.class)))
     @APIResponse(responseCode = "400", description = "no model given, or no such model in the catalogue (problem JSON)")
     @APIResponse(responseCode = "404", description = "no such cluster (problem JSON)")
@@ -89,12 +100,22 @@ public class ModelPlacementResource {
 
     @GET
     @Path("/clusters/{cluster}/model-placements/latest")
-    @Operation(summary = "The latest placement started through the API for the cluster: its state, each Mac's progress, its outcome")
+    @Operation(summary = "The cluster's most recent placement (API, CLI or deploy): its state, each Mac's progress, its outcome")
     @APIResponse(responseCode = "200", description = "the placement")
-    @APIResponse(responseCode = "404", description = "none since the service started (problem JSON)")
+    @APIResponse(responseCode = "404", description = "none recorded (problem JSON)")
     public PlacementStatusBody latest(@PathParam("cluster") String cluster) {
         return placement.latest(cluster).map(PlacementStatusBody::of)
                 .orElseThrow(() -> new ProblemException(404, "Not Found", "no model placement of cluster '" + cluster
-                        + "' was started through this service since it started (POST .../model-placements starts one)"));
+                        + "' is recorded (POST .../model-placements starts one)"));
+    }
+
+    @GET
+    @Path("/clusters/{cluster}/model-placements/{id}")
+    @Operation(summary = "One recorded placement of the cluster by its id")
+    @APIResponse(responseCode = "200", description = "the placement")
+    @APIResponse(responseCode = "404", description = "no such placement of this cluster (problem JSON)")
+    public PlacementStatusBody one(@PathParam("cluster") String cluster, @PathParam("id") String id) {
+        return placement.find(id).filter(record -> record.cluster().equals(cluster)).map(PlacementStatusBody::of)
+                .orElseThrow(() -> new ProblemException(404, "Not Found", "no model placement '" + id + "' of cluster '" + cluster + "'"));
     }
 }

@@ -215,9 +215,10 @@ public final class PlacementEngine {
         List<MachineResult<Void>> results = run.onFleet(targets, machine -> {
             MacState state = states.get(machine.target().machine());
             listener.step(state.name(), "checking what it holds and its free space");
-            String user = machine.target().user();
-            require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", user, "-m", "755", NodeLayout.MODEL_DIRECTORY)),
-                    "cannot create " + NodeLayout.MODEL_DIRECTORY);
+            // Root's, as node deploy's staging makes it (the relay writes as root; the SSH user only reads here), so
+            // the directory's owner is set once and not handed back and forth between a placement and a deploy.
+            require(machine.execute(Command.sudo(PrivilegedProgram.INSTALL, "-d", "-o", "root", "-g", "wheel", "-m", "755",
+                    NodeLayout.HOME, NodeLayout.MODEL_DIRECTORY)), "cannot create " + NodeLayout.MODEL_DIRECTORY);
             for (PlacedFile file : files) {
                 String remote = file.remotePath();
                 long[] sizes = machine.withSftp("stat " + remote, sftp -> {

@@ -114,8 +114,8 @@ class ModelPlaceCommandTest {
 
     /**
      * node deploy's fan-out (deployment.ModelFanOut): a one-file catalogue model is placed Mac to Mac and left root's
-     * (node deploy takes a file as in place only when it is root:wheel 644), a file the catalogue does not hold is left
-     * to staging's own copy.
+     * (node deploy takes a file as in place only when it is root:wheel 644), a name the catalogue does not hold is left
+     * to staging's own copy (the release carries the catalogue's name; nothing is looked up by path).
      */
     @Test
     void nodeDeploysFanOutPlacesACatalogueFileAsRootsAndLeavesOtherFilesToStaging() throws Exception {
@@ -123,12 +123,17 @@ class ModelPlaceCommandTest {
         fanOut.settings(PlacementEngine.Settings.defaults().withPort(placement.port));
         io.macfleet.ssh.SshSettings ssh = placement.settings;
 
-        assertThat(fanOut.place("llm-a", directory.resolve("not-catalogued.gguf"), ssh, io.macfleet.deployment.NodeDeployer.Listener.NONE)).isEmpty();
-        Optional<String> placed = fanOut.place("llm-a", file.localFile(), ssh, io.macfleet.deployment.NodeDeployer.Listener.NONE);
-        assertThat(placed).hasValueSatisfying(sentence -> assertThat(sentence).startsWith("placed over Thunderbolt: tiny on llm-a"));
+        assertThat(fanOut.fanOut("llm-a", "not-catalogued", ssh, io.macfleet.deployment.NodeDeployer.Listener.NONE)).isEmpty();
+        Optional<io.macfleet.deployment.ModelFanOut.Placed> placed = fanOut.fanOut("llm-a", "tiny", ssh, io.macfleet.deployment.NodeDeployer.Listener.NONE);
+        assertThat(placed).hasValueSatisfying(done -> assertThat(done.summary()).startsWith("placed over Thunderbolt: tiny on llm-a"));
+        // node deploy's staging takes these Macs' copies as verified (no second shasum, no second df).
+        assertThat(placed.orElseThrow().verifiedOn()).containsExactlyInAnyOrder("studio-01", "studio-02", "studio-03", "studio-04");
         String onMac = io.macfleet.deployment.NodeLayout.model(file.sha256(), "tiny.gguf");
         for (String mac : List.of("studio-01", "studio-02", "studio-03", "studio-04")) {
             assertThat(placement.simulation.fleet.machine(mac).ownerOf(onMac)).as(mac).isEqualTo("root:wheel 644");
+            // The survey makes the models directory root's, as staging does: its owner is not changed back and forth.
+            assertThat(placement.simulation.fleet.machine(mac).ownerOf(io.macfleet.deployment.NodeLayout.MODEL_DIRECTORY)).as(mac)
+                    .isEqualTo("root:wheel 755");
         }
     }
 
