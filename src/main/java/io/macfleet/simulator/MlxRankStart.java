@@ -9,8 +9,9 @@ import java.util.Optional;
 
 /**
  * The simulator's own copy of what MLX's backends check when a rank starts (and how a ring hostfile reads), followed to
- * the letter from MLX's source, independently of the product's {@code runtime.MlxLaunchContract}: the stand-in must refuse
- * what real MLX refuses even when the product gets the launcher's contract wrong.
+ * the letter from MLX's source, the one copy of these checks: the product's {@code runtime.MlxLaunchContract} only builds what
+ * mlx.launch gives each rank, and the stand-in refuses what real MLX refuses even when the product gets that wrong
+ * (tests of the runtime judge its plans with this class too).
  * Sources (ml-explore/mlx at 846d176, 2026-08-22):
  * <ul>
  * <li>{@code python/mlx/_distributed_utils/launch.py}: every rank gets the hostfile's envs and --env (133-141), each file
@@ -35,7 +36,7 @@ import java.util.Optional;
  * not also have MLX_HOSTFILE set, or the ring backend would take it.</li>
  * </ul>
  */
-final class MlxRankStart {
+public final class MlxRankStart {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -43,7 +44,7 @@ final class MlxRankStart {
     }
 
     /** The "ip:port" lists of a ring hostfile, per rank. */
-    static List<List<String>> ringAddresses(String hostfile) {
+    public static List<List<String>> ringAddresses(String hostfile) {
         try {
             List<List<String>> hosts = new ArrayList<>();
             for (JsonNode host : JSON.readTree(hostfile)) {
@@ -64,7 +65,7 @@ final class MlxRankStart {
      * or MLX's own message when it would not. {@code files} reads a path of the Mac (empty when absent), {@code devices}
      * lists the RDMA devices of that Mac (ibv_devices). The checks follow the backends' code cited in the class comment.
      */
-    static Optional<String> check(Map<String, String> environment, java.util.function.Function<String, Optional<String>> files,
+    public static Optional<String> check(Map<String, String> environment, java.util.function.Function<String, Optional<String>> files,
                                          List<String> devices) {
         String rankText = environment.get("MLX_RANK");
         String hostfile = environment.get("MLX_HOSTFILE");

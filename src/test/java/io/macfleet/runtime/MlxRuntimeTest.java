@@ -79,8 +79,8 @@ class MlxRuntimeTest {
             // mlx_lm/server.py:1732-1743 (--host, --port), 1851-1855 (--pipeline absent: tensor parallelism, 284-288).
             assertThat(daemon.programArguments()).containsExactly(MlxRuntime.venv("0.29.3", "0.28.2") + "/bin/python3", "-m", "mlx_lm.server", "--model",
                     daemon.programArguments().get(4), "--host", "10.0.0." + (machine.rank() + 1), "--port", "8080");
-            // What mlx's backends check when the rank starts (MlxLaunchContract.check, cited there): nothing to refuse.
-            assertThat(MlxLaunchContract.check(environment, path -> Optional.ofNullable(path.equals(environment.get("MLX_IBV_DEVICES")) ? content : null),
+            // What mlx's backends check when the rank starts (simulator.MlxRankStart.check, cited there): nothing to refuse.
+            assertThat(io.macfleet.simulator.MlxRankStart.check(environment, path -> Optional.ofNullable(path.equals(environment.get("MLX_IBV_DEVICES")) ? content : null),
                     devicesOf(cabling, machine.machine()))).isEmpty();
         }
         // launch.py:146: echo CONTENT >$fname, so the file ends with a newline; launch.py:378-381 and jaccl.cpp:17-55, 141-155: N rows of
@@ -143,7 +143,7 @@ class MlxRuntimeTest {
             String content = ((StagedFile.Source.Content) written(machine, environment.get("MLX_HOSTFILE")).source()).text();
             hostfile = hostfile == null ? content : hostfile;
             assertThat(content).isEqualTo(hostfile);
-            assertThat(MlxLaunchContract.check(environment, path -> Optional.of(content), List.of())).isEmpty();
+            assertThat(io.macfleet.simulator.MlxRankStart.check(environment, path -> Optional.of(content), List.of())).isEmpty();
         }
         List<List<String>> nodes = MlxLaunchContract.ringAddresses(hostfile);
         assertThat(nodes).hasSize(4);
@@ -290,28 +290,28 @@ class MlxRuntimeTest {
         String file = "/usr/local/macfleet/mlx/ibv-devices.json";
         Map<String, String> good = Map.of("MLX_RANK", "1", "MLX_JACCL_COORDINATOR", "10.0.0.1:32323", "MLX_IBV_DEVICES", file);
         String matrix = "[[null, \"rdma_en2\"], [\"rdma_en3\", null]]\n";
-        assertThat(MlxLaunchContract.check(good, path -> Optional.of(matrix), List.of("rdma_en3"))).isEmpty();
+        assertThat(io.macfleet.simulator.MlxRankStart.check(good, path -> Optional.of(matrix), List.of("rdma_en3"))).isEmpty();
         // rdma.cpp:315-319.
-        assertThat(MlxLaunchContract.check(good, path -> Optional.of(matrix), List.of("rdma_en2")))
+        assertThat(io.macfleet.simulator.MlxRankStart.check(good, path -> Optional.of(matrix), List.of("rdma_en2")))
                 .hasValue("[jaccl] Could not find device rdma_en3 (1 available)");
         // jaccl.cpp:33-38.
-        assertThat(MlxLaunchContract.check(good, path -> Optional.of("[[null, \"rdma_en2\"], [\"rdma_en3\"]]"), List.of("rdma_en3")))
+        assertThat(io.macfleet.simulator.MlxRankStart.check(good, path -> Optional.of("[[null, \"rdma_en2\"], [\"rdma_en3\"]]"), List.of("rdma_en3")))
                 .hasValue("[jaccl] The device file should contain the connectivity of each rank to all other ranks but rank 1 contains only 1 entries.");
         // jaccl.cpp:141-181 (an off-diagonal entry missing: neither a mesh nor a ring), 246-252 (the message).
-        assertThat(MlxLaunchContract.check(good, path -> Optional.of("[[null, null], [\"rdma_en3\", null]]"), List.of("rdma_en3")))
+        assertThat(io.macfleet.simulator.MlxRankStart.check(good, path -> Optional.of("[[null, null], [\"rdma_en3\", null]]"), List.of("rdma_en3")))
                 .hasValueSatisfying(message -> assertThat(message).contains("You need to provide via environment variables a rank"));
         // jaccl.cpp:177-179: a rank outside the matrix.
         Map<String, String> rankTwo = new HashMap<>(good);
         rankTwo.put("MLX_RANK", "2");
-        assertThat(MlxLaunchContract.check(rankTwo, path -> Optional.of(matrix), List.of("rdma_en3"))).isPresent();
+        assertThat(io.macfleet.simulator.MlxRankStart.check(rankTwo, path -> Optional.of(matrix), List.of("rdma_en3"))).isPresent();
         // jaccl.cpp:179: no coordinator; distributed.cpp:199-201.
-        assertThat(MlxLaunchContract.check(Map.of("MLX_RANK", "0", "MLX_IBV_DEVICES", file), path -> Optional.of(matrix), List.of()))
+        assertThat(io.macfleet.simulator.MlxRankStart.check(Map.of("MLX_RANK", "0", "MLX_IBV_DEVICES", file), path -> Optional.of(matrix), List.of()))
                 .hasValueSatisfying(message -> assertThat(message).startsWith("[distributed] Couldn't initialize any backend"));
         // ring.cpp:829-836.
-        assertThat(MlxLaunchContract.check(Map.of("MLX_HOSTFILE", "/h.json"), path -> Optional.of("[]"), List.of()))
+        assertThat(io.macfleet.simulator.MlxRankStart.check(Map.of("MLX_HOSTFILE", "/h.json"), path -> Optional.of("[]"), List.of()))
                 .hasValueSatisfying(message -> assertThat(message).startsWith("[ring] You need to provide via environment variables both a rank"));
         // ring.cpp:354-357.
-        assertThat(MlxLaunchContract.check(Map.of("MLX_HOSTFILE", "/h.json", "MLX_RANK", "3"), path -> Optional.of("[[\"a:1\"], [\"b:2\"]]"), List.of()))
+        assertThat(io.macfleet.simulator.MlxRankStart.check(Map.of("MLX_HOSTFILE", "/h.json", "MLX_RANK", "3"), path -> Optional.of("[[\"a:1\"], [\"b:2\"]]"), List.of()))
                 .hasValue("[ring] Rank cannot be larger than the size of the group");
         // launch.py:374-375.
         assertThatThrownBy(() -> MlxLaunchContract.jacclEnvironment(0, "", 32323, file, false))
