@@ -55,7 +55,12 @@ class SimulatorResourceTest {
             assertThat(JsonShape.fieldNames(output, "")).containsExactly("output", "exitCode", "power");
             operator().contentType("application/json").body("{\"command\":\"reboot\"}")
                     .post("/api/v1/simulator/machines/studio-02/recovery/commands").then().statusCode(200).body("power", equalTo("rebooting"));
-            Thread.sleep(1200);
+            // The simulated reboot takes its time: wait for the Mac to be back (a condition, not a fixed sleep), then check it.
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+            while (!"on".equals(viewer().get("/api/v1/simulator/machines/studio-02").then().statusCode(200).extract().path("power"))
+                    && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+            }
             viewer().get("/api/v1/simulator/machines/studio-02").then().statusCode(200).body("rdmaEnabled", equalTo(true)).body("power", equalTo("on"));
         }
     }
