@@ -116,8 +116,11 @@ public class ModelCatalogue {
         }
         Optional<String> heldOn = heldOn(model);
         if (heldOn.isPresent()) {
-            throw new ModelRefused("model " + model + " is held on " + heldOn.get() + " (added with --via), not on this host: deploying or"
-                    + " placing it from a Mac is not built yet; add it again without --via to deploy it from here");
+            // node deploy copies from this host what the fan-out did not place: a model only a Mac holds cannot be
+            // copied from here, and a release without a file here is not built yet.
+            throw new ModelRefused("model " + model + " is held on " + heldOn.get() + " (added with --via), not on this host, and node deploy"
+                    + " needs it here: place it with `macfleet model place CLUSTER " + model + "` (fed from " + heldOn.get()
+                    + ", nothing sent from this host), or add it again without --via to deploy it from here");
         }
         return find(model).map(this::weights);
     }

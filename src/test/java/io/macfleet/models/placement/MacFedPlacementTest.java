@@ -89,6 +89,11 @@ class MacFedPlacementTest {
         public Optional<String> heldOn(String name) {
             return Optional.of(HOLDER);
         }
+
+        @Override
+        public io.macfleet.models.ModelShape shape(String name) {
+            return io.macfleet.models.ModelShape.UNKNOWN;
+        }
     }
 
     /** The model's file where {@code MacHubDownload} installs it on the Mac (root:wheel 644), and nowhere else. */
@@ -217,6 +222,78 @@ class MacFedPlacementTest {
         System.out.printf("resume after kill -9 (fed from %s): %d bytes from the control host, %d rounds, %.2f s; received again per Mac: %s%n",
                 HOLDER, report.bytesFromControlHost(), report.rounds(), report.wallMillis() / 1000.0,
                 report.machines().stream().map(outcome -> outcome.machine() + " " + outcome.bytesResent()).toList());
+    }
+
+    /**
+     * node deploy by name of a Mac-held model: the release carries no copy from this host; the fan-out places it from
+     * studio-01 (every Mac then holds it root:wheel 644 where staging looks, so staging copies nothing); without a
+     * fan-out, or when it fails, the deploy is refused naming the Mac that holds it, before anything is staged.
+     */
+    @Test
+    void nodeDeployOfAMacHeldModelPlacesItFromThatMacOrIsRefusedNamingIt() throws Exception {
+        PlacedFile file = heldBy("Deploy-Q4_K_M.gguf", 2L * CHUNK + 99, 35);
+        HeldOnAMac catalogue = new HeldOnAMac(file);
+        io.macfleet.models.ModelFits fits = new io.macfleet.models.ModelFits(placement.simulation.desiredState, placement.simulation.facts, catalogue);
+        ModelPlacement fanOut = new ModelPlacement(placement.runtimes, catalogue, new InMemoryHostKeyStore(), audit::add, Clock.systemUTC());
+        fanOut.settings(PlacementEngine.Settings.defaults().withPort(placement.port));
+        io.macfleet.deployment.NodeService nodes = placement.nodes;
+        // Nothing reaches staging here: a jar of the node's name stands in for the built node.
+        Path nodeJar = directory.resolve("inference-node-0.1.0.jar");
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(nodeJar), new java.util.jar.Manifest())) {
+            out.putNextEntry(new java.util.zip.ZipEntry("placeholder.txt"));
+            out.write("a stand-in for the node jar".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        Optional<Path> jar = Optional.of(nodeJar);
+        try {
+            nodes.useModels(catalogue, fits, null);
+            io.macfleet.deployment.NodeRelease release = nodes.release("llm-a", new io.macfleet.deployment.NodeService.Request(Optional.of("held"),
+                    Optional.empty(), Optional.empty(), jar));
+            assertThat(release.modelOnlyOnMacs()).isTrue();
+            assertThat(release.catalogueName()).contains("held");
+            assertThat(release.modelSha256()).isEqualTo(file.sha256());
+            assertThat(release.modelPath()).isEqualTo(file.remotePath());
+
+            // No fan-out (a service without the placement): refused, naming the holder and the Macs without it.
+            assertThatThrownBy(() -> nodes.deploy("llm-a", release, placement.settings, NodeDeployer.Listener.NONE))
+                    .isInstanceOf(io.macfleet.deployment.NodeService.RefusedException.class)
+                    .hasMessageContaining("model held is held on studio-01 (model add --via), not on this host, and studio-02, studio-03, studio-04 do not"
+                            + " hold it: this host cannot copy it to them")
+                    .hasMessageContaining("macfleet model place llm-a held");
+            for (String name : MACS) {
+                assertThat(placement.simulation.fleet.machine(name).resolve(release.jarPath())).as(name).doesNotExist();
+            }
+
+            // The fan-out node deploy calls: placed from studio-01, nothing from this host, every Mac verified.
+            Optional<io.macfleet.deployment.ModelFanOut.Placed> placed = fanOut.fanOut("llm-a", "held", placement.settings, NodeDeployer.Listener.NONE);
+            assertThat(placed).hasValueSatisfying(done -> {
+                assertThat(done.verifiedOn()).containsExactlyInAnyOrderElementsOf(MACS);
+                assertThat(done.summary()).contains("placed on 3, already on 1, failed on 0; 0 bytes from the control host");
+            });
+            for (String name : MACS) {
+                assertThat(placement.simulation.fleet.machine(name).ownerOf(release.modelPath())).as(name).isEqualTo("root:wheel 644");
+                assertThat(SimulatedPlacement.sha256(placement.simulation.fleet.machine(name).resolve(release.modelPath()))).as(name)
+                        .isEqualTo(file.sha256());
+            }
+
+            // A fan-out that fails (studio-01 lost its copy, the others never had it): refused with the placement's reason.
+            PlacedFile lost = heldBy("Lost-Q4_K_M.gguf", CHUNK, 36);
+            Files.delete(placement.onMac(HOLDER, lost));
+            HeldOnAMac lostCatalogue = new HeldOnAMac(lost);
+            ModelPlacement lostFanOut = new ModelPlacement(placement.runtimes, lostCatalogue, new InMemoryHostKeyStore(), audit::add, Clock.systemUTC());
+            lostFanOut.settings(PlacementEngine.Settings.defaults().withPort(placement.port));
+            nodes.useModels(lostCatalogue, new io.macfleet.models.ModelFits(placement.simulation.desiredState, placement.simulation.facts, lostCatalogue),
+                    lostFanOut);
+            io.macfleet.deployment.NodeRelease lostRelease = nodes.release("llm-a", new io.macfleet.deployment.NodeService.Request(Optional.of("held"),
+                    Optional.empty(), Optional.empty(), jar));
+            assertThatThrownBy(() -> nodes.deploy("llm-a", lostRelease, placement.settings, NodeDeployer.Listener.NONE))
+                    .isInstanceOf(io.macfleet.deployment.NodeService.RefusedException.class)
+                    .hasMessageContaining("studio-02, studio-03, studio-04 do not hold it")
+                    .hasMessageContaining("the placement from studio-01 failed: the catalogue says studio-01 holds the model, but studio-01 does not hold "
+                            + lost.remotePath() + " (missing)");
+            assertNothingStarted(lost);
+        } finally {
+            nodes.useModels(null, null, null);
+        }
     }
 
     @Test
