@@ -310,6 +310,11 @@ public final class NodeDeployer {
         if (verifiedByPlacement ? owned(machine, release.modelPath()) : placed(machine, release.modelPath(), release.modelSha256())) {
             listener.copying(name, "model", release.modelSize(), release.modelSize());
             model = CopyOutcome.Kind.ALREADY_PRESENT;
+        } else if (release.modelOnlyOnMacs()) {
+            // node deploy refuses this before staging (NodeService); kept so that no path copies what this host lacks.
+            throw new IllegalStateException(name + " does not hold the model " + release.catalogueName().orElse(release.modelFileName())
+                    + " verified at " + release.modelPath() + ", and this host has no copy (a catalogue model held on a Mac): run macfleet model place "
+                    + plan.cluster() + " " + release.catalogueName().orElse("NAME") + " first");
         } else if (release.modelFile().isPresent()) {
             model = machine.withSftpStripes("copy " + release.modelPath(), FileCopy.connectionsFor(release.modelSize()),
                     channels -> new FileCopy(name, channels, shell).copy(release.modelFile().get(), NodeLayout.staged(release.modelPath()),

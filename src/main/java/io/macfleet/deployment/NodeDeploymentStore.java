@@ -43,8 +43,7 @@ public final class NodeDeploymentStore {
                 statement.setString(2, release.nodeJar().toAbsolutePath().toString());
                 statement.setString(3, release.nodeSha256());
                 statement.setString(4, release.nodeVersion());
-                statement.setString(5, release.modelFile().map(file -> file.toAbsolutePath().toString())
-                        .orElseGet(() -> release.modelUrl().orElseThrow().toString()));
+                statement.setString(5, release.modelSource());
                 statement.setString(6, release.modelSha256());
                 statement.setLong(7, release.modelSize());
                 statement.setString(8, startedBy);

@@ -36,8 +36,8 @@ public record NodeRelease(Path nodeJar, String nodeSha256, String nodeVersion, O
     }
 
     public NodeRelease {
-        if (modelFile.isPresent() == modelUrl.isPresent()) {
-            throw new IllegalArgumentException("a release has a model file or a model URL, one of them");
+        if (modelFile.isPresent() && modelUrl.isPresent() || modelFile.isEmpty() && modelUrl.isEmpty() && catalogueName.isEmpty()) {
+            throw new IllegalArgumentException("a release has a model file or a model URL, one of them (or neither for a catalogue model a Mac holds)");
         }
         NodeLayout.shortHash(nodeSha256);
         NodeLayout.shortHash(modelSha256);
@@ -53,6 +53,30 @@ public record NodeRelease(Path nodeJar, String nodeSha256, String nodeVersion, O
         return new NodeRelease(nodeJar, sha256(nodeJar), nodeVersion(nodeJar), Optional.of(model), Optional.empty(),
                 model.getFileName().toString(), sha256(model), Files.size(model));
     }
+
+    /**
+     * A catalogue model that only a Mac holds ({@code model add --via}): this host has no copy, so node deploy's fan-out
+     * places it from that Mac and staging only finds it in place; a Mac where it is not is refused, never copied to.
+     */
+    public static NodeRelease heldOnMac(Path nodeJar, String catalogueName, String modelFileName, String modelSha256, long modelSize) throws IOException {
+        requireFile(nodeJar, "node jar");
+        return new NodeRelease(nodeJar, sha256(nodeJar), nodeVersion(nodeJar), Optional.empty(), Optional.empty(), modelFileName, modelSha256,
+                modelSize, Optional.of(catalogueName));
+    }
+
+    /** Whether this host has no copy of the model (a catalogue model held on a Mac): staging must find it in place. */
+    public boolean modelOnlyOnMacs() {
+        return modelFile.isEmpty() && modelUrl.isEmpty();
+    }
+
+    /** Where the model comes from, as the plan and the deployment's record say it. */
+    public String modelSource() {
+        return modelFile.map(file -> file.toAbsolutePath().toString()).or(() -> modelUrl.map(URI::toString))
+                .orElseGet(() -> HELD_ON_MAC + catalogueName.orElseThrow());
+    }
+
+    /** The prefix of {@link #modelSource()} for a catalogue model held on a Mac. */
+    public static final String HELD_ON_MAC = "catalogue-on-mac:";
 
     /** The jar on this host and a model each Mac downloads from {@code url}; its hash and size are the operator's. */
     public static NodeRelease of(Path nodeJar, URI url, String modelSha256, long modelSize) throws IOException {

@@ -113,7 +113,7 @@ public class NodeService {
      */
     private java.util.Set<String> fanOut(String clusterName, NodeRelease release, SshSettings settings, NodeDeployer.Listener listener) {
         ModelFanOut placement = fanOut;
-        if (placement == null || release.modelFile().isEmpty() || release.catalogueName().isEmpty()) {
+        if (placement == null || release.modelUrl().isPresent() || release.catalogueName().isEmpty()) {
             return java.util.Set.of();
         }
         try {
@@ -121,10 +121,74 @@ public class NodeService {
             placed.ifPresent(done -> listener.step(clusterName, done.summary()));
             return placed.map(ModelFanOut.Placed::verifiedOn).orElse(java.util.Set.of());
         } catch (RuntimeException failed) {
+            if (release.modelOnlyOnMacs()) {
+                // No copy here to fall back on: deploy() refuses, naming the Mac that holds it and why the placement failed.
+                listener.step(clusterName, "placing the model from the Mac that holds it did not work: " + failed.getMessage());
+                lastFanOutFailure.put(clusterName, failed.getMessage());
+                return java.util.Set.of();
+            }
             listener.step(clusterName, "placing the model over Thunderbolt did not work (" + failed.getMessage()
                     + "); copying it to each Mac from here instead");
             return java.util.Set.of();
         }
+    }
+
+    /** Why the last fan-out of a cluster's Mac-held model failed, for the refusal that follows it. */
+    private final java.util.Map<String, String> lastFanOutFailure = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * A catalogue model held on a Mac has no copy here: every Mac must hold it verified after the fan-out (the Mac that
+     * holds it has it already; staging checks that one). Refused before staging anything otherwise, naming that Mac.
+     */
+    private void refuseWhenAMacLacksAMacHeldModel(String clusterName, NodeRelease release, NodeDeployer.Plan plan) {
+        if (!release.modelOnlyOnMacs()) {
+            return;
+        }
+        String name = release.catalogueName().orElseThrow();
+        Optional<String> holder = catalogue == null ? Optional.empty() : catalogue.heldOn(name);
+        List<String> lacking = plan.ranks().stream().map(RankTarget::machine)
+                .filter(machine -> !plan.modelVerifiedOn().contains(machine) && holder.map(held -> !held.equals(machine)).orElse(true)).toList();
+        String failure = lastFanOutFailure.remove(clusterName);
+        if (!lacking.isEmpty()) {
+            throw new RefusedException("model " + name + " is held on " + holder.orElse("a Mac") + " (model add --via), not on this host, and "
+                    + String.join(", ", lacking) + " do" + (lacking.size() == 1 ? "es" : "") + " not hold it: this host cannot copy it to them"
+                    + (failure == null ? " (the placement from " + holder.orElse("that Mac") + " did not run: a cluster of one Mac, or no placement here)"
+                    : " (the placement from " + holder.orElse("that Mac") + " failed: " + failure + ")")
+                    + "; macfleet model place " + clusterName + " " + name + " places it, or add the model again without --via");
+        }
+    }
+
+    /**
+     * A catalogue name whose model only a Mac holds (model add --via): a release without a copy here, checked against the
+     * cluster's memory like any catalogue model; empty for anything else.
+     */
+    private Optional<NodeRelease> heldOnMac(String clusterName, Path jar, String model) throws IOException {
+        if (catalogue == null || !io.macfleet.models.ModelCatalogue.isName(model)) {
+            return Optional.empty();
+        }
+        Optional<String> holder = catalogue.heldOn(model);
+        Optional<io.macfleet.models.CatalogueModel> entry = catalogue.find(model);
+        if (holder.isEmpty() || entry.isEmpty()) {
+            return Optional.empty();
+        }
+        if (entry.get().files().size() != 1 || !entry.get().files().getFirst().path().endsWith(".gguf")) {
+            throw new RefusedException("model " + model + " is held on " + holder.get() + " (model add --via) and has " + entry.get().files().size()
+                    + " files: the bundled node deploys a model of one GGUF file from a Mac; add it again without --via to deploy it from here");
+        }
+        try {
+            fits.refuseWhenNotFitting(clusterName, model);
+        } catch (io.macfleet.models.ModelRefused doesNotFit) {
+            throw new RefusedException(doesNotFit.getMessage());
+        }
+        io.macfleet.models.ModelFile file = entry.get().files().getFirst();
+        return Optional.of(NodeRelease.heldOnMac(jar, model, file.path().substring(file.path().lastIndexOf('/') + 1), file.sha256(), file.size()));
+    }
+
+    /** The catalogue, its memory fit and the fan-out for a service built by hand (tests), as CDI gives them to the application's. */
+    public void useModels(io.macfleet.models.ModelCatalogue catalogue, io.macfleet.models.ModelFits fits, ModelFanOut fanOut) {
+        this.catalogue = catalogue;
+        this.fits = fits;
+        this.fanOut = fanOut;
     }
 
     @Inject
@@ -260,12 +324,20 @@ public class NodeService {
                 if (model.startsWith("http://") || model.startsWith("https://")) {
                     return NodeRelease.of(jar, URI.create(model), request.modelSha256().orElse(null), request.modelSize().orElse(0L));
                 }
+                Optional<NodeRelease> held = heldOnMac(clusterName, jar, model);
+                if (held.isPresent()) {
+                    return held.get();
+                }
                 return named(NodeRelease.of(jar, modelPath(clusterName, model)), model);
             }
             Optional<NodeDeploymentStore.Deployment> unfinished = deployments.unfinished(clusterName);
             if (unfinished.isPresent()) {
                 NodeDeploymentStore.Deployment pending = unfinished.get();
-                NodeRelease release = pending.modelSource().startsWith("http")
+                NodeRelease release = pending.modelSource().startsWith(NodeRelease.HELD_ON_MAC)
+                        ? heldOnMac(clusterName, Path.of(pending.nodeJar()), pending.modelSource().substring(NodeRelease.HELD_ON_MAC.length()))
+                                .orElseThrow(() -> new RefusedException("the unfinished deployment " + pending.id() + " of " + clusterName + " deploys "
+                                        + pending.modelSource() + ", which the catalogue no longer holds on a Mac: give --model to deploy anew"))
+                        : pending.modelSource().startsWith("http")
                         ? NodeRelease.of(Path.of(pending.nodeJar()), URI.create(pending.modelSource()), pending.modelSha256(), pending.modelSize())
                         : NodeRelease.of(Path.of(pending.nodeJar()), Path.of(pending.modelSource()));
                 if (!release.nodeSha256().equals(pending.nodeSha256()) || !release.modelSha256().equals(pending.modelSha256())) {
@@ -276,6 +348,10 @@ public class NodeService {
             }
             Cluster cluster = cluster(clusterName);
             if (cluster.inference() != null && cluster.inference().model() != null) {
+                Optional<NodeRelease> held = heldOnMac(clusterName, jar, cluster.inference().model());
+                if (held.isPresent()) {
+                    return held.get();
+                }
                 return named(NodeRelease.of(jar, modelPath(clusterName, cluster.inference().model())), cluster.inference().model());
             }
             throw new RefusedException("no --model given and cluster " + clusterName + " names no inference.model in the inventory");
@@ -310,6 +386,13 @@ public class NodeService {
                 + NodeLayout.shortHash(release.modelSha256()) + ")", AuditEvent.Outcome.SUCCESS);
         NodeDeployer.Journal journal = (phase, message) -> deployments.phase(id, phase, message, clock.instant());
         NodeDeployer.Plan plan = planned.withModelVerifiedOn(fanOut(clusterName, release, settings, listener));
+        try {
+            refuseWhenAMacLacksAMacHeldModel(clusterName, release, plan);
+        } catch (RefusedException refused) {
+            deployments.phase(id, "failed", refused.getMessage(), clock.instant());
+            record(settings.actor(), clusterName, "node.deploy", "deployment " + id + " refused: " + refused.getMessage(), AuditEvent.Outcome.FAILURE);
+            throw refused;
+        }
         try (SshRun run = transport(settings).openRun()) {
             NodeDeployer.Outcome outcome = new NodeDeployer(healthTimeout).deploy(run, plan, listener, journal);
             record(settings.actor(), clusterName, "node.deploy", "deployment " + id + ": " + outcome.summary(), AuditEvent.Outcome.SUCCESS);

@@ -116,8 +116,11 @@ public class ModelCatalogue {
         }
         Optional<String> heldOn = heldOn(model);
         if (heldOn.isPresent()) {
-            throw new ModelRefused("model " + model + " is held on " + heldOn.get() + " (added with --via), not on this host: deploying or"
-                    + " placing it from a Mac is not built yet; add it again without --via to deploy it from here");
+            // Whoever asks for a path here would copy from this host; node deploy of the bundled node asks NodeService's
+            // heldOnMac first (a release placed from that Mac), so this answers the runtimes that read a local path.
+            throw new ModelRefused("model " + model + " is held on " + heldOn.get() + " (added with --via), not on this host, and this deploy"
+                    + " reads it from here: `macfleet model place CLUSTER " + model + "` places it from " + heldOn.get()
+                    + " (nothing sent from this host), the bundled node deploys it by name, or add it again without --via");
         }
         return find(model).map(this::weights);
     }

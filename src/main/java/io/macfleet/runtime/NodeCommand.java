@@ -197,7 +197,8 @@ public class NodeCommand {
                     rank.managementAddress(), rank.httpPort(), rank.clusterPort()));
         }
         text.append("  node:   ").append(plan.release().nodeJar()).append(" -> ").append(plan.release().jarPath()).append('\n');
-        text.append("  model:  ").append(plan.release().modelFile().map(Path::toString).orElseGet(() -> plan.release().modelUrl().orElseThrow().toString()))
+        text.append("  model:  ").append(plan.release().modelFile().map(Path::toString).or(() -> plan.release().modelUrl().map(Object::toString))
+                .orElseGet(() -> plan.release().modelSource() + " (held on a Mac, placed from it)"))
                 .append(" -> ").append(plan.release().modelPath()).append(" (").append(DiskFree.human(plan.release().modelSize())).append(")\n");
         text.append("  daemon: ").append(NodeLayout.PLIST).append(" running ").append(String.join(" ", plan.daemon(plan.coordinator()).programArguments()))
                 .append('\n');

@@ -82,6 +82,12 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
 
     /** Any verified files (the model named {@code what} in the audit entry). */
     public PlacementReport place(String cluster, String what, List<PlacedFile> files, SshSettings ssh, NodeDeployer.Listener listener) {
+        return place(cluster, what, files, Optional.empty(), ssh, listener);
+    }
+
+    /** As above, fed by the Mac {@code heldOn} (which holds them verified) instead of this host when given. */
+    public PlacementReport place(String cluster, String what, List<PlacedFile> files, Optional<String> heldOn, SshSettings ssh,
+                                 NodeDeployer.Listener listener) {
         List<RuntimeCluster.Machine> machines;
         try {
             machines = runtimes.cluster(cluster, Optional.empty(), Optional.empty()).machines();
@@ -89,7 +95,7 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
             throw PlacementRefused.badInput(unknown.getMessage());
         }
         try (SshRun run = new SshTransport(ssh, hostKeys, audit, clock).openRun()) {
-            PlacementReport report = new PlacementEngine(settings).place(run, cluster, machines, files, listener);
+            PlacementReport report = new PlacementEngine(settings).place(run, cluster, machines, files, heldOn, listener);
             record(ssh.actor(), cluster, summary(what, report), report.succeeded() ? AuditEvent.Outcome.SUCCESS : AuditEvent.Outcome.FAILURE);
             return report;
         } catch (RuntimeException e) {
@@ -108,9 +114,11 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
         final String cluster;
         final CatalogueModel model;
         final List<PlacedFile> files;
+        final Optional<String> heldOn;
         final Map<String, Long> bytesByMachineAndFile = new ConcurrentHashMap<>();
 
-        Tracked(String id, String cluster, CatalogueModel model, List<PlacedFile> files) {
+        Tracked(String id, String cluster, CatalogueModel model, List<PlacedFile> files, Optional<String> heldOn) {
+            this.heldOn = heldOn;
             this.id = id;
             this.cluster = cluster;
             this.model = model;
@@ -141,7 +149,7 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
                 }
             });
             try {
-                PlacementReport report = place(cluster, model.name(), files, ssh, recording);
+                PlacementReport report = place(cluster, model.name(), files, heldOn, ssh, recording);
                 stop(flusher);
                 store.finish(id, model.name(), report, files, clock.instant());
                 return report;
@@ -175,21 +183,23 @@ public class ModelPlacement implements io.macfleet.deployment.ModelFanOut {
     private static final Duration FLUSH_EVERY = Duration.ofSeconds(1);
 
     private Tracked begin(String cluster, CatalogueModel model, String actor) {
+        // A model added with --via lies on that Mac only: the chain starts there and this host sends none of it.
         Optional<String> heldOn = catalogue.heldOn(model.name());
-        if (heldOn.isPresent()) {
-            throw PlacementRefused.badInput("model " + model.name() + " is held on " + heldOn.get() + " (model add --via), not on this host:"
-                    + " feeding the chain from a Mac is not built yet (nothing was sent)");
-        }
         List<String> machines;
         try {
             machines = runtimes.cluster(cluster, Optional.empty(), Optional.empty()).machines().stream().map(RuntimeCluster.Machine::name).toList();
         } catch (RuntimeRefused unknown) {
             throw PlacementRefused.badInput(unknown.getMessage());
         }
+        if (heldOn.isPresent() && !machines.contains(heldOn.get())) {
+            throw PlacementRefused.badInput("model " + model.name() + " is held on " + heldOn.get() + " (model add --via), which is not a Mac of "
+                    + cluster + ": a placement starts at the Mac that holds it (nothing was sent); place it on " + heldOn.get()
+                    + "'s cluster, or add it again without --via to place it from this host");
+        }
         List<PlacedFile> files = model.files().stream().map(file -> PlacedFile.of(model, file, catalogue.localFile(model, file))).toList();
         String id = UUID.randomUUID().toString();
         store.start(id, cluster, model.name(), actor, clock.instant(), model.totalBytes(), machines);
-        return new Tracked(id, cluster, model, files);
+        return new Tracked(id, cluster, model, files, heldOn);
     }
 
     /**

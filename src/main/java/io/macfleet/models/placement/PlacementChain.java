@@ -32,8 +32,61 @@ final class PlacementChain {
     private PlacementChain() {
     }
 
-    /** The chains covering every Mac of {@code needing} (machine names), machines in rank order. */
+    /** The chains covering every Mac of {@code needing} (machine names), machines in rank order, each fed by the control host. */
     static List<List<Link>> plan(List<RuntimeCluster.Machine> machines, Set<String> needing) {
+        return plan(machines, needing, Optional.empty());
+    }
+
+    /**
+     * As above; with a {@code source} (a Mac that holds the file verified), every chain starts at that Mac, which reads
+     * the file from its own disk and forwards without writing: the first chain is a path along the cables from it, and
+     * a Mac it cannot reach over cables is fed over the management network (from the source, still not from the
+     * control host).
+     */
+    static List<List<Link>> plan(List<RuntimeCluster.Machine> machines, Set<String> needing, Optional<String> source) {
+        if (source.isEmpty()) {
+            return planFromControlHost(machines, needing);
+        }
+        Map<String, RuntimeCluster.Machine> byName = machines.stream().collect(Collectors.toMap(RuntimeCluster.Machine::name, m -> m,
+                (a, b) -> a, java.util.LinkedHashMap::new));
+        String head = source.get();
+        if (!byName.containsKey(head)) {
+            throw new IllegalArgumentException(head + " is not a machine of the cluster");
+        }
+        List<List<Link>> chains = new ArrayList<>();
+        Set<String> remaining = new LinkedHashSet<>();
+        machines.stream().map(RuntimeCluster.Machine::name).filter(name -> needing.contains(name) && !name.equals(head)).forEach(remaining::add);
+        while (!remaining.isEmpty()) {
+            List<String> path = new ArrayList<>(List.of(head));
+            Set<String> visited = new HashSet<>(path);
+            if (!extend(path, visited, machines, byName, remaining, new int[] {SEARCH_BUDGET})) {
+                path = greedyFrom(head, machines, byName, remaining);
+            }
+            chains.add(links(path, byName, needing));
+            path.forEach(remaining::remove);
+        }
+        return chains;
+    }
+
+    /** From the source along cables to Macs that need the file; when none is cabled to it, the first such Mac over the management network. */
+    private static List<String> greedyFrom(String head, List<RuntimeCluster.Machine> machines, Map<String, RuntimeCluster.Machine> byName,
+                                           Set<String> remaining) {
+        List<String> path = new ArrayList<>(List.of(head));
+        while (true) {
+            RuntimeCluster.Machine last = byName.get(path.getLast());
+            Optional<RuntimeCluster.Machine> next = machines.stream()
+                    .filter(m -> remaining.contains(m.name()) && !path.contains(m.name()) && cabled(last, m)).findFirst();
+            if (next.isPresent()) {
+                path.add(next.get().name());
+            } else if (path.size() == 1) {
+                path.add(remaining.iterator().next());
+            } else {
+                return path;
+            }
+        }
+    }
+
+    private static List<List<Link>> planFromControlHost(List<RuntimeCluster.Machine> machines, Set<String> needing) {
         Map<String, RuntimeCluster.Machine> byName = machines.stream().collect(Collectors.toMap(RuntimeCluster.Machine::name, m -> m,
                 (a, b) -> a, java.util.LinkedHashMap::new));
         List<List<Link>> chains = new ArrayList<>();
@@ -120,6 +173,10 @@ final class PlacementChain {
             if (index == 0) {
                 // The first Mac is fed by the control host, over the management network.
                 links.add(new Link(machine, machine.managementAddress(), Optional.empty(), store));
+            } else if (!cabled(byName.get(path.get(index - 1)), machine)) {
+                // Only a chain that starts at a Mac holding the file has such a link: the source feeds a Mac it has no
+                // cable to over the management network.
+                links.add(new Link(machine, machine.managementAddress(), Optional.of(byName.get(path.get(index - 1)).managementAddress()), store));
             } else {
                 RuntimeCluster.Machine previous = byName.get(path.get(index - 1));
                 links.add(new Link(machine, machine.thunderboltAddresses().get(previous.name()),

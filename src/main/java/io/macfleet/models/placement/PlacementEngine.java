@@ -24,6 +24,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -115,6 +116,10 @@ public final class PlacementEngine {
         int lostInARow;
         String lostReason;
         List<String> relayArguments;
+        /** Per file not held verified: what the survey found instead (for the refusal when this Mac is the source). */
+        final Map<String, String> found = new LinkedHashMap<>();
+        /** Why the relay cannot run here (no Java 25), when this Mac is the source and needs nothing itself. */
+        String javaProblem;
 
         MacState(RuntimeCluster.Machine machine) {
             this.machine = machine;
@@ -132,6 +137,17 @@ public final class PlacementEngine {
      */
     public PlacementReport place(SshRun run, String cluster, List<RuntimeCluster.Machine> machines, List<PlacedFile> files,
                                  NodeDeployer.Listener listener) {
+        return place(run, cluster, machines, files, Optional.empty(), listener);
+    }
+
+    /**
+     * As above; with {@code heldOn}, that Mac of the cluster holds the files verified (a model added with
+     * {@code --via}) and feeds every chain from its own disk: the chains start at it and this host sends no byte of
+     * the files ({@link PlacedFile#localFile()} is not read). Refused before anything is sent when that Mac is not in
+     * the cluster or does not hold every file verified (size and its {@code shasum -a 256}).
+     */
+    public PlacementReport place(SshRun run, String cluster, List<RuntimeCluster.Machine> machines, List<PlacedFile> files,
+                                 Optional<String> heldOn, NodeDeployer.Listener listener) {
         long started = System.nanoTime();
         if (machines.isEmpty()) {
             throw new PlacementRefused("cluster " + cluster + " has no machines to place on");
@@ -139,7 +155,11 @@ public final class PlacementEngine {
         if (files.isEmpty()) {
             throw new PlacementRefused("nothing to place on " + cluster + ": no files");
         }
-        for (PlacedFile file : files) {
+        if (heldOn.isPresent() && machines.stream().noneMatch(machine -> machine.name().equals(heldOn.get()))) {
+            throw new PlacementRefused("the files are held on " + heldOn.get() + ", which is not a Mac of cluster " + cluster
+                    + ": the chain starts at the Mac that holds them, along its cables (nothing was sent)");
+        }
+        for (PlacedFile file : heldOn.isPresent() ? List.<PlacedFile>of() : files) {
             try {
                 long size = Files.size(file.localFile());
                 if (size != file.size()) {
@@ -152,7 +172,8 @@ public final class PlacementEngine {
         }
         Map<String, MacState> states = new LinkedHashMap<>();
         machines.forEach(machine -> states.put(machine.name(), new MacState(machine)));
-        survey(run, states, files, listener);
+        survey(run, states, files, heldOn, listener);
+        heldOn.ifPresent(source -> refuseWhenSourceLacks(cluster, states.get(source), files, states));
         refuseWhenTooSmall(cluster, states, files);
         List<List<String>> chainsTaken = new ArrayList<>();
         long fromControlHost = 0;
@@ -164,7 +185,7 @@ public final class PlacementEngine {
             try {
                 prepare(run, states, key);
                 for (PlacedFile file : files) {
-                    FileResult result = placeFile(run, states, file, key, listener);
+                    FileResult result = placeFile(run, states, file, key, heldOn, listener);
                     fromControlHost += result.bytesSent();
                     rounds += result.rounds();
                     result.chains().forEach(chain -> {
@@ -184,7 +205,9 @@ public final class PlacementEngine {
             PlacementReport.Kind kind = state.failure != null ? PlacementReport.Kind.FAILED
                     : state.everNeeded ? PlacementReport.Kind.PLACED : PlacementReport.Kind.ALREADY_PRESENT;
             outcomes.add(new PlacementReport.MacOutcome(state.name(), kind, state.written, state.resent,
-                    state.failure != null ? state.failure : kind == PlacementReport.Kind.PLACED ? "placed and verified" : "already held it (SHA-256 checked)"));
+                    state.failure != null ? state.failure : kind == PlacementReport.Kind.PLACED ? "placed and verified"
+                            : heldOn.filter(state.name()::equals).isPresent() && anyNeeded ? "held it (SHA-256 checked) and fed the chain from its own disk"
+                            : "already held it (SHA-256 checked)"));
         }
         long total = files.stream().mapToLong(PlacedFile::size).sum();
         return new PlacementReport(cluster, chainsTaken, outcomes, total, fromControlHost, (System.nanoTime() - started) / 1_000_000, rounds);
@@ -209,8 +232,26 @@ public final class PlacementEngine {
         }
     }
 
+    /**
+     * The Mac that feeds the chains must hold every file verified, and run the relay when any Mac needs a file;
+     * otherwise nothing is started.
+     */
+    private static void refuseWhenSourceLacks(String cluster, MacState source, List<PlacedFile> files, Map<String, MacState> states) {
+        List<String> missing = files.stream().filter(file -> !source.present.contains(file.path()))
+                .map(file -> file.remotePath() + " (" + source.found.getOrDefault(file.path(), "not verified") + ")").toList();
+        if (!missing.isEmpty()) {
+            throw new PlacementRefused("the catalogue says " + source.name() + " holds the model, but " + source.name() + " does not hold "
+                    + String.join(", ", missing) + " with the catalogue's size and SHA-256: nothing was sent to " + cluster
+                    + " (add the model again with --via " + source.name() + ", or without --via to keep it on this host)");
+        }
+        if (source.javaProblem != null && states.values().stream().anyMatch(state -> state.everNeeded)) {
+            throw new PlacementRefused("cannot check the Macs before placing (nothing was sent): " + source.name()
+                    + " (which holds the model and feeds the chain): " + source.javaProblem);
+        }
+    }
+
     /** Every Mac at once: directories, what it holds (verified by its shasum) and partial files, {@code df -k}. */
-    private void survey(SshRun run, Map<String, MacState> states, List<PlacedFile> files, NodeDeployer.Listener listener) {
+    private void survey(SshRun run, Map<String, MacState> states, List<PlacedFile> files, Optional<String> heldOn, NodeDeployer.Listener listener) {
         List<SshTarget> targets = states.values().stream().map(state -> state.machine.ssh()).toList();
         List<MachineResult<Void>> results = run.onFleet(targets, machine -> {
             MacState state = states.get(machine.target().machine());
@@ -233,6 +274,14 @@ public final class PlacementEngine {
                         state.present.add(file.path());
                         continue;
                     }
+                    state.found.put(file.path(), sum.succeeded() ? "its SHA-256 is " + sum.stdout().strip().split("\\s+")[0]
+                            + ", the catalogue's " + file.sha256() : "shasum failed: " + sum.stderr().strip());
+                } else {
+                    state.found.put(file.path(), sizes[0] < 0 ? "missing" : "it is " + sizes[0] + " bytes, the catalogue says " + file.size());
+                }
+                if (heldOn.filter(state.name()::equals).isPresent()) {
+                    // The source is never written to: what it lacks is a refusal, not something to place.
+                    continue;
                 }
                 long partial = sizes[1];
                 state.partial.put(file.path(), partial > file.size() ? 0 : partial == file.size() ? partial : partial / settings.chunkBytes() * settings.chunkBytes());
@@ -240,6 +289,12 @@ public final class PlacementEngine {
             }
             if (state.everNeeded) {
                 requireJava(machine);
+            } else if (heldOn.filter(state.name()::equals).isPresent()) {
+                try {
+                    requireJava(machine);
+                } catch (IllegalStateException noJava) {
+                    state.javaProblem = noJava.getMessage();
+                }
             }
             CommandResult df = machine.execute(Command.reading("df", "-k", NodeLayout.MODEL_DIRECTORY));
             state.available = DiskFree.availableBytes(df.stdout()).orElseThrow(() -> new IllegalStateException("cannot read the free space of "
@@ -309,7 +364,8 @@ public final class PlacementEngine {
     private record FileResult(long bytesSent, int rounds, List<List<String>> chains) {
     }
 
-    private FileResult placeFile(SshRun run, Map<String, MacState> states, PlacedFile file, byte[] key, NodeDeployer.Listener listener) {
+    private FileResult placeFile(SshRun run, Map<String, MacState> states, PlacedFile file, byte[] key, Optional<String> heldOn,
+                                 NodeDeployer.Listener listener) {
         long sent = 0;
         int round = 0;
         List<List<String>> chains = new ArrayList<>();
@@ -326,18 +382,24 @@ public final class PlacementEngine {
                         + settings.maximumRounds() + " rounds; its .partial file is kept for the next placement");
                 return new FileResult(sent, round, chains);
             }
+            String sourceGone = heldOn.map(states::get).map(source -> source.failure).orElse(null);
+            if (sourceGone != null) {
+                needing.forEach(name -> states.get(name).failure = "not placed: " + heldOn.get() + ", which holds the model and feeds the chain, failed ("
+                        + sourceGone + ")");
+                return new FileResult(sent, round, chains);
+            }
             round++;
             List<RuntimeCluster.Machine> machines = states.values().stream().filter(state -> state.failure == null).map(state -> state.machine).toList();
-            List<List<PlacementChain.Link>> planned = PlacementChain.plan(machines, needing);
+            List<List<PlacementChain.Link>> planned = PlacementChain.plan(machines, needing, heldOn);
             Set<String> lost = ConcurrentHashMap.newKeySet();
             for (List<PlacementChain.Link> chain : planned) {
                 List<String> names = chain.stream().map(PlacementChain.Link::name).toList();
                 chains.add(names);
                 listener.step(names.getFirst(), "placing " + file.path() + " along " + String.join(" -> ", names) + " (round " + round + ")");
                 startRelays(run, states, chain);
-                RelayClient.Outcome outcome = new RelayClient(settings, key, listener).send(chain, file);
+                RelayClient.Outcome outcome = new RelayClient(settings, key, listener).send(chain, file, heldOn.isPresent());
                 sent += outcome.bytesSent();
-                apply(run, states, file, chain, outcome, lost);
+                apply(run, states, file, chain, outcome, lost, heldOn);
             }
             for (MacState state : states.values()) {
                 if (lost.contains(state.name())) {
@@ -365,7 +427,13 @@ public final class PlacementEngine {
 
     /** Reads what the chain's relays said into each Mac's state; a full disk gets the Mac's {@code df -k} numbers. */
     private void apply(SshRun run, Map<String, MacState> states, PlacedFile file, List<PlacementChain.Link> chain,
-                       RelayClient.Outcome outcome, Set<String> lost) {
+                       RelayClient.Outcome outcome, Set<String> lost, Optional<String> heldOn) {
+        RelayClient.Report sourceReport = outcome.reports().get(chain.getFirst().name());
+        if (sourceReport != null && sourceReport.kind() == RelayClient.Kind.SOURCE) {
+            // The survey found the file verified there moments ago; it went away or changed since: no Mac can get it now.
+            states.get(chain.getFirst().name()).failure = "could not feed the chain from its copy: " + sourceReport.detail();
+            return;
+        }
         for (PlacementChain.Link link : chain) {
             MacState state = states.get(link.name());
             RelayClient.Report report = outcome.reports().get(link.name());
@@ -384,7 +452,11 @@ public final class PlacementEngine {
                 }
                 case DISK -> state.failure = diskFailure(run, state, file, report);
                 case HASH -> state.failure = "the SHA-256 of " + file.remotePath() + " as received is " + report.detail() + ", expected "
-                        + file.sha256() + localCopyChanged(file) + "; removed " + file.remotePath() + ".partial, nothing renamed into place";
+                        + file.sha256() + (heldOn.isPresent() ? " (fed from " + heldOn.get() + "'s copy, whose shasum matched before the round)"
+                        : localCopyChanged(file)) + "; removed " + file.remotePath() + ".partial, nothing renamed into place";
+                case SOURCE -> {
+                    // Only a chain's first Mac reports it, handled above.
+                }
             }
         }
         outcome.lost().forEach((name, reason) -> {

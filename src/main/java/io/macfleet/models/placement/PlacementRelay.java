@@ -47,8 +47,13 @@ import javax.crypto.spec.SecretKeySpec;
  *
  * <p>Upstream it sends text lines, its own and its downstream's: {@code have NAME BYTES}, {@code progress NAME
  * BYTES}, {@code done NAME WRITTEN RESENT}, {@code forwarded NAME}, {@code fail NAME disk AT SIZE message}, {@code fail
- * NAME hash ACTUAL PATH}, {@code lost NAME message} (a downstream peer went away: the control host ends the round, every
- * Mac keeps its {@code .partial}, the next round resumes). A Mac whose disk fails keeps forwarding.
+ * NAME hash ACTUAL PATH}, {@code fail NAME source message} (a source could not read its copy), {@code lost NAME message}
+ * (a downstream peer went away: the control host ends the round, every Mac keeps its {@code .partial}, the next round
+ * resumes). A Mac whose disk fails keeps forwarding.
+ *
+ * <p>A <em>source</em> (the header says so; only the first Mac of a chain, for a model a Mac holds, {@code model add
+ * --via}) reads the file from its own disk at the path, from the start offset the control host sends, and forwards it
+ * without writing; the control host sends no byte of it and ends the round by closing its connection.
  *
  * <p>Arguments: {@code --name NAME --listen ADDRESS --port PORT --key FILE --root DIRECTORY [--from ADDRESS]}.
  * {@link RelayClient} speaks the control host's side with this class's handshake.
@@ -147,8 +152,13 @@ public final class PlacementRelay {
     record Hop(String name, String address, int port, String bindAddress, boolean store) {
     }
 
-    /** One file's transfer, as the upstream peer announces it. */
-    record Header(String path, long size, String sha256, int chunkBytes, boolean store, List<Hop> hops) {
+    /**
+     * One file's transfer, as the upstream peer announces it.
+     *
+     * @param source this Mac holds the file verified at {@code path} and feeds the chain from its own disk (the control
+     *               host sends only the start offset); only ever the first Mac of a chain, which then does not store
+     */
+    record Header(String path, long size, String sha256, int chunkBytes, boolean store, boolean source, List<Hop> hops) {
 
         static Header read(DataInputStream input) throws IOException {
             String path = input.readUTF();
@@ -156,15 +166,16 @@ public final class PlacementRelay {
             String sha256 = input.readUTF();
             int chunk = input.readInt();
             boolean store = input.readBoolean();
+            boolean source = input.readBoolean();
             int count = input.readInt();
-            if (count < 0 || count > MAXIMUM_HOPS || size < 0 || chunk <= 0 || !sha256.matches("[0-9a-f]{64}")) {
+            if (count < 0 || count > MAXIMUM_HOPS || size < 0 || chunk <= 0 || !sha256.matches("[0-9a-f]{64}") || source && store) {
                 throw new IOException("malformed header");
             }
             List<Hop> hops = new ArrayList<>();
             for (int index = 0; index < count; index++) {
                 hops.add(new Hop(input.readUTF(), input.readUTF(), input.readInt(), input.readUTF(), input.readBoolean()));
             }
-            return new Header(path, size, sha256, chunk, store, hops);
+            return new Header(path, size, sha256, chunk, store, source, hops);
         }
 
         void write(DataOutputStream output, boolean storeThere, List<Hop> rest) throws IOException {
@@ -173,6 +184,8 @@ public final class PlacementRelay {
             output.writeUTF(sha256);
             output.writeInt(chunkBytes);
             output.writeBoolean(storeThere);
+            // Only the first Mac of a chain is ever a source: the Macs after it receive the bytes.
+            output.writeBoolean(false);
             output.writeInt(rest.size());
             for (Hop hop : rest) {
                 output.writeUTF(hop.name());
@@ -251,6 +264,8 @@ public final class PlacementRelay {
         private Thread downstreamReader;
         private volatile boolean downstreamAlive;
         private volatile boolean received;
+        private FileChannel sourceChannel;
+        private volatile boolean upstreamGone;
 
         Transfer(Header header, Path target, Lines lines) {
             this.header = header;
@@ -263,6 +278,20 @@ public final class PlacementRelay {
             long size = header.size();
             int chunk = header.chunkBytes();
             boolean store = header.store();
+            if (header.source()) {
+                // The file this Mac feeds from is checked before anything else happens, so a Mac that no longer holds
+                // it says so at once (the control host then sends nothing anywhere).
+                try {
+                    sourceChannel = FileChannel.open(target, StandardOpenOption.READ);
+                    if (sourceChannel.size() != size) {
+                        throw new IOException("it is " + sourceChannel.size() + " bytes, expected " + size);
+                    }
+                } catch (IOException e) {
+                    lines.send("fail " + name + " source " + target + ": " + e.getMessage());
+                    log(name + ": cannot feed the chain from " + target + ": " + e.getMessage());
+                    return;
+                }
+            }
             // Downstream first: the Macs further on read their partial files' prefixes meanwhile.
             if (!header.hops().isEmpty()) {
                 connectDownstream();
@@ -285,6 +314,9 @@ public final class PlacementRelay {
                     downstreamLost(e);
                 }
             }
+            if (sourceChannel != null) {
+                watchUpstream(input);
+            }
             long initial = have;
             long position = start;
             long written = 0;
@@ -294,7 +326,19 @@ public final class PlacementRelay {
             byte[] buffer = new byte[BLOCK_BYTES];
             boolean hadDownstream = downstreamAlive;
             while (position < size) {
-                int count = input.read(buffer, 0, (int) Math.min(buffer.length, size - position));
+                int count;
+                if (sourceChannel != null) {
+                    if (upstreamGone || hadDownstream && !downstreamAlive) {
+                        // The control host ended the round (or the chain broke): nothing in flight to drain.
+                        break;
+                    }
+                    count = sourceChannel.read(ByteBuffer.wrap(buffer, 0, (int) Math.min(buffer.length, size - position)), position);
+                    if (count < 0) {
+                        throw new EOFException(target + " ended at byte " + position + " of " + size + " while feeding the chain");
+                    }
+                } else {
+                    count = input.read(buffer, 0, (int) Math.min(buffer.length, size - position));
+                }
                 if (count < 0) {
                     throw new EOFException("the upstream peer ended at byte " + position + " of " + size);
                 }
@@ -339,6 +383,9 @@ public final class PlacementRelay {
                     nextProgress = (position / chunk + 1) * chunk;
                 }
             }
+            if (position < size) {
+                return;
+            }
             received = true;
             if (hadDownstream && !downstreamAlive) {
                 return;
@@ -368,6 +415,29 @@ public final class PlacementRelay {
             if (downstreamReader != null) {
                 downstreamReader.join();
             }
+        }
+
+        /**
+         * A source reads nothing more from the control host after the start offset: this thread only notices when the
+         * control host closes the connection (it ends the round), so the source stops reading its disk.
+         */
+        private void watchUpstream(InputStream input) {
+            Thread.ofPlatform().daemon().name("upstream-" + name).start(() -> {
+                try {
+                    while (true) {
+                        try {
+                            if (input.read() < 0) {
+                                break;
+                            }
+                        } catch (java.net.SocketTimeoutException quiet) {
+                            // The control host only listens while the chain works: silence is expected.
+                        }
+                    }
+                } catch (IOException e) {
+                    // Gone all the same.
+                }
+                upstreamGone = true;
+            });
         }
 
         /** The whole chunks of an earlier {@code .partial} are kept; the digest is brought up to them by reading them. */
@@ -476,6 +546,9 @@ public final class PlacementRelay {
         void close() {
             if (channel != null) {
                 PlacementRelay.closeQuietly(channel);
+            }
+            if (sourceChannel != null) {
+                PlacementRelay.closeQuietly(sourceChannel);
             }
             if (downstream != null) {
                 PlacementRelay.closeQuietly(downstream);

@@ -29,7 +29,8 @@ final class RelayClient {
     static final int SOCKET_BUFFER_BYTES = PlacementRelay.SOCKET_BUFFER_BYTES;
     private static final int READ_TIMEOUT_MILLIS = 120_000;
 
-    enum Kind { DONE, DISK, HASH }
+    /** SOURCE: the chain's first Mac was to feed it from its own copy and could not read it. */
+    enum Kind { DONE, DISK, HASH, SOURCE }
 
     /** What one Mac said at the end: placed (bytes written, bytes it received again), or failed (disk, hash). */
     record Report(Kind kind, long written, long resent, String detail) {
@@ -57,7 +58,16 @@ final class RelayClient {
         volatile boolean ended;
     }
 
+    /** Feeds the chain's first Mac the file from this host. */
     Outcome send(List<PlacementChain.Link> chain, PlacedFile file) {
+        return send(chain, file, false);
+    }
+
+    /**
+     * With {@code fromHead}, the chain's first Mac holds the file verified and reads it from its own disk: this host
+     * sends the header and the start offset only (no byte of the file) and watches the chain as it works.
+     */
+    Outcome send(List<PlacementChain.Link> chain, PlacedFile file, boolean fromHead) {
         PlacementChain.Link head = chain.getFirst();
         Heard heard = new Heard();
         Socket socket;
@@ -74,7 +84,7 @@ final class RelayClient {
             DataOutputStream output = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), BLOCK_BYTES));
             socket.setSoTimeout(10_000);
             PlacementRelay.connect(key, input, output);
-            writeHeader(output, chain, file);
+            writeHeader(output, chain, file, fromHead);
             output.flush();
             socket.setSoTimeout(READ_TIMEOUT_MILLIS);
             reader = Thread.ofPlatform().daemon().name("placement-lines-" + head.name()).start(() -> read(input, heard, file));
@@ -91,6 +101,20 @@ final class RelayClient {
             }
             long start = chain.stream().filter(PlacementChain.Link::store).mapToLong(link -> heard.have.get(link.name())).min().orElse(file.size());
             output.writeLong(start);
+            if (fromHead) {
+                output.flush();
+                // The head ends the session when the chain is through; a Mac lost ends the round, and closing the
+                // connection (below) tells the head to stop reading its disk.
+                synchronized (heard) {
+                    while (!heard.ended && heard.lost.isEmpty()) {
+                        heard.wait(1000);
+                    }
+                }
+                if (heard.lost.isEmpty()) {
+                    reader.join();
+                }
+                return new Outcome(0, new LinkedHashMap<>(heard.reports), new LinkedHashMap<>(heard.lost));
+            }
             try (FileChannel channel = FileChannel.open(file.localFile(), StandardOpenOption.READ)) {
                 ByteBuffer buffer = ByteBuffer.allocate(BLOCK_BYTES);
                 long position = start;
@@ -165,12 +189,13 @@ final class RelayClient {
         }
     }
 
-    private void writeHeader(DataOutputStream output, List<PlacementChain.Link> chain, PlacedFile file) throws IOException {
+    private void writeHeader(DataOutputStream output, List<PlacementChain.Link> chain, PlacedFile file, boolean fromHead) throws IOException {
         output.writeUTF(file.path());
         output.writeLong(file.size());
         output.writeUTF(file.sha256());
         output.writeInt(settings.chunkBytes());
-        output.writeBoolean(chain.getFirst().store());
+        output.writeBoolean(!fromHead && chain.getFirst().store());
+        output.writeBoolean(fromHead);
         output.writeInt(chain.size() - 1);
         for (PlacementChain.Link link : chain.subList(1, chain.size())) {
             output.writeUTF(link.name());
@@ -238,6 +263,11 @@ final class RelayClient {
                         heard.reports.put(machine, new Report(Kind.DISK, Long.parseLong(parts[1]), 0, parts.length > 3 ? parts[3] : ""));
                     } else if (parts[0].equals("hash")) {
                         heard.reports.put(machine, new Report(Kind.HASH, 0, 0, parts[1]));
+                    } else if (parts[0].equals("source")) {
+                        heard.reports.put(machine, new Report(Kind.SOURCE, 0, 0, rest.substring("source ".length())));
+                        synchronized (heard) {
+                            heard.notifyAll();
+                        }
                     }
                     listener.step(machine, "failed: " + rest);
                 }

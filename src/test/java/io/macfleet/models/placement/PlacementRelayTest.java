@@ -93,6 +93,35 @@ class PlacementRelayTest {
     }
 
     @Test
+    void aChainFedByTheMacThatHoldsTheFileStartsThereAndReachesAMacWithoutACableOverTheManagementNetwork() {
+        // The line a - b - c - d, the file held on c (model add --via c): c heads the chain, which runs c - b - a
+        // along the cables and then c - d as a second chain (a path cannot come back through c).
+        List<RuntimeCluster.Machine> line = List.of(
+                mac(0, "a", Map.of("b", "10.0.1.1")),
+                mac(1, "b", Map.of("a", "10.0.1.2", "c", "10.0.2.1")),
+                mac(2, "c", Map.of("b", "10.0.2.2", "d", "10.0.3.1")),
+                mac(3, "d", Map.of("c", "10.0.3.2")));
+        List<List<PlacementChain.Link>> chains = PlacementChain.plan(line, Set.of("a", "b", "d"), java.util.Optional.of("c"));
+        assertThat(chains).extracting(c -> c.stream().map(PlacementChain.Link::name).toList())
+                .containsExactly(List.of("c", "b", "a"), List.of("c", "d"));
+        List<PlacementChain.Link> first = chains.getFirst();
+        // The source listens where the control host reaches it, and never stores.
+        assertThat(first.get(0).listenAddress()).isEqualTo("127.0.0.3");
+        assertThat(first.get(0).store()).isFalse();
+        assertThat(first.get(1).listenAddress()).isEqualTo("10.0.2.1");
+        assertThat(first.get(1).upstreamAddress()).contains("10.0.2.2");
+        assertThat(chains.get(1).get(1).listenAddress()).isEqualTo("10.0.3.2");
+
+        // d without cables: still fed by c, over the management addresses (never by the control host).
+        List<RuntimeCluster.Machine> loose = List.of(line.get(0), line.get(1), mac(2, "c", Map.of("b", "10.0.2.2")), mac(3, "d", Map.of()));
+        List<List<PlacementChain.Link>> withLoose = PlacementChain.plan(loose, Set.of("a", "b", "d"), java.util.Optional.of("c"));
+        assertThat(withLoose).extracting(c -> c.stream().map(PlacementChain.Link::name).toList())
+                .containsExactly(List.of("c", "b", "a"), List.of("c", "d"));
+        assertThat(withLoose.get(1).get(1).listenAddress()).isEqualTo("127.0.0.4");
+        assertThat(withLoose.get(1).get(1).upstreamAddress()).contains("127.0.0.3");
+    }
+
+    @Test
     void placedFilePathsStayUnderTheModelDirectory() {
         String sha = "0".repeat(64);
         assertThat(new PlacedFile(Path.of("x"), "m/model.safetensors", 1, sha).remotePath()).isEqualTo("/usr/local/macfleet/models/m/model.safetensors");

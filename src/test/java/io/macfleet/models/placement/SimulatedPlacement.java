@@ -40,9 +40,11 @@ final class SimulatedPlacement implements AutoCloseable {
     final List<RuntimeCluster.Machine> machines;
     final SshSettings settings;
     final int port;
+    final NodeService nodes;
 
     private SimulatedPlacement(SimulatedInventory simulation, RuntimeService runtimes, List<RuntimeCluster.Machine> machines, SshSettings settings,
-                               int port) {
+                               int port, NodeService nodes) {
+        this.nodes = nodes;
         this.simulation = simulation;
         this.runtimes = runtimes;
         this.machines = machines;
@@ -74,7 +76,7 @@ final class SimulatedPlacement implements AutoCloseable {
         try (ServerSocket free = new ServerSocket(0)) {
             port = free.getLocalPort();
         }
-        return new SimulatedPlacement(simulation, runtimes, machines, settings, port);
+        return new SimulatedPlacement(simulation, runtimes, machines, settings, port, nodes);
     }
 
     SshRun openRun() {
