@@ -119,8 +119,9 @@ class NodeApiTest {
         for (String path : List.of("/nonexistent/tiny.gguf", secret.getParent().toString(), secret.toString(), outside.toString(), link.toString(),
                 models + "/.." + outside)) {
             operator().contentType("application/json").body("{\"model\":\"" + path + "\"}").when().post("/api/v1/clusters/llm-n/node/deploy")
-                    .then().statusCode(400).body("detail", org.hamcrest.Matchers.equalTo("model " + path + " is not a GGUF model file in the models directory "
-                            + models + " (macfleet.models.directory): copy the model there and name it by that path"));
+                    .then().statusCode(400).body("detail", org.hamcrest.Matchers.equalTo("no model named " + path + " in the catalogue (macfleet model list), and model "
+                            + path + " is not a GGUF model file in the models directory " + models
+                            + " (macfleet.models.directory): copy the model there and name it by that path"));
         }
         // A request never makes the Macs fetch an address of its choosing.
         operator().contentType("application/json").body("{\"model\":\"http://10.9.9.9/evil.gguf\",\"modelSha256\":\"" + "a".repeat(64)
