@@ -104,9 +104,13 @@ class ProvisionFailuresAndDryRunTest {
         java.util.concurrent.CompletableFuture<RunOutcome> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> fixture.service.start(
                 new ProvisioningService.Request(null, List.of("studio-03", "studio-04"), "src/test/resources/playbooks/rdma-quick.yaml", null, null,
                         false, null), "ines", listener));
-        java.util.regex.Matcher first = console.await(java.util.regex.Pattern.compile("\\n  (studio-0[34])(?: studio-0[34])? > $"), 0, java.time.Duration.ofSeconds(30), run);
+        // Both Macs must be waiting before either goes into Recovery: a Mac the run has not reached yet would be found
+        // unreachable (it is in Recovery) instead of waiting, which is another test (a loaded machine showed it).
+        java.util.regex.Matcher first = console.await(java.util.regex.Pattern.compile("\\n  (studio-0[34]) (studio-0[34]) > $"), 0,
+                java.time.Duration.ofSeconds(30), run);
         String asked = first.group(1);
-        String other = asked.equals("studio-03") ? "studio-04" : "studio-03";
+        String other = first.group(2);
+        assertThat(other).isNotEqualTo(asked);
         // The person does both Macs in Recovery but says so for one only: the other is checked again while waiting.
         fixture.enableRdmaInRecovery(asked);
         fixture.enableRdmaInRecovery(other);

@@ -262,7 +262,15 @@ public final class PlacementRelay {
         private Socket downstream;
         private DataOutputStream downstreamOutput;
         private Thread downstreamReader;
+        /** This Mac still writes to the next one (false once a write failed or the chain is known to be broken). */
         private volatile boolean downstreamAlive;
+        /**
+         * The chain is broken below this Mac and the control host has been (or is being) told by one "lost" line: from
+         * the Mac that noticed, passed up by the reader thread, or this Mac's own about its next Mac. Only the reader
+         * thread says "lost" (it reads the next Mac's last lines before the connection's end), so one break is reported
+         * once, by the Mac right above it.
+         */
+        private volatile boolean chainBroken;
         private volatile boolean received;
         private FileChannel sourceChannel;
         private volatile boolean upstreamGone;
@@ -311,7 +319,7 @@ public final class PlacementRelay {
                     downstreamOutput.writeLong(start);
                     downstreamOutput.flush();
                 } catch (IOException e) {
-                    downstreamLost(e);
+                    downstreamWriteFailed();
                 }
             }
             if (sourceChannel != null) {
@@ -326,12 +334,15 @@ public final class PlacementRelay {
             byte[] buffer = new byte[BLOCK_BYTES];
             boolean hadDownstream = downstreamAlive;
             while (position < size) {
+                if (hadDownstream && (!downstreamAlive || chainBroken) || upstreamGone) {
+                    // The chain broke below this Mac (or the control host ended the round): this Mac stops reading at
+                    // once, so it is not ahead of the others when the next round resumes, and the Macs above and the
+                    // control host stop sending as soon as their socket buffers are full, not when the control host
+                    // gets round to reading the "lost" line (on a loaded host that was megabytes later).
+                    break;
+                }
                 int count;
                 if (sourceChannel != null) {
-                    if (upstreamGone || hadDownstream && !downstreamAlive) {
-                        // The control host ended the round (or the chain broke): nothing in flight to drain.
-                        break;
-                    }
                     count = sourceChannel.read(ByteBuffer.wrap(buffer, 0, (int) Math.min(buffer.length, size - position)), position);
                     if (count < 0) {
                         throw new EOFException(target + " ended at byte " + position + " of " + size + " while feeding the chain");
@@ -342,17 +353,11 @@ public final class PlacementRelay {
                 if (count < 0) {
                     throw new EOFException("the upstream peer ended at byte " + position + " of " + size);
                 }
-                if (hadDownstream && !downstreamAlive) {
-                    // The chain broke below this Mac and the control host ends the round: this Mac stops where it is
-                    // (so it is not ahead of the others when the next round resumes) and only drains what is in flight.
-                    position += count;
-                    continue;
-                }
                 if (downstreamAlive) {
                     try {
                         downstreamOutput.write(buffer, 0, count);
                     } catch (IOException e) {
-                        downstreamLost(e);
+                        downstreamWriteFailed();
                     }
                 }
                 long end = position + count;
@@ -384,19 +389,24 @@ public final class PlacementRelay {
                 }
             }
             if (position < size) {
+                // Returning closes the upstream connection: the Mac above (or the control host) stops sending.
+                if (!upstreamGone) {
+                    awaitDownstreamReport();
+                }
                 return;
             }
             received = true;
-            if (hadDownstream && !downstreamAlive) {
-                return;
-            }
             if (downstreamAlive) {
                 try {
                     downstreamOutput.flush();
                     downstream.shutdownOutput();
                 } catch (IOException e) {
-                    downstreamLost(e);
+                    downstreamWriteFailed();
                 }
+            }
+            if (hadDownstream && !downstreamAlive) {
+                awaitDownstreamReport();
+                return;
             }
             if (store && !failed) {
                 channel.force(false);
@@ -520,7 +530,13 @@ public final class PlacementRelay {
                 int value;
                 while ((value = input.read()) >= 0) {
                     if (value == '\n') {
-                        lines.send(new String(line, 0, length, StandardCharsets.UTF_8));
+                        String text = new String(line, 0, length, StandardCharsets.UTF_8);
+                        if (text.startsWith("lost ")) {
+                            // A Mac further down reported the break: this Mac stops too, and says nothing more about it.
+                            chainBroken = true;
+                            downstreamAlive = false;
+                        }
+                        lines.send(text);
                         length = 0;
                     } else if (length < line.length) {
                         line[length++] = (byte) value;
@@ -534,13 +550,34 @@ public final class PlacementRelay {
             }
         }
 
+        /** Reported by the reader thread (or after it stopped answering): the next Mac went away. Once per break. */
         private synchronized void downstreamLost(Exception cause) {
-            if (!downstreamAlive) {
+            downstreamAlive = false;
+            if (chainBroken) {
                 return;
             }
-            downstreamAlive = false;
+            chainBroken = true;
             closeQuietly(downstream);
             lines.send("lost " + header.hops().getFirst().name() + " " + cause.getMessage());
+        }
+
+        /**
+         * A write to the next Mac failed: stop forwarding, but leave the report to the reader thread, which first reads
+         * the next Mac's last lines (a "lost" further down, sent just before it closed) and then sees the end.
+         */
+        private void downstreamWriteFailed() {
+            downstreamAlive = false;
+        }
+
+        /** Before this Mac closes its upstream connection, the reader thread passes the break up (bounded wait). */
+        private void awaitDownstreamReport() throws InterruptedException {
+            if (downstreamReader == null) {
+                return;
+            }
+            downstreamReader.join(HANDSHAKE_TIMEOUT_MILLIS);
+            if (downstreamReader.isAlive()) {
+                downstreamLost(new IOException("stopped answering"));
+            }
         }
 
         void close() {

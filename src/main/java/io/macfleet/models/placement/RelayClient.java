@@ -144,6 +144,15 @@ final class RelayClient {
                 reader.join();
             }
         } catch (IOException e) {
+            // A relay that stops because the chain broke below it closes this connection right after its "lost" line:
+            // the reader reads that line before the end, so it names the Mac that went away, not the first one.
+            if (reader != null) {
+                try {
+                    reader.join(5000);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             if (heard.lost.isEmpty()) {
                 heard.lost.put(head.name(), "the connection to its relay broke: " + e.getMessage());
             }
