@@ -1,7 +1,10 @@
 package io.macfleet.console;
 
+import io.macfleet.provision.MachineState;
 import io.macfleet.provision.OperatorRequest;
+import io.macfleet.provision.RunState;
 import io.macfleet.provision.RunView;
+import io.macfleet.provision.StepStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,20 +22,28 @@ final class RunPage {
     }
 
     private static String runCss(String status) {
-        return switch (status) {
-            case "succeeded" -> "ok";
-            case "failed" -> "bad";
-            case "waiting-for-operator", "interrupted" -> "warn";
-            default -> "none";
+        return switch (RunState.fromLabel(status)) {
+            case SUCCEEDED -> "ok";
+            case FAILED -> "bad";
+            case WAITING_FOR_OPERATOR, INTERRUPTED -> "warn";
+            case RUNNING -> "none";
         };
     }
 
     private static String stepCss(String status) {
-        return switch (status) {
-            case "done", "skipped-already-done", "skipped-not-applicable", "ready" -> "ok";
-            case "failed" -> "bad";
-            case "waiting-for-operator", "running", "in-progress" -> "warn";
-            default -> "none";
+        return switch (StepStatus.fromLabel(status)) {
+            case DONE, SKIPPED_ALREADY_DONE, SKIPPED_NOT_APPLICABLE -> "ok";
+            case FAILED -> "bad";
+            case WAITING_FOR_OPERATOR, RUNNING -> "warn";
+            case PENDING -> "none";
+        };
+    }
+
+    private static String machineCss(String state) {
+        return switch (MachineState.fromLabel(state)) {
+            case READY -> "ok";
+            case FAILED -> "bad";
+            case WAITING_FOR_OPERATOR, IN_PROGRESS -> "warn";
         };
     }
 
@@ -46,12 +57,12 @@ final class RunPage {
             List<Pages.StepCell> cells = detail.steps().stream().filter(step -> step.machine().equals(machine))
                     .map(step -> new Pages.StepCell(step.step(), step.status(), stepCss(step.status()),
                             step.summary() == null ? "" : step.summary(), step.attempts())).toList();
-            String state = states.getOrDefault(machine, "in-progress");
-            machines.add(new Pages.RunMachine(machine, state, stepCss(state), cells));
+            String state = states.getOrDefault(machine, MachineState.IN_PROGRESS.label());
+            machines.add(new Pages.RunMachine(machine, state, machineCss(state), cells));
         }
         List<Pages.OperatorTask> waiting = new ArrayList<>();
         for (RunView.Step step : detail.steps()) {
-            if (!step.status().equals("waiting-for-operator")) {
+            if (StepStatus.fromLabel(step.status()) != StepStatus.WAITING_FOR_OPERATOR) {
                 continue;
             }
             Optional<RunView.Confirmation> last = detail.confirmations().stream()
@@ -73,7 +84,7 @@ final class RunPage {
         List<Pages.ConfirmationView> confirmations = detail.confirmations().reversed().stream()
                 .map(confirmation -> new Pages.ConfirmationView(confirmation.machine(), confirmation.step(), confirmation.actor(),
                         Ages.utc(confirmation.confirmedAt()), confirmation.verified(), confirmation.detail() == null ? "" : confirmation.detail())).toList();
-        boolean live = !run.status().equals("succeeded") && !run.status().equals("failed");
+        boolean live = !RunState.fromLabel(run.status()).finished();
         return new Pages.RunProgress(summary(run), "/console/runs/" + run.id() + "/progress", live, stepNames, machines, waiting, confirmations, viewer);
     }
 }

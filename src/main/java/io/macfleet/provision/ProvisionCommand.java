@@ -153,7 +153,7 @@ public class ProvisionCommand implements Callable<Integer> {
         if (outcome.anyFailed()) {
             return Optional.of(CommandFailure.Kind.CHECK_FAILED);
         }
-        if (outcome.machines().containsValue("waiting-for-operator")) {
+        if (outcome.machines().containsValue(MachineState.WAITING_FOR_OPERATOR.label())) {
             return Optional.of(CommandFailure.Kind.NEEDS_OPERATOR);
         }
         return outcome.allReady() ? Optional.empty() : Optional.of(CommandFailure.Kind.CHECK_FAILED);

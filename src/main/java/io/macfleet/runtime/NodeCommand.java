@@ -1,6 +1,7 @@
 package io.macfleet.runtime;
 
 import io.macfleet.deployment.DiskFree;
+import io.macfleet.deployment.PrintingListener;
 import io.macfleet.deployment.LaunchdService;
 import io.macfleet.deployment.NodeDeployer;
 import io.macfleet.deployment.NodeLayout;
@@ -28,7 +29,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -149,41 +149,11 @@ public class NodeCommand {
             SshSettings settings = settings();
             out.println("Deploying " + runtime.name() + " to the Macs of " + cluster);
             out.flush();
-            io.macfleet.runtime.RuntimeDeployer.Outcome outcome = runtimes.deploy(cluster, modelFile, settings, new StepPrinter(out));
+            io.macfleet.runtime.RuntimeDeployer.Outcome outcome = runtimes.deploy(cluster, modelFile, settings, PrintingListener.whenWhole(out));
             out.println(outcome.summary());
             out.println("Endpoint: " + outcome.endpoint());
             out.flush();
             return ExitCodes.OK;
-        }
-    }
-
-    /** Steps as lines; copies once per tenth. */
-    static final class StepPrinter implements NodeDeployer.Listener {
-        private final PrintWriter out;
-        private final Map<String, Integer> shownTenth = new ConcurrentHashMap<>();
-
-        StepPrinter(PrintWriter out) {
-            this.out = out;
-        }
-
-        @Override
-        public void copying(String machine, String file, long bytes, long total) {
-            int tenth = total == 0 ? 10 : (int) (bytes * 10 / total);
-            Integer previous = shownTenth.put(machine + "/" + file, tenth);
-            if (tenth == 10 && (previous == null || previous != tenth)) {
-                synchronized (out) {
-                    out.printf(Locale.ROOT, "  %-12s %s (%s)%n", machine, file, DiskFree.human(total));
-                    out.flush();
-                }
-            }
-        }
-
-        @Override
-        public void step(String machine, String what) {
-            synchronized (out) {
-                out.println("  " + machine + ": " + what);
-                out.flush();
-            }
         }
     }
 

@@ -23,7 +23,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -63,27 +62,19 @@ class LlamaCppOnSimulatorTest {
         List<String> names = List.of("studio-01", "studio-02", "studio-03", "studio-04");
         simulation.cableFullMesh(names);
         simulation.fleet.assignThunderboltLoopbackAddresses();
-        httpPort = freePort();
-        rpcPort = freePort();
+        httpPort = SimulatedRuntimes.freePort();
+        rpcPort = SimulatedRuntimes.freePort();
         model = NodeJars.tinyModel(directory, 11);
         Path keyFile = directory.resolve("api-key");
         Files.writeString(keyFile, KEY_VALUE);
-        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", names)), Map.of());
+        Path inventory = SimulatedRuntimes.runtimeInventory(simulation, names, "llama.cpp", httpPort, model, """
+                build: %s
+                rpcPort: %d
+                threads: 1
+                context: 256
+                apiKey: "file:%s"
+                """.formatted(build, rpcPort, keyFile));
         inventoryDirectory = inventory;
-        Path yaml = inventory.resolve("macfleet.yaml");
-        Files.writeString(yaml, Files.readString(yaml).replace("      kind: full-mesh\n", """
-                      kind: full-mesh
-                    inference:
-                      runtime: llama.cpp
-                      port: %d
-                      model: %s
-                      settings:
-                        build: %s
-                        rpcPort: %d
-                        threads: 1
-                        context: 256
-                        apiKey: "file:%s"
-                """.formatted(httpPort, model, build, rpcPort, keyFile)));
         settings = SimulatedInventory.settings(Duration.ofSeconds(60));
         runtimes = SimulatedRuntimes.serviceFor(simulation, inventory, settings);
     }
@@ -344,9 +335,4 @@ class LlamaCppOnSimulatorTest {
         }
     }
 
-    static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 }

@@ -1,7 +1,6 @@
 package io.macfleet.runtime;
 
 import static io.macfleet.runtime.LlamaCppOnSimulatorTest.chat;
-import static io.macfleet.runtime.LlamaCppOnSimulatorTest.freePort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -69,20 +68,12 @@ class LlamaCppUpgradeOnSimulatorTest {
         simulation.cableFullMesh(NAMES);
         simulation.fleet.assignThunderboltLoopbackAddresses();
         Path model = NodeJars.tinyModel(directory, 11);
-        inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", NAMES)), Map.of());
-        Path yaml = inventory.resolve("macfleet.yaml");
-        Files.writeString(yaml, Files.readString(yaml).replace("      kind: full-mesh\n", """
-                      kind: full-mesh
-                    inference:
-                      runtime: llama.cpp
-                      port: %d
-                      model: %s
-                      settings:
-                        build: %s
-                        rpcPort: %d
-                        threads: 1
-                        context: 256
-                """.formatted(freePort(), model, buildA, freePort())));
+        inventory = SimulatedRuntimes.runtimeInventory(simulation, NAMES, "llama.cpp", SimulatedRuntimes.freePort(), model, """
+                build: %s
+                rpcPort: %d
+                threads: 1
+                context: 256
+                """.formatted(buildA, SimulatedRuntimes.freePort()));
         settings = SimulatedInventory.settings(Duration.ofSeconds(60));
         runtimes = SimulatedRuntimes.serviceFor(simulation, inventory, settings);
         runtimes.deploy("llm-a", Optional.empty(), settings, NodeDeployer.Listener.NONE);

@@ -17,7 +17,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,28 +47,12 @@ class MlxApiKeyOnSimulatorTest {
         List<String> names = List.of("studio-01", "studio-02");
         simulation.cableFullMesh(names);
         simulation.fleet.assignThunderboltLoopbackAddresses();
-        httpPort = MlxOnSimulatorTest.freePort();
-        Path model = Files.createDirectories(directory.resolve("Qwen3-0.6B-4bit"));
-        Files.writeString(model.resolve("config.json"), "{\"model_type\": \"qwen3\"}");
-        Files.writeString(model.resolve("model.safetensors"), "weights");
-        Files.copy(io.macfleet.deployment.NodeJars.tinyModel(directory, 11), model.resolve("macfleet-stand-in.gguf"));
+        httpPort = SimulatedRuntimes.freePort();
+        Path model = SimulatedRuntimes.mlxModel(directory);
         Path keyFile = directory.resolve("mlx-api.key");
         Files.writeString(keyFile, KEY + "\n");
         Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
-        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", names)), Map.of());
-        Path yaml = inventory.resolve("macfleet.yaml");
-        Files.writeString(yaml, Files.readString(yaml).replace("      kind: full-mesh\n", """
-                      kind: full-mesh
-                    inference:
-                      runtime: mlx
-                      port: %d
-                      model: %s
-                      settings:
-                        mlxVersion: "0.29.3"
-                        mlxLmVersion: "0.28.2"
-                        coordinatorPort: %d
-                        apiKey: "file:%s"
-                """.formatted(httpPort, model, MlxOnSimulatorTest.freePort(), keyFile)));
+        Path inventory = SimulatedRuntimes.mlxInventory(simulation, names, httpPort, model, "0.29.3", "0.28.2", "apiKey: \"file:" + keyFile + "\"\n");
         settings = SimulatedInventory.settings(Duration.ofSeconds(60));
         runtimes = SimulatedRuntimes.serviceFor(simulation, inventory, settings);
     }

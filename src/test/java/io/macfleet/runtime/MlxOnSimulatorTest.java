@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.macfleet.facts.SimulatedInventory;
 import io.macfleet.ssh.InMemoryHostKeyStore;
 import io.macfleet.ssh.SshSettings;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,28 +50,13 @@ class MlxOnSimulatorTest {
         List<String> names = List.of("studio-01", "studio-02", "studio-03");
         simulation.cableFullMesh(names);
         simulation.fleet.assignThunderboltLoopbackAddresses();
-        httpPort = freePort();
-        Path model = Files.createDirectories(directory.resolve("Qwen3-0.6B-4bit"));
-        Files.writeString(model.resolve("config.json"), "{\"model_type\": \"qwen3\"}");
-        Files.writeString(model.resolve("model.safetensors"), "weights");
-        // The stand-in's rank 0 serves this with the bundled engine (the simulator has no MLX).
-        Files.copy(io.macfleet.deployment.NodeJars.tinyModel(directory, 11), model.resolve("macfleet-stand-in.gguf"));
-        Path inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", names)), Map.of());
+        httpPort = SimulatedRuntimes.freePort();
+        Path model = SimulatedRuntimes.mlxModel(directory);
+        Path inventory = SimulatedRuntimes.mlxInventory(simulation, names, httpPort, model, "0.29.3", "0.28.2", """
+                environment:
+                  MLX_METAL_FAST_SYNCH: "1"
+                """);
         inventoryDirectory = inventory;
-        Path yaml = inventory.resolve("macfleet.yaml");
-        Files.writeString(yaml, Files.readString(yaml).replace("      kind: full-mesh\n", """
-                      kind: full-mesh
-                    inference:
-                      runtime: mlx
-                      port: %d
-                      model: %s
-                      settings:
-                        mlxVersion: "0.29.3"
-                        mlxLmVersion: "0.28.2"
-                        coordinatorPort: %d
-                        environment:
-                          MLX_METAL_FAST_SYNCH: "1"
-                """.formatted(httpPort, model, freePort())));
         settings = SimulatedInventory.settings(Duration.ofSeconds(60));
         runtimes = SimulatedRuntimes.serviceFor(simulation, inventory, settings);
     }
@@ -275,11 +258,6 @@ class MlxOnSimulatorTest {
         }
     }
 
-    static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 
     /** The venv a rank's daemon runs (its first program argument is the venv's python3). */
     private record LaunchDaemonOf(io.macfleet.deployment.LaunchDaemon daemon) {

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
@@ -41,23 +40,8 @@ class MlxUpgradeOnSimulatorTest {
         simulation = SimulatedInventory.start(directory, 3, "127.0.103.11");
         simulation.cableFullMesh(NAMES);
         simulation.fleet.assignThunderboltLoopbackAddresses();
-        Path model = Files.createDirectories(directory.resolve("Qwen3-0.6B-4bit"));
-        Files.writeString(model.resolve("config.json"), "{\"model_type\": \"qwen3\"}");
-        Files.writeString(model.resolve("model.safetensors"), "weights");
-        Files.copy(io.macfleet.deployment.NodeJars.tinyModel(directory, 11), model.resolve("macfleet-stand-in.gguf"));
-        inventory = simulation.writeInventory(List.of(SimulatedInventory.ClusterSpec.fullMesh("llm-a", NAMES)), Map.of());
-        Path yaml = inventory.resolve("macfleet.yaml");
-        Files.writeString(yaml, Files.readString(yaml).replace("      kind: full-mesh\n", """
-                      kind: full-mesh
-                    inference:
-                      runtime: mlx
-                      port: %d
-                      model: %s
-                      settings:
-                        mlxVersion: "0.29.3"
-                        mlxLmVersion: "0.28.2"
-                        coordinatorPort: %d
-                """.formatted(MlxOnSimulatorTest.freePort(), model, MlxOnSimulatorTest.freePort())));
+        Path model = SimulatedRuntimes.mlxModel(directory);
+        inventory = SimulatedRuntimes.mlxInventory(simulation, NAMES, SimulatedRuntimes.freePort(), model, "0.29.3", "0.28.2", "");
         settings = SimulatedInventory.settings(Duration.ofSeconds(60));
         runtimes = SimulatedRuntimes.serviceFor(simulation, inventory, settings);
         RuntimeDeployer.Outcome deployed = runtimes.deploy("llm-a", Optional.empty(), settings, NodeDeployer.Listener.NONE);

@@ -32,12 +32,12 @@ public class ProvisioningColumn implements StatusColumn {
         RunView.Step step = progress.currentStep();
         String run = "run " + progress.runId() + " (" + progress.playbook() + ")";
         String summary = step.summary() == null ? "" : ": " + step.summary().lines().findFirst().orElse("");
-        return switch (progress.state()) {
-            case "ready" -> Status.ok("ready", run + " finished every step on " + machine.name());
-            case "failed" -> Status.problem("failed: " + step.step(), run + ", step " + step.step() + " failed" + summary);
-            case "waiting-for-operator" -> Status.problem("waiting for a person: " + step.step(), run + ", step " + step.step()
+        return switch (io.macfleet.provision.MachineState.fromLabel(progress.state())) {
+            case READY -> Status.ok("ready", run + " finished every step on " + machine.name());
+            case FAILED -> Status.problem("failed: " + step.step(), run + ", step " + step.step() + " failed" + summary);
+            case WAITING_FOR_OPERATOR -> Status.problem("waiting for a person: " + step.step(), run + ", step " + step.step()
                     + " needs someone at " + machine.name() + summary);
-            default -> Status.warning("in progress: " + step.step(), run + ", at step " + step.step() + " (" + step.status() + ")");
+            case IN_PROGRESS -> Status.warning("in progress: " + step.step(), run + ", at step " + step.step() + " (" + step.status() + ")");
         };
     }
 }

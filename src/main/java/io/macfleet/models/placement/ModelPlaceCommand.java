@@ -7,16 +7,14 @@ import io.macfleet.command.Actors;
 import io.macfleet.command.CommandException;
 import io.macfleet.command.CommandFailure;
 import io.macfleet.command.ExitCodes;
-import io.macfleet.deployment.DiskFree;
+import io.macfleet.deployment.PrintingListener;
 import io.macfleet.deployment.NodeDeployer;
 import io.macfleet.ssh.SshOptions;
 import io.macfleet.ssh.SshSettings;
 import jakarta.inject.Inject;
 import java.io.PrintWriter;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -80,7 +78,7 @@ public class ModelPlaceCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw CommandException.usage(e.getMessage());
         }
-        PlacementReport report = placement.place(cluster, name, settings, json.on() ? NodeDeployer.Listener.NONE : new Printer(out));
+        PlacementReport report = placement.place(cluster, name, settings, json.on() ? NodeDeployer.Listener.NONE : PrintingListener.inParts(out, 4));
         if (json.on()) {
             out.println(Json.MAPPER.writeValueAsString(PlacementBody.of(name, report)));
         } else {
@@ -95,35 +93,5 @@ public class ModelPlaceCommand implements Callable<Integer> {
             throw CommandException.reported(CommandFailure.Kind.CHECK_FAILED);
         }
         return ExitCodes.OK;
-    }
-
-    /** Steps as lines; each Mac's progress once per quarter of a file. */
-    static final class Printer implements NodeDeployer.Listener {
-        private final PrintWriter out;
-        private final Map<String, Integer> shown = new ConcurrentHashMap<>();
-
-        Printer(PrintWriter out) {
-            this.out = out;
-        }
-
-        @Override
-        public void copying(String machine, String file, long done, long total) {
-            int quarter = total == 0 ? 4 : (int) (done * 4 / total);
-            Integer previous = shown.put(machine + "/" + file, quarter);
-            if (quarter > 0 && (previous == null || previous != quarter)) {
-                synchronized (out) {
-                    out.printf(Locale.ROOT, "  %-12s %s %d%% of %s%n", machine, file, quarter * 25, DiskFree.human(total));
-                    out.flush();
-                }
-            }
-        }
-
-        @Override
-        public void step(String machine, String what) {
-            synchronized (out) {
-                out.println("  " + machine + ": " + what);
-                out.flush();
-            }
-        }
     }
 }
