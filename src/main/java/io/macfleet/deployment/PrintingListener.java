@@ -52,6 +52,11 @@ public final class PrintingListener implements NodeDeployer.Listener {
 
     @Override
     public void step(String machine, String what) {
+        printStep(out, machine, what);
+    }
+
+    /** A step as every progress view of macfleet prints it, whole even when several Macs' threads print at once. */
+    public static void printStep(PrintWriter out, String machine, String what) {
         synchronized (out) {
             out.println("  " + machine + ": " + what);
             out.flush();

@@ -230,10 +230,7 @@ public class NodeCommand {
 
         @Override
         public void step(String machine, String what) {
-            synchronized (out) {
-                out.println("  " + machine + ": " + what);
-                out.flush();
-            }
+            PrintingListener.printStep(out, machine, what);
         }
     }
 
