@@ -156,7 +156,7 @@ class LlamaCppGreedyTest {
         }
         Path log = Files.createTempFile("llama-server", ".log");
         ProcessBuilder builder = new ProcessBuilder(server.toString(), "-m", model.toString(), "--host", "127.0.0.1",
-                "--port", Integer.toString(port), "-t", "2", "-c", "256", "-np", "1", "--no-warmup", "--no-repack")
+                "--port", Integer.toString(port), "-t", "2", "-c", "256", "-np", "1", "--no-warmup")
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         // The binary's RUNPATH names the build directory .ci/llama-cpp.sh removes; its libraries sit beside it.
         String libraries = builder.environment().get("LD_LIBRARY_PATH");
