@@ -43,15 +43,15 @@ final class GgmlOrderKernels {
         for (int j = 0; j < QK; j++) {
             q[j] = (int) Math.rint(x[offset + j] * (-127.0 / top));
         }
+        // d is 1 / (-127 / max) rounded twice: search the floats next to top / -127 for the one that gives every value back
         float guess = top / -127f;
-        float candidate = guess;
         for (int step = 0; step <= 8; step++) {
             float c = (step & 1) == 0 ? stepUp(guess, step / 2) : stepDown(guess, (step + 1) / 2);
             if (matches(x, offset, q, c)) {
                 return c;
             }
         }
-        return candidate;
+        return guess; // activations not rounded as Q8_K (no caller does that): the nearest scale
     }
 
     private static float stepUp(float value, int times) {

@@ -714,6 +714,7 @@ public final class Kernels {
     static void matmul(WorkerPool pool, WeightMatrix matrix, float[] x, int tokens, float[] out, int blockRows) {
         int rows = matrix.rows();
         int columns = matrix.columns();
+        // ggml's order needs the products one row and token at a time (its vec_dot), not dequantized float tiles
         if (GgmlOrderKernels.ENABLED && (matrix.type() == io.macfleet.node.gguf.GgmlType.Q4_K
                 || matrix.type() == io.macfleet.node.gguf.GgmlType.Q5_K || matrix.type() == io.macfleet.node.gguf.GgmlType.Q6_K)) {
             pool.parallelFor(rows, (start, end, worker) -> {
