@@ -413,7 +413,8 @@ public final class Kernels {
      * Q4_0, Q4_K and Q6_K decode through {@link NibbleKernels} (on by default; {@code -Dinference.nibbleStreams=false}
      * for the single-row kernels, to compare).
      */
-    static final boolean NIBBLE_STREAMS = !"false".equals(System.getProperty("inference.nibbleStreams"));
+    static final boolean NIBBLE_STREAMS = !"false".equals(System.getProperty("inference.nibbleStreams"))
+            && !GgmlOrderKernels.ENABLED;
 
     /**
      * The Q8_0 product (decode), four rows per pass as four forward streams: a unit of work is 4 x span consecutive
@@ -713,6 +714,18 @@ public final class Kernels {
     static void matmul(WorkerPool pool, WeightMatrix matrix, float[] x, int tokens, float[] out, int blockRows) {
         int rows = matrix.rows();
         int columns = matrix.columns();
+        // ggml's order needs the products one row and token at a time (its vec_dot), not dequantized float tiles
+        if (GgmlOrderKernels.ENABLED && (matrix.type() == io.macfleet.node.gguf.GgmlType.Q4_K
+                || matrix.type() == io.macfleet.node.gguf.GgmlType.Q5_K || matrix.type() == io.macfleet.node.gguf.GgmlType.Q6_K)) {
+            pool.parallelFor(rows, (start, end, worker) -> {
+                for (int r = start; r < end; r++) {
+                    for (int t = 0; t < tokens; t++) {
+                        out[t * rows + r] = dot(matrix, r, x, t * columns);
+                    }
+                }
+            });
+            return;
+        }
         boolean tiled = columns % L == 0;
         pool.parallelFor((rows + blockRows - 1) / blockRows, (start, end, worker) -> {
             float[] w = rowBuffer(blockRows * columns);

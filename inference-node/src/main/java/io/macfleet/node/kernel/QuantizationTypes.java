@@ -43,9 +43,9 @@ public final class QuantizationTypes {
         register(GgmlType.BF16, Kernels::dotBF16, Kernels::dequantizeBF16, ActivationRounding.BF16);
         register(GgmlType.Q8_0, Kernels::dotQ8, Kernels::dequantizeQ8, ActivationRounding.Q8_0);
         register(GgmlType.Q4_0, Kernels::dotQ4, Kernels::dequantizeQ4, ActivationRounding.Q8_0);
-        register(GgmlType.Q4_K, KQuantKernels::dotQ4K, KQuantKernels::dequantizeQ4K, ActivationRounding.Q8_K);
-        register(GgmlType.Q5_K, KQuantKernels::dotQ5K, KQuantKernels::dequantizeQ5K, ActivationRounding.Q8_K);
-        register(GgmlType.Q6_K, KQuantKernels::dotQ6K, KQuantKernels::dequantizeQ6K, ActivationRounding.Q8_K);
+        register(GgmlType.Q4_K, GgmlOrderKernels.ENABLED ? GgmlOrderKernels::dotQ4K : KQuantKernels::dotQ4K, KQuantKernels::dequantizeQ4K, ActivationRounding.Q8_K);
+        register(GgmlType.Q5_K, GgmlOrderKernels.ENABLED ? GgmlOrderKernels::dotQ5K : KQuantKernels::dotQ5K, KQuantKernels::dequantizeQ5K, ActivationRounding.Q8_K);
+        register(GgmlType.Q6_K, GgmlOrderKernels.ENABLED ? GgmlOrderKernels::dotQ6K : KQuantKernels::dotQ6K, KQuantKernels::dequantizeQ6K, ActivationRounding.Q8_K);
     }
 
     private QuantizationTypes() {
