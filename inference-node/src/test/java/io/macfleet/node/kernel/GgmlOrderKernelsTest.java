@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -16,18 +15,9 @@ class GgmlOrderKernelsTest {
     private static final int ROWS = 7;
     private static final int COLUMNS = 768;
 
-    private static float[] values(int n, long seed) {
-        Random random = new Random(seed);
-        float[] values = new float[n];
-        for (int i = 0; i < n; i++) {
-            values[i] = (float) (random.nextGaussian() * (1 + (i / 32) % 5) + ((i / 32) % 3 == 0 ? 0.7 : 0));
-        }
-        return values;
-    }
-
     @Test
     void recoversTheQ8KIntegersAndScale() {
-        float[] x = values(256, 11);
+        float[] x = NibbleKernelsTest.values(256, 11);
         float[] rounded = new float[256];
         ActivationRounding.Q8_K.round(x, 0, 256, rounded, 0);
         int[] q = new int[256];
@@ -49,10 +39,10 @@ class GgmlOrderKernelsTest {
     @ParameterizedTest
     @EnumSource(value = GgmlType.class, names = {"Q4_K", "Q5_K", "Q6_K"})
     void productsMatchTheScalarReference(GgmlType type) {
-        WeightMatrix matrix = KQuantKernelsTest.matrix(type, values(ROWS * COLUMNS, 3), ROWS, COLUMNS);
+        WeightMatrix matrix = KQuantKernelsTest.matrix(type, NibbleKernelsTest.values(ROWS * COLUMNS, 3), ROWS, COLUMNS);
         float[] w = ScalarReference.dequantize(type, matrix.data(), ROWS * COLUMNS);
         float[] x = new float[COLUMNS];
-        ActivationRounding.Q8_K.round(values(COLUMNS, 4), 0, COLUMNS, x, 0);
+        ActivationRounding.Q8_K.round(NibbleKernelsTest.values(COLUMNS, 4), 0, COLUMNS, x, 0);
         for (int r = 0; r < ROWS; r++) {
             double expected = 0;
             for (int c = 0; c < COLUMNS; c++) {

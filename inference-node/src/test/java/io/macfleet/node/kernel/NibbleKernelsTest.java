@@ -21,7 +21,8 @@ class NibbleKernelsTest {
     private static final int ROWS = 203;
     private static final int COLUMNS = 768;
 
-    private static float[] values(int n, long seed) {
+    /** Blocks of different ranges and offsets (the other kernel tests of this package use them too). */
+    static float[] values(int n, long seed) {
         Random random = new Random(seed);
         float[] values = new float[n];
         for (int i = 0; i < n; i++) {
