@@ -3,7 +3,8 @@
 #   MACFLEET_LLAMA_CPP_BIN=DIR inference-node/tools/ggml-order-check.sh    (DIR: the llama-server of .ci/llama-cpp.sh)
 # Compiles ggml-order-check/ggml_dots.c against DIR's libggml-cpu.so (gcc), writes 64 rows of Q4_K, Q5_K and Q6_K
 # weights and one activation row with NodeDots.java, and counts the rows whose float bits differ, for the ggml-order
-# kernels and for the default float kernels. Needs inference-node/target/classes (mvnw compile).
+# kernels and for the default float kernels; then ggml_v_expf (vector_exp.c) against GgmlOrderKernels.vectorExp over
+# [-100, 100]. Needs inference-node/target/classes (mvnw compile).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${MACFLEET_LLAMA_CPP_BIN:?set MACFLEET_LLAMA_CPP_BIN to the directory of llama-server and libggml-cpu.so}
@@ -22,3 +23,6 @@ for order in true false; do
       | awk -v t="$type" -v o="$order" '$1 != $2 { d++ } END { printf "ggmlOrder=%s %s: %d of %d rows differ from ggml-cpu\n", o, t, d + 0, NR }'
   done
 done
+gcc -O2 -mavx2 -mfma -o "$work/vector_exp" inference-node/tools/ggml-order-check/vector_exp.c
+"$work/vector_exp" > "$work/vector_exp.txt"
+"$JAVA" -cp inference-node/target/classes inference-node/tools/ggml-order-check/VectorExp.java "$work/vector_exp.txt"

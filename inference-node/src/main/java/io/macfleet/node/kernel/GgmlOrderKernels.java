@@ -4,16 +4,21 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Q4_K, Q5_K and Q6_K dot products in the float order of ggml-cpu's AVX2 {@code ggml_vec_dot_q4_K_q8_K},
- * {@code ggml_vec_dot_q5_K_q8_K} and {@code ggml_vec_dot_q6_K_q8_K} (llama.cpp without weight repacking, {@code --no-repack}): per super-block the
+ * The node's operations in the float order of llama.cpp's CPU backend as .ci/llama-cpp.sh builds it (x86, AVX2 + FMA,
+ * GCC), so that a forward pass gives llama.cpp's logits bit for bit ({@code -Dinference.ggmlOrder=true}; scalar and
+ * slow, a correctness mode for tests and diagnosis, off by default; docs/inference-node-formats.md lists each
+ * operation with the ggml function it follows).
+ * <p>
+ * The products: Q4_K, Q5_K and Q6_K as ggml-cpu's AVX2 {@code ggml_vec_dot_q4_K_q8_K}, {@code ggml_vec_dot_q5_K_q8_K}
+ * and {@code ggml_vec_dot_q6_K_q8_K} (llama.cpp without weight repacking, {@code --no-repack}): per super-block the
  * integer sums of eight 32-bit lanes (lane k takes the values whose index modulo 32 lies in [4k, 4k + 4)), each lane
  * added to its float accumulator with one fused multiply-add by {@code y.d * x.d}; Q4_K's minimums go to a separate
  * four-lane accumulator ({@code -y.d * x.dmin} times the minimums against the 32-value sums of the activations);
  * at the end ggml's {@code hsum_float_8}. The activations arrive rounded as {@link ActivationRounding#Q8_K} rounds
- * them ({@code q * d}); their integers q and scale d are recovered from those floats per super-block.
- * <p>
- * Scalar and slow (a measurement tool, off by default): {@code -Dinference.ggmlOrder=true} uses it for every
- * Q4_K and Q6_K product (and turns off the faster decode paths that would bypass it).
+ * them ({@code q * d}); their integers q and scale d are recovered from those floats per super-block. Q8_0 the same
+ * way per block of 32; F32 in ggml_vec_dot_f32's order and in llamafile tinyBLAS's (prompt batches); F16 attention
+ * scores in ggml_vec_dot_f16's. Besides: ggml's vectorized exp and SwiGLU, and the C library's expf, cosf, sinf and
+ * powf, which ggml calls for single values.
  */
 final class GgmlOrderKernels {
     static final boolean ENABLED = "true".equals(System.getProperty("inference.ggmlOrder"));
@@ -185,6 +190,196 @@ final class GgmlOrderKernels {
             }
         }
         return hsum8(acc);
+    }
+
+    /**
+     * Q8_0 weights against Q8_0-rounded activations as ggml-cpu's AVX2 {@code ggml_vec_dot_q8_0_q8_0} (decode) and
+     * llamafile's {@code tinyBLAS_Q0_AVX} (prompt batches) both compute it: per block of 32 the integer sums of eight
+     * lanes of four consecutive values, each added to its lane with {@code fma(x.d * y.d, lane, acc)}, then
+     * {@code hsum_float_8}. The activation's integers come back exactly: its largest magnitude is 127 times its F16 scale.
+     */
+    static float dotQ8_0(MemorySegment data, long base, float[] x, int offset, int n) {
+        float[] acc = new float[8];
+        int[] q = Q8.get();
+        for (int b = 0; b < n / 32; b++) {
+            long block = base + b * 34L;
+            int xi = offset + b * 32;
+            float amax = 0;
+            for (int j = 0; j < 32; j++) {
+                amax = Math.max(amax, Math.abs(x[xi + j]));
+            }
+            float dy = amax / 127f;
+            for (int j = 0; j < 32; j++) {
+                q[j] = dy == 0 ? 0 : (int) Math.rint(x[xi + j] / dy);
+            }
+            float d = Float.float16ToFloat(data.get(ValueLayout.JAVA_SHORT_UNALIGNED, block)) * dy;
+            for (int k = 0; k < 8; k++) {
+                int lane = 0;
+                for (int j = 4 * k; j < 4 * k + 4; j++) {
+                    lane += data.get(ValueLayout.JAVA_BYTE, block + 2 + j) * q[j];
+                }
+                acc[k] = Math.fma(d, (float) lane, acc[k]);
+            }
+        }
+        return hsum8(acc);
+    }
+
+    /**
+     * F32 rows as ggml-cpu's AVX2 {@code ggml_vec_dot_f32} (decode): four eight-lane accumulators over steps of 32
+     * values, reduced as {@code GGML_F32x8_REDUCE} (0+2, 1+3, then 0+1, halves, two horizontal adds), leftovers added
+     * one by one.
+     */
+    static float dotF32(MemorySegment data, long base, float[] x, int offset, int n) {
+        float[][] sum = new float[4][8];
+        int steps = n & ~31;
+        for (int i = 0; i < steps; i += 32) {
+            for (int j = 0; j < 4; j++) {
+                for (int l = 0; l < 8; l++) {
+                    int at = i + 8 * j + l;
+                    sum[j][l] = Math.fma(data.get(ValueLayout.JAVA_FLOAT_UNALIGNED, base + 4L * at), x[offset + at], sum[j][l]);
+                }
+            }
+        }
+        float result = reduce(sum);
+        for (int i = steps; i < n; i++) {
+            result += data.get(ValueLayout.JAVA_FLOAT_UNALIGNED, base + 4L * i) * x[offset + i];
+        }
+        return result;
+    }
+
+    /**
+     * F32 rows as llamafile's {@code tinyBLAS<8, __m256>} (prompt batches of two or more tokens): one eight-lane
+     * accumulator (lane l takes the values whose index is l modulo 8), then its {@code hsum}.
+     */
+    static float dotF32Tiled(MemorySegment data, long base, float[] x, int offset, int n) {
+        float[] acc = new float[8];
+        for (int i = 0; i < n; i += 8) {
+            for (int l = 0; l < 8; l++) {
+                acc[l] = Math.fma(data.get(ValueLayout.JAVA_FLOAT_UNALIGNED, base + 4L * (i + l)), x[offset + i + l], acc[l]);
+            }
+        }
+        return hsum8(acc);
+    }
+
+    /**
+     * F16 cache rows against an F16-exact query as ggml-cpu's AVX2 {@code ggml_vec_dot_f16} (flash attention's
+     * scores): the same four eight-lane accumulators and reduction as {@link #dotF32}, leftovers in double.
+     */
+    static float dotF16(short[] half, int offset, float[] x, int xOffset, int n) {
+        float[][] sum = new float[4][8];
+        int steps = n & ~31;
+        for (int i = 0; i < steps; i += 32) {
+            for (int j = 0; j < 4; j++) {
+                for (int l = 0; l < 8; l++) {
+                    int at = i + 8 * j + l;
+                    sum[j][l] = Math.fma(Float.float16ToFloat(half[offset + at]), x[xOffset + at], sum[j][l]);
+                }
+            }
+        }
+        double result = reduce(sum);
+        for (int i = steps; i < n; i++) {
+            result += Float.float16ToFloat(half[offset + i]) * x[xOffset + i];
+        }
+        return (float) result;
+    }
+
+    /** GGML_F32x8_REDUCE of four eight-lane accumulators: 0+2 and 1+3, then 0+1, halves, two horizontal adds. */
+    private static float reduce(float[][] sum) {
+        float[] lanes = new float[8];
+        for (int l = 0; l < 8; l++) {
+            lanes[l] = (sum[0][l] + sum[2][l]) + (sum[1][l] + sum[3][l]);
+        }
+        float t0 = lanes[0] + lanes[4], t1 = lanes[1] + lanes[5], t2 = lanes[2] + lanes[6], t3 = lanes[3] + lanes[7];
+        return (t0 + t1) + (t2 + t3);
+    }
+
+    /**
+     * One lane of ggml-cpu's AVX2 {@code ggml_v_expf} (a polynomial exp whose last bits differ from libm's), which
+     * its SiLU, SwiGLU and softmax use for every whole group of eight values.
+     */
+    static float vectorExp(float x) {
+        float r = 0x1.8p23f;
+        float z = Math.fma(x, 0x1.715476p+0f, r);
+        float n = z - r;
+        float b = Math.fma(-n, 0x1.7f7d1cp-20f, Math.fma(-n, 0x1.62e4p-1f, x));
+        int e = Float.floatToRawIntBits(z) << 23;
+        float k = Float.intBitsToFloat(e + Float.floatToRawIntBits(1f));
+        float u = b * b;
+        float j = Math.fma(Math.fma(Math.fma(0x1.0e4020p-7f, b, 0x1.573e2ep-5f), u,
+                Math.fma(0x1.555e66p-3f, b, 0x1.fffdb6p-2f)), u, 0x1.ffffecp-1f * b);
+        if (!(Math.abs(n) > 126)) {
+            return Math.fma(j, k, k);
+        }
+        int g = n <= 0 ? 0x82000000 : 0;
+        float s1 = Float.intBitsToFloat(g + 0x7f000000);
+        float s2 = Float.intBitsToFloat(e - g);
+        if (Math.abs(n) > 192) {
+            return s1 * s1;
+        }
+        return Math.fma(s2, j, s2) * s1;
+    }
+
+    /**
+     * ggml-cpu's {@code ggml_vec_swiglu_f32}: {@code silu(gate) * up} with {@link #vectorExp} for each whole group of
+     * eight ({@code x / (1 + exp(0 - x))}), libm's expf for the rest; into {@code gate}.
+     */
+    static void swiglu(float[] gate, float[] up, int n) {
+        int whole = n & ~7;
+        for (int i = 0; i < n; i++) {
+            float x = gate[i];
+            float exp = i < whole ? vectorExp(0f - x) : libraryExp(-x);
+            gate[i] = x / (1f + exp) * up[i];
+        }
+    }
+
+    /**
+     * The C library's {@code expf}, {@code cosf}, {@code sinf} and {@code powf}, which ggml calls for single values
+     * (their last bits can differ from Math's); looked up on first use (the JDK's foreign function interface).
+     */
+    private static final class Library {
+        static final java.lang.invoke.MethodHandle EXPF = function("expf", 1);
+        static final java.lang.invoke.MethodHandle COSF = function("cosf", 1);
+        static final java.lang.invoke.MethodHandle SINF = function("sinf", 1);
+        static final java.lang.invoke.MethodHandle POWF = function("powf", 2);
+
+        private static java.lang.invoke.MethodHandle function(String name, int arguments) {
+            java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+            return linker.downcallHandle(linker.defaultLookup().find(name).orElseThrow(), arguments == 1
+                    ? java.lang.foreign.FunctionDescriptor.of(ValueLayout.JAVA_FLOAT, ValueLayout.JAVA_FLOAT)
+                    : java.lang.foreign.FunctionDescriptor.of(ValueLayout.JAVA_FLOAT, ValueLayout.JAVA_FLOAT, ValueLayout.JAVA_FLOAT));
+        }
+    }
+
+    static float libraryCos(float x) {
+        try {
+            return (float) Library.COSF.invokeExact(x);
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static float librarySin(float x) {
+        try {
+            return (float) Library.SINF.invokeExact(x);
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static float libraryPow(float x, float y) {
+        try {
+            return (float) Library.POWF.invokeExact(x, y);
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static float libraryExp(float x) {
+        try {
+            return (float) Library.EXPF.invokeExact(x);
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static int sum16(int[] q8, int group) {

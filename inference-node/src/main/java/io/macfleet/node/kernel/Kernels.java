@@ -306,7 +306,7 @@ public final class Kernels {
     }
 
     private static void matvecRounded(WorkerPool pool, WeightMatrix[] matrices, float[] x, float[][] outs) {
-        boolean fused = BYTE_PARTS == 1 && !INT8_ACTIVATIONS;
+        boolean fused = BYTE_PARTS == 1 && !INT8_ACTIVATIONS && !GgmlOrderKernels.ENABLED;
         for (WeightMatrix matrix : matrices) {
             fused &= matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0 && matrix.columns() == matrices[0].columns();
         }
@@ -334,7 +334,7 @@ public final class Kernels {
      * the other.
      */
     public static void matvecEach(WorkerPool pool, WeightMatrix[] matrices, float[][] xs, float[][] outs) {
-        boolean fused = BYTE_PARTS == 1 && !INT8_ACTIVATIONS;
+        boolean fused = BYTE_PARTS == 1 && !INT8_ACTIVATIONS && !GgmlOrderKernels.ENABLED;
         for (WeightMatrix matrix : matrices) {
             fused &= matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0;
         }
@@ -393,7 +393,7 @@ public final class Kernels {
             NibbleKernels.matvec(pool, new WeightMatrix[] {matrix}, x, new float[][] {out});
             return;
         }
-        boolean fourRows = BYTE_PARTS == 1 && matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0;
+        boolean fourRows = BYTE_PARTS == 1 && matrix.type() == io.macfleet.node.gguf.GgmlType.Q8_0 && !GgmlOrderKernels.ENABLED;
         if (!fourRows) {
             pool.parallelFor(matrix.rows(), (start, end, worker) -> {
                 for (int r = start; r < end; r++) {
@@ -407,6 +407,55 @@ public final class Kernels {
             return;
         }
         matvecQ8Streams(pool, new WeightMatrix[] {matrix}, x, new float[][] {out});
+    }
+
+    /** Whether products, SwiGLU and attention scores follow ggml-cpu's exact float order ({@code -Dinference.ggmlOrder=true}). */
+    public static boolean ggmlOrder() {
+        return GgmlOrderKernels.ENABLED;
+    }
+
+    /** expf as ggml calls it for single values: the C library's under {@code -Dinference.ggmlOrder=true}, else Math.exp. */
+    public static float exp(float x) {
+        return GgmlOrderKernels.ENABLED ? GgmlOrderKernels.libraryExp(x) : (float) Math.exp(x);
+    }
+
+    /** cosf, sinf and powf as ggml calls them: the C library's under {@code -Dinference.ggmlOrder=true}. */
+    public static float cos(float x) {
+        return GgmlOrderKernels.ENABLED ? GgmlOrderKernels.libraryCos(x) : (float) Math.cos(x);
+    }
+
+    public static float sin(float x) {
+        return GgmlOrderKernels.ENABLED ? GgmlOrderKernels.librarySin(x) : (float) Math.sin(x);
+    }
+
+    public static float pow(float x, float y) {
+        return GgmlOrderKernels.ENABLED ? GgmlOrderKernels.libraryPow(x, y) : (float) Math.pow(x, y);
+    }
+
+    /** ggml-cpu's softmax of {@code x[offset .. offset + n)} into {@code y} (ggml_vec_soft_max_f32, then the scale by 1 / sum). */
+    public static void ggmlSoftmax(float[] x, int offset, int n, float[] y) {
+        float max = Float.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++) {
+            max = Math.max(max, x[offset + i]);
+        }
+        double sum = 0;
+        int whole = n & ~7;
+        float[] lanes = new float[8];
+        for (int i = 0; i < whole; i += 8) {
+            for (int l = 0; l < 8; l++) {
+                lanes[l] = y[i + l] = GgmlOrderKernels.vectorExp(x[offset + i + l] - max);
+            }
+            float r0 = lanes[4] + lanes[0], r1 = lanes[5] + lanes[1], r2 = lanes[6] + lanes[2], r3 = lanes[7] + lanes[3];
+            sum += (r0 + r2) + (r1 + r3);
+        }
+        for (int i = whole; i < n; i++) {
+            y[i] = exp(x[offset + i] - max);
+            sum += y[i];
+        }
+        float inverse = (float) (1.0 / sum);
+        for (int i = 0; i < n; i++) {
+            y[i] *= inverse;
+        }
     }
 
     /**
@@ -710,17 +759,41 @@ public final class Kernels {
                 ? rounded(rounding(matrix), x, matrix.columns(), tokens) : x, tokens, out, BLOCK_ROWS);
     }
 
+    /**
+     * {@link #matmul} for an expert's weights (ggml's mul_mat_id): under {@code -Dinference.ggmlOrder=true} one
+     * {@code vec_dot} per row and token, as ggml multiplies indexed weights (never through llamafile's tinyBLAS,
+     * whose F32 order differs); otherwise the same as {@link #matmul}.
+     */
+    public static void matmulIndexed(WorkerPool pool, WeightMatrix matrix, float[] x, int tokens, float[] out) {
+        if (!GgmlOrderKernels.ENABLED || tokens == 1) {
+            matmul(pool, matrix, x, tokens, out);
+            return;
+        }
+        int rows = matrix.rows(), columns = matrix.columns();
+        float[] input = ROUND_ACTIVATIONS && pool.roundsActivations() ? rounded(rounding(matrix), x, columns, tokens) : x;
+        pool.parallelFor(rows, (start, end, worker) -> {
+            for (int r = start; r < end; r++) {
+                for (int t = 0; t < tokens; t++) {
+                    out[t * rows + r] = dot(matrix, r, input, t * columns);
+                }
+            }
+        });
+    }
+
     /** {@link #matmul(WorkerPool, WeightMatrix, float[], int, float[])} with its blocking as parameters (for benchmarks). */
     static void matmul(WorkerPool pool, WeightMatrix matrix, float[] x, int tokens, float[] out, int blockRows) {
         int rows = matrix.rows();
         int columns = matrix.columns();
         // ggml's order needs the products one row and token at a time (its vec_dot), not dequantized float tiles
-        if (GgmlOrderKernels.ENABLED && (matrix.type() == io.macfleet.node.gguf.GgmlType.Q4_K
-                || matrix.type() == io.macfleet.node.gguf.GgmlType.Q5_K || matrix.type() == io.macfleet.node.gguf.GgmlType.Q6_K)) {
+        if (GgmlOrderKernels.ENABLED) {
+            // F32 prompt products go through llamafile's tinyBLAS in llama.cpp, whose order differs from its vec_dot
+            boolean f32 = matrix.type() == io.macfleet.node.gguf.GgmlType.F32;
             pool.parallelFor(rows, (start, end, worker) -> {
                 for (int r = start; r < end; r++) {
                     for (int t = 0; t < tokens; t++) {
-                        out[t * rows + r] = dot(matrix, r, x, t * columns);
+                        out[t * rows + r] = f32
+                                ? GgmlOrderKernels.dotF32Tiled(matrix.data(), matrix.rowOffset(r), x, t * columns, columns)
+                                : dot(matrix, r, x, t * columns);
                     }
                 }
             });
@@ -876,6 +949,10 @@ public final class Kernels {
 
     /** SwiGLU in place: {@code gate[i] = gate[i] / (1 + exp(-gate[i])) * up[i]} for i in [0, n). */
     public static void swiglu(float[] gate, float[] up, int n) {
+        if (GgmlOrderKernels.ENABLED) {
+            GgmlOrderKernels.swiglu(gate, up, n);
+            return;
+        }
         int i = 0;
         for (; i <= n - L; i += L) {
             FloatVector g = FloatVector.fromArray(F, gate, i);
@@ -890,6 +967,9 @@ public final class Kernels {
 
     /** {@code half[offset ..] · x[xOffset ..]} over n elements, the F16 values widened (ggml_vec_dot_f16). */
     public static float dotHalf(short[] half, int offset, float[] x, int xOffset, int n) {
+        if (GgmlOrderKernels.ENABLED) {
+            return GgmlOrderKernels.dotF16(half, offset, x, xOffset, n);
+        }
         FloatVector acc = FloatVector.zero(F);
         int i = 0;
         for (; i <= n - L; i += L) {

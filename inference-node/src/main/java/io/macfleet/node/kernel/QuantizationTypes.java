@@ -38,10 +38,10 @@ public final class QuantizationTypes {
     private static final RowKernels[] BY_TYPE = new RowKernels[GgmlType.values().length];
 
     static {
-        register(GgmlType.F32, Kernels::dotF32, Kernels::dequantizeF32, ActivationRounding.NONE);
+        register(GgmlType.F32, GgmlOrderKernels.ENABLED ? GgmlOrderKernels::dotF32 : Kernels::dotF32, Kernels::dequantizeF32, ActivationRounding.NONE);
         register(GgmlType.F16, Kernels::dotF16, Kernels::dequantizeF16, ActivationRounding.F16);
         register(GgmlType.BF16, Kernels::dotBF16, Kernels::dequantizeBF16, ActivationRounding.BF16);
-        register(GgmlType.Q8_0, Kernels::dotQ8, Kernels::dequantizeQ8, ActivationRounding.Q8_0);
+        register(GgmlType.Q8_0, GgmlOrderKernels.ENABLED ? GgmlOrderKernels::dotQ8_0 : Kernels::dotQ8, Kernels::dequantizeQ8, ActivationRounding.Q8_0);
         register(GgmlType.Q4_0, Kernels::dotQ4, Kernels::dequantizeQ4, ActivationRounding.Q8_0);
         register(GgmlType.Q4_K, GgmlOrderKernels.ENABLED ? GgmlOrderKernels::dotQ4K : KQuantKernels::dotQ4K, KQuantKernels::dequantizeQ4K, ActivationRounding.Q8_K);
         register(GgmlType.Q5_K, GgmlOrderKernels.ENABLED ? GgmlOrderKernels::dotQ5K : KQuantKernels::dotQ5K, KQuantKernels::dequantizeQ5K, ActivationRounding.Q8_K);

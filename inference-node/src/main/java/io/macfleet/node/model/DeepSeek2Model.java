@@ -298,9 +298,10 @@ final class DeepSeek2Model implements DecoderModel {
         float[] last = null;
         for (int done = 0; done < count; done += LlamaModel.MAX_BATCH) {
             int batch = Math.min(LlamaModel.MAX_BATCH, count - done);
-            forwardBatch(tokens, from + done, null, batch, position + done, cache);
-            if (logits && done + batch == count) {
-                last = logitsOf(x, (batch - 1) * config.dimension(), true);
+            boolean lastOnly = logits && done + batch == count;
+            forwardBatch(tokens, from + done, null, batch, position + done, cache, lastOnly);
+            if (lastOnly) {
+                last = logitsOf(x, outputRow * config.dimension(), true);
             }
         }
         return last;
@@ -312,7 +313,7 @@ final class DeepSeek2Model implements DecoderModel {
             throw new IllegalArgumentException("stage batch of " + count + " at position " + position
                     + " exceeds the batch limit " + LlamaModel.MAX_BATCH + " or the context of " + cache.capacity());
         }
-        forwardBatch(tokens, from, hidden, count, position, cache);
+        forwardBatch(tokens, from, hidden, count, position, cache, false);
         return x;
     }
 
@@ -345,7 +346,17 @@ final class DeepSeek2Model implements DecoderModel {
         return result;
     }
 
-    private void forwardBatch(int[] tokens, int from, float[] hidden, int batch, int position, KvCache cache) {
+    /** The row of {@link #x} that holds the last token's output after {@link #forwardBatch} (0 when only it was kept). */
+    private int outputRow;
+
+    /**
+     * One batch through this model's blocks. {@code lastOnly}: only the last token's output is wanted, so the last
+     * layer's FFN runs for that token alone, as llama.cpp does (its {@code inp_out_ids}); the FFN writes no cache, so
+     * nothing else changes, and a prompt's last layer costs one token's FFN.
+     */
+    private void forwardBatch(int[] tokens, int from, float[] hidden, int batch, int position, KvCache cache,
+                              boolean lastOnly) {
+        outputRow = batch - 1;
         int dim = config.dimension(), heads = config.heads(), keyLength = config.headDimension();
         int queryWidth = heads * keyLength, latentWidth = hyper.latentWidth(), kvRank = hyper.kvRank();
         int valueWidth = heads * hyper.valueHead();
@@ -369,6 +380,7 @@ final class DeepSeek2Model implements DecoderModel {
             for (int t = 0; t < batch; t++) {
                 rmsNorm(x, t * dim, block.attentionNorm(), normed, t * dim, dim);
             }
+            TensorProbe.dump("attn_norm-" + block.index(), normed, 0, batch, dim);
             time = mark(LlamaModel.Phase.ATTENTION_NORM, time);
             if (block.queryA() != null && batch == 1) {
                 // q_a and kv_a share their input: one parallel loop for both
@@ -405,7 +417,7 @@ final class DeepSeek2Model implements DecoderModel {
                 }
             }
             time = mark(LlamaModel.Phase.ROPE_CACHE, time);
-            if (halfRows != null && batch == 1) {
+            if (halfRows != null && batch == 1 && !Kernels.ggmlOrder()) {
                 attendHalfDecode(block, halfRows, position, queryWidth, valueWidth);
             } else if (halfRows != null && batch >= TILED_BATCH) {
                 // llama.cpp's tiled flash attention for prompt batches of 64 or more: F32 query and accumulator over
@@ -425,22 +437,35 @@ final class DeepSeek2Model implements DecoderModel {
             Kernels.matmul(pool, block.output(), attention, batch, projected);
             collective.allReduce(projected, batch * dim);
             time = mark(LlamaModel.Phase.ATTENTION_OUTPUT, time);
+            TensorProbe.dump("attn_out-" + block.index(), projected, 0, batch, dim);
+            TensorProbe.dump("kqv_out-" + block.index(), attention, 0, batch, valueWidth);
             add(x, projected, batch * dim);
-            for (int t = 0; t < batch; t++) {
+            int ffnRows = batch;
+            if (lastOnly && batch > 1 && block.index() == config.layers() - 1) {
+                System.arraycopy(x, (batch - 1) * dim, x, 0, dim);
+                ffnRows = 1;
+                outputRow = 0;
+            }
+            TensorProbe.dump("ffn_inp-" + block.index(), x, 0, ffnRows, dim);
+            for (int t = 0; t < ffnRows; t++) {
                 rmsNorm(x, t * dim, block.ffnNorm(), normed, t * dim, dim);
             }
+            TensorProbe.dump("ffn_norm-" + block.index(), normed, 0, ffnRows, dim);
             time = mark(LlamaModel.Phase.FFN_NORM, time);
             if (block.experts() == null) {
-                swigluFeedForward(block.gate(), block.up(), block.down(), batch, projected);
+                swigluFeedForward(block.gate(), block.up(), block.down(), ffnRows, projected);
                 time = mark(LlamaModel.Phase.DOWN, time);
             } else {
-                experts.forward(pool, block.experts(), normed, batch, projected, sharedExperts[block.index() - layers.first()]);
+                experts.forward(pool, block.experts(), normed, ffnRows, projected, sharedExperts[block.index() - layers.first()]);
                 time = mark(LlamaModel.Phase.EXPERTS, time);
             }
-            collective.allReduce(projected, batch * dim);
-            add(x, projected, batch * dim);
+            collective.allReduce(projected, ffnRows * dim);
+            TensorProbe.dump("ffn_out-" + block.index(), projected, 0, ffnRows, dim);
+            add(x, projected, ffnRows * dim);
+            TensorProbe.dump("l_out-" + block.index(), x, 0, ffnRows, dim);
             time = mark(LlamaModel.Phase.RESIDUAL, time);
         }
+        TensorProbe.step++;
     }
 
     private void swigluFeedForward(WeightMatrix gateMatrix, WeightMatrix upMatrix, WeightMatrix downMatrix, int batch,
@@ -465,12 +490,16 @@ final class DeepSeek2Model implements DecoderModel {
         int heads = config.heads(), keyLength = config.headDimension(), nope = hyper.keyNope();
         int keyOffset = t * hyper.latentWidth() + hyper.kvRank();
         float scale = hyper.ropeScale(), frequencyScale = hyper.frequencyScale();
-        for (int i = 0; i < inverseFrequencies.length; i++) {
-            float extrapolated = position * inverseFrequencies[i];
+        // ggml_rope_cache_init: theta starts at the position and is multiplied by powf(base, -2 / dims) per pair
+        float ggmlTheta = position, thetaScale = Kernels.ggmlOrder() ? Kernels.pow((float) config.ropeTheta(), -2.0f / hyper.keyRope()) : 0;
+        for (int i = 0; i < inverseFrequencies.length; i++, ggmlTheta *= thetaScale) {
+            float extrapolated = Kernels.ggmlOrder() ? ggmlTheta : position * inverseFrequencies[i];
             float interpolated = frequencyScale * extrapolated;
-            float theta = interpolated * (1 - ramp[i]) + extrapolated * ramp[i];
-            float cos = (float) Math.cos(theta) * scale;
-            float sin = (float) Math.sin(theta) * scale;
+            // llama.cpp's build (GCC contracts a * b + c * d) fuses the first product: fma(interp, 1 - ramp, extrap * ramp)
+            float theta = Kernels.ggmlOrder() ? Math.fma(interpolated, 1 - ramp[i], extrapolated * ramp[i])
+                    : interpolated * (1 - ramp[i]) + extrapolated * ramp[i];
+            float cos = Kernels.cos(theta) * scale;
+            float sin = Kernels.sin(theta) * scale;
             rotate(latents, keyOffset + 2 * i, cos, sin);
             for (int h = 0; h < heads; h++) {
                 rotate(queries, t * heads * keyLength + h * keyLength + nope + 2 * i, cos, sin);
@@ -480,6 +509,12 @@ final class DeepSeek2Model implements DecoderModel {
 
     private static void rotate(float[] values, int a, float cos, float sin) {
         float x0 = values[a], x1 = values[a + 1];
+        if (Kernels.ggmlOrder()) {
+            // ggml-cpu's rotate_pairs as GCC compiled it (fused: x0 * cos - x1 * sin and x0 * sin + x1 * cos)
+            values[a] = Math.fma(x0, cos, -(x1 * sin));
+            values[a + 1] = Math.fma(x0, sin, x1 * cos);
+            return;
+        }
         values[a] = x0 * cos - x1 * sin;
         values[a + 1] = x0 * sin + x1 * cos;
     }
@@ -493,6 +528,10 @@ final class DeepSeek2Model implements DecoderModel {
         float[][] queryRows = this.queryRows, scores = this.scores, context = this.context;
         float[] q = this.q, attention = this.attention;
         float[][] roundedRows = this.roundedRows;
+        if (TensorProbe.DIRECTORY != null && (probeLatents == null || probeLatents.length < batch * heads * kvRank)) {
+            probeLatents = new float[batch * heads * kvRank];
+        }
+        float[] probeLatents = this.probeLatents;
         pool.parallelFor(batch * heads, (start, end, worker) -> {
             float[] query = queryRows[worker], score = scores[worker], latent = context[worker], rounded = roundedRows[worker];
             for (int item = start; item < end; item++) {
@@ -525,13 +564,22 @@ final class DeepSeek2Model implements DecoderModel {
                 }
                 }
                 int out = t * valueWidth + h * valueHead;
+                if (probeLatents != null) {
+                    System.arraycopy(latent, 0, probeLatents, (t * heads + h) * kvRank, kvRank);
+                }
                 Kernels.roundActivations(pool, valueB, latent, 0, kvRank, rounded, 0);
                 for (int j = 0; j < valueHead; j++) {
                     attention[out + j] = Kernels.dot(valueB, h * valueHead + j, rounded, 0);
                 }
             }
         });
+        if (probeLatents != null) {
+            TensorProbe.dump("fattn_latent-" + block.index(), probeLatents, 0, batch * heads, kvRank);
+        }
     }
+
+    /** Each (token, head)'s attention over the latents, kept for {@link TensorProbe} only (null unless it is on). */
+    private float[] probeLatents;
 
     /**
      * {@link #attend} for a prompt batch of {@link #TILED_BATCH} tokens or more over F32 rows: the same arithmetic,
@@ -626,13 +674,13 @@ final class DeepSeek2Model implements DecoderModel {
             float previous = max, ms = 1, vs = 1;
             if (score > max) {
                 max = score;
-                ms = (float) Math.exp(previous - max);
+                ms = Kernels.exp(previous - max);
                 Kernels.scaleHalf(accumulator, ms, kvRank);
             } else {
-                vs = (float) Math.exp(score - max);
+                vs = Kernels.exp(score - max);
             }
             Kernels.madHalf(accumulator, halfRows, s * latentWidth, vs, kvRank);
-            sum = sum * ms + vs;
+            sum = Math.fma(sum, ms, vs); // GCC contracts llama.cpp's S = S*ms + vs into one fused multiply-add
         }
         float inverse = sum == 0 ? 0 : 1 / sum;
         for (int i = 0; i < kvRank; i++) {
@@ -677,13 +725,13 @@ final class DeepSeek2Model implements DecoderModel {
                     float previous = max[i], ms = 1, vs = 1;
                     if (score > previous) {
                         max[i] = score;
-                        ms = (float) Math.exp(previous - score);
+                        ms = Kernels.exp(previous - score);
                         Kernels.scaleHalf(accumulators, i * kvRank, ms, kvRank);
                     } else {
-                        vs = (float) Math.exp(score - previous);
+                        vs = Kernels.exp(score - previous);
                     }
                     Kernels.madHalf(accumulators, i * kvRank, row, vs, kvRank);
-                    sum[i] = sum[i] * ms + vs;
+                    sum[i] = Math.fma(sum[i], ms, vs);
                 }
             }
             for (int i = 0; i < count; i++) {

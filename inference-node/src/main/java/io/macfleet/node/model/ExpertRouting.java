@@ -47,21 +47,12 @@ public record ExpertRouting(Gating gating, float[] selectionBias, boolean normal
     void select(float[] logits, int offset, int experts, int used, int[] ids, float[] weights, int at) {
         float[] probabilities = new float[experts];
         if (gating == Gating.SOFTMAX) {
-            float max = Float.NEGATIVE_INFINITY;
-            for (int e = 0; e < experts; e++) {
-                max = Math.max(max, logits[offset + e]);
-            }
-            float sum = 0;
-            for (int e = 0; e < experts; e++) {
-                probabilities[e] = (float) Math.exp(logits[offset + e] - max);
-                sum += probabilities[e];
-            }
-            for (int e = 0; e < experts; e++) {
-                probabilities[e] /= sum;
-            }
+            // ggml's soft_max: its vectorized exp for each group of eight, the sum in double, then times 1 / sum
+            io.macfleet.node.kernel.Kernels.ggmlSoftmax(logits, offset, experts, probabilities);
         } else {
+            // ggml's sigmoid in float: 1 / (1 + expf(-x)), two float roundings
             for (int e = 0; e < experts; e++) {
-                probabilities[e] = (float) (1.0 / (1.0 + Math.exp(-logits[offset + e])));
+                probabilities[e] = 1f / (1f + io.macfleet.node.kernel.Kernels.exp(-logits[offset + e]));
             }
         }
         float[] selection = probabilities.clone();
@@ -102,7 +93,7 @@ public record ExpertRouting(Gating gating, float[] selectionBias, boolean normal
             }
         }
         boolean[] taken = new boolean[experts];
-        float total = 0;
+        double total = 0; // ggml's sum_rows adds in double
         for (int k = 0; k < used; k++) {
             int best = -1;
             for (int e = 0; e < experts; e++) {
@@ -116,7 +107,7 @@ public record ExpertRouting(Gating gating, float[] selectionBias, boolean normal
             total += probabilities[best];
         }
         // llama.cpp clamps the sum to the smallest normal F16 before dividing.
-        float divisor = Math.max(total, 6.103515625e-5f);
+        float divisor = Math.max((float) total, 6.103515625e-5f);
         for (int k = 0; k < used; k++) {
             if (normalize) {
                 weights[at + k] /= divisor;

@@ -76,7 +76,12 @@ public final class MixtureOfExperts {
             return;
         }
         int[] tokens = new int[batch];
+        int[] slots = new int[batch];
         float[] tokenWeights = new float[batch];
+        if (routed.length < batch * used * dimension) {
+            routed = new float[batch * used * dimension];
+        }
+        boolean[] filled = new boolean[batch * used];
         for (int e = 0; e < experts; e++) {
             if (!weights.holds(e)) {
                 continue;
@@ -86,6 +91,7 @@ public final class MixtureOfExperts {
                 for (int k = 0; k < used; k++) {
                     if (selected[t * used + k] == e) {
                         tokens[count] = t;
+                        slots[count] = t * used + k;
                         tokenWeights[count++] = selectedWeights[t * used + k];
                     }
                 }
@@ -96,12 +102,27 @@ public final class MixtureOfExperts {
             for (int i = 0; i < count; i++) {
                 System.arraycopy(normed, tokens[i] * dimension, gathered, i * dimension, dimension);
             }
-            Kernels.matmul(pool, weights.gates()[e], gathered, count, gate);
-            Kernels.matmul(pool, weights.ups()[e], gathered, count, up);
+            Kernels.matmulIndexed(pool, weights.gates()[e], gathered, count, gate);
+            Kernels.matmulIndexed(pool, weights.ups()[e], gathered, count, up);
             Kernels.swiglu(gate, up, count * width);
-            Kernels.matmul(pool, weights.downs()[e], gate, count, down);
+            Kernels.matmulIndexed(pool, weights.downs()[e], gate, count, down);
+            // each expert's output times its weight (one rounding, ggml_mul), summed below in selection order
             for (int i = 0; i < count; i++) {
-                Kernels.axpy(out, tokens[i] * dimension, tokenWeights[i], down, i * dimension, dimension);
+                int at = slots[i] * dimension;
+                for (int j = 0; j < dimension; j++) {
+                    routed[at + j] = down[i * dimension + j] * tokenWeights[i];
+                }
+                filled[slots[i]] = true;
+            }
+        }
+        for (int t = 0; t < batch; t++) {
+            for (int k = 0; k < used; k++) {
+                if (filled[t * used + k]) {
+                    int at = (t * used + k) * dimension;
+                    for (int j = 0; j < dimension; j++) {
+                        out[t * dimension + j] += routed[at + j];
+                    }
+                }
             }
         }
         if (shared != null) {
@@ -122,6 +143,7 @@ public final class MixtureOfExperts {
 
     private float[] sharedGate = new float[0], sharedUp = new float[0], sharedDown = new float[0], routerInput = new float[0];
     private float[][] downScratch = new float[0][];
+    private float[] routed = new float[0];
 
     private void ensureShared(int length) {
         if (sharedGate.length < length) {

@@ -25,32 +25,38 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The node's greedy tokens against the real llama.cpp ({@code llama-server} built by {@code .ci/llama-cpp.sh} from
- * node-llama-cpp 3.22.1's source, with its defaults: F16 K cache, flash attention on) on generated deepseek2 files (V3
- * and V2 routing, F32, Q8_0, Q4_K_M, Q6_K): both get the same prompt token ids, llama.cpp through {@code /completion}
- * with temperature 0, top-k 1 and ignore_eos (which bans its end-of-generation tokens, so the node's loop bans them
- * too). Every file must give the same first {@value #PREFIX} tokens, and F32 and Q8_0 files may part later only
- * where llama.cpp takes the node's runner-up: the node rounds activations as ggml's {@code vec_dot_type} does and
- * keeps the latent cache and the attention's accumulator in F16 as llama.cpp's flash attention does, so what is left
- * is float summation order, which no kernel but ggml's own reproduces and which decides near ties (measured: the
- * same node code on the small Q4_K_M file moves its first token's log-probability between -0.39 and -1.39 when only
- * the JIT tier, and with it the Vector API's lane-reduction order, changes; on the Q8_0 file by 0.025; on F32 by
- * 0.0015; docs/benchmarks.md). The report names the first divergence and the node's gap between its top two logits.
+ * node-llama-cpp 3.22.1's source: F16 K cache, flash attention on, two threads) on generated deepseek2 files (V3 and
+ * V2 routing; F32, Q8_0, Q4_K_M, Q6_K): both get the same prompt token ids, llama.cpp through {@code /completion} with
+ * temperature 0, top-k 1 and ignore_eos (which bans its end-of-generation tokens, so the node's loop bans them too).
+ * Every file must give the same {@value #STEPS} tokens, near ties included (one file's step 11 is decided by 0.003).
+ * <p>
+ * That holds because the node runs in ggml's float order ({@code -Dinference.ggmlOrder=true}, this test's own surefire
+ * execution): every product, reduction, exp, RoPE angle and rounding as this llama.cpp build computes them on this
+ * x86 CPU, so the logits are bit-identical to llama.cpp's at every step (inference-node/tools/ggml-parity compares
+ * them, and every named tensor of every layer; docs/inference-node-kernels.md). On these small random models the
+ * activations' 8-bit rounding turns any last-bit difference into a visible one, so nothing short of that agrees for
+ * long (the fast kernels, which sum in other orders, part after about 8 to 16 tokens). llama.cpp runs with
+ * {@code --no-repack}: by default it repacks Q4_K weights into interleaved 8x8 tiles whose order the node does not
+ * follow (the same products, summed differently).
  * <p>
  * The binary: {@code MACFLEET_LLAMA_CPP_BIN} (the directory), else the cache {@code .ci/llama-cpp.sh} fills. Absent:
  * skipped with a message, but a failure when {@code CI=true}.
  */
 class LlamaCppGreedyTest {
     private static final int STEPS = 32;
-    /** The tokens every file must agree on (measured: K-quant files parted at steps 11 and 14, others later or never). */
-    private static final int PREFIX = 8;
     private static Path server;
 
     @BeforeAll
     static void findLlamaServer() {
+        String order = "the node is not in ggml's float order: this test runs in the ggml-order surefire execution"
+                + " (-Dinference.ggmlOrder=true)";
+        if (!io.macfleet.node.kernel.Kernels.ggmlOrder() && "true".equals(System.getenv("CI"))) {
+            Assertions.fail(order + " and CI=true");
+        }
+        Assumptions.assumeTrue(io.macfleet.node.kernel.Kernels.ggmlOrder(), order);
         server = llamaServer();
         String message = "llama-server not found (set MACFLEET_LLAMA_CPP_BIN or run .ci/llama-cpp.sh)";
         if (server == null && "true".equals(System.getenv("CI"))) {
@@ -82,7 +88,9 @@ class LlamaCppGreedyTest {
     @ParameterizedTest(name = "{0} {1} {2} seed {3}")
     @CsvSource({"tiny, DEEPSEEK2, f32, 7", "tiny, DEEPSEEK2_SOFTMAX, f32, 7", "tiny, DEEPSEEK2, q8_0, 7",
             "tiny, DEEPSEEK2_SOFTMAX, q8_0, 3", "small, DEEPSEEK2, f32, 7", "small, DEEPSEEK2_SOFTMAX, f32, 7",
-            "small, DEEPSEEK2, q8_0, 7", "small, DEEPSEEK2, q4_k_m, 3", "small, DEEPSEEK2, q6_k, 7"})
+            "small, DEEPSEEK2, q8_0, 7", "small, DEEPSEEK2_SOFTMAX, q8_0, 5", "small, DEEPSEEK2, q4_k_m, 3",
+            "small, DEEPSEEK2, q4_k_m, 7", "small, DEEPSEEK2_SOFTMAX, q4_k_m, 11", "small, DEEPSEEK2, q6_k, 7",
+            "small, DEEPSEEK2, q6_k, 3", "small, DEEPSEEK2_SOFTMAX, q6_k, 13"})
     void greedyTokensMatchLlamaCpp(String preset, ModelGenerator.Architecture architecture, String type, Integer seed,
                                    @TempDir Path directory) throws Exception {
         int fileSeed = seed == null ? 7 : seed;
@@ -137,14 +145,10 @@ class LlamaCppGreedyTest {
         String report = "prompt " + prompt + "\n node " + nodeIds + "\n margins " + margins + "\n llama.cpp " + llamaIds;
         System.out.println(model.getFileName() + ": " + report);
         assertEquals(STEPS, llamaIds.size(), report);
-        boolean exact = type.equals("f32") || type.equals("q8_0");
         for (int i = 0; i < STEPS; i++) {
             if (!nodeIds.get(i).equals(llamaIds.get(i))) {
-                String divergence = "step " + i + ": node " + nodeIds.get(i) + " (runner-up " + runnersUp.get(i)
-                        + ", top-2 logit gap " + margins.get(i) + "), llama.cpp " + llamaIds.get(i);
-                assertTrue(i >= PREFIX && (!exact || llamaIds.get(i).equals(runnersUp.get(i))), divergence + ": " + report);
-                System.out.println(model.getFileName() + ": first divergence at " + divergence);
-                return;
+                Assertions.fail("step " + i + ": node " + nodeIds.get(i) + " (runner-up " + runnersUp.get(i)
+                        + ", top-2 logit gap " + margins.get(i) + "), llama.cpp " + llamaIds.get(i) + ": " + report);
             }
         }
     }
@@ -156,7 +160,9 @@ class LlamaCppGreedyTest {
         }
         Path log = Files.createTempFile("llama-server", ".log");
         ProcessBuilder builder = new ProcessBuilder(server.toString(), "-m", model.toString(), "--host", "127.0.0.1",
-                "--port", Integer.toString(port), "-t", "2", "-c", "256", "-np", "1", "--no-warmup")
+                "--port", Integer.toString(port), "-t", "2", "-c", "256", "-np", "1", "--no-warmup",
+                // ggml repacks Q4_K weights into interleaved 8x8 tiles whose product order the node does not follow
+                "--no-repack")
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         // The binary's RUNPATH names the build directory .ci/llama-cpp.sh removes; its libraries sit beside it.
         String libraries = builder.environment().get("LD_LIBRARY_PATH");
