@@ -230,17 +230,8 @@ final class GgmlOrderKernels {
      * one by one.
      */
     static float dotF32(MemorySegment data, long base, float[] x, int offset, int n) {
-        float[][] sum = new float[4][8];
         int steps = n & ~31;
-        for (int i = 0; i < steps; i += 32) {
-            for (int j = 0; j < 4; j++) {
-                for (int l = 0; l < 8; l++) {
-                    int at = i + 8 * j + l;
-                    sum[j][l] = Math.fma(data.get(ValueLayout.JAVA_FLOAT_UNALIGNED, base + 4L * at), x[offset + at], sum[j][l]);
-                }
-            }
-        }
-        float result = reduce(sum);
+        float result = fourAccumulators(i -> data.get(ValueLayout.JAVA_FLOAT_UNALIGNED, base + 4L * i), x, offset, steps);
         for (int i = steps; i < n; i++) {
             result += data.get(ValueLayout.JAVA_FLOAT_UNALIGNED, base + 4L * i) * x[offset + i];
         }
@@ -266,21 +257,34 @@ final class GgmlOrderKernels {
      * scores): the same four eight-lane accumulators and reduction as {@link #dotF32}, leftovers in double.
      */
     static float dotF16(short[] half, int offset, float[] x, int xOffset, int n) {
-        float[][] sum = new float[4][8];
         int steps = n & ~31;
-        for (int i = 0; i < steps; i += 32) {
-            for (int j = 0; j < 4; j++) {
-                for (int l = 0; l < 8; l++) {
-                    int at = i + 8 * j + l;
-                    sum[j][l] = Math.fma(Float.float16ToFloat(half[offset + at]), x[xOffset + at], sum[j][l]);
-                }
-            }
-        }
-        double result = reduce(sum);
+        double result = fourAccumulators(i -> Float.float16ToFloat(half[offset + i]), x, xOffset, steps);
         for (int i = steps; i < n; i++) {
             result += Float.float16ToFloat(half[offset + i]) * x[xOffset + i];
         }
         return (float) result;
+    }
+
+    /** The weight row's value at an index (F32 or widened F16). */
+    private interface Row {
+        float at(int index);
+    }
+
+    /**
+     * ggml's GGML_F32_STEP loop: four eight-lane accumulators over {@code steps} values (a multiple of 32), each lane
+     * one fused multiply-add per step, then {@link #reduce}.
+     */
+    private static float fourAccumulators(Row row, float[] x, int offset, int steps) {
+        float[][] sum = new float[4][8];
+        for (int i = 0; i < steps; i += 32) {
+            for (int j = 0; j < 4; j++) {
+                for (int l = 0; l < 8; l++) {
+                    int at = i + 8 * j + l;
+                    sum[j][l] = Math.fma(row.at(at), x[offset + at], sum[j][l]);
+                }
+            }
+        }
+        return reduce(sum);
     }
 
     /** GGML_F32x8_REDUCE of four eight-lane accumulators: 0+2 and 1+3, then 0+1, halves, two horizontal adds. */
@@ -351,34 +355,30 @@ final class GgmlOrderKernels {
     }
 
     static float libraryCos(float x) {
-        try {
-            return (float) Library.COSF.invokeExact(x);
-        } catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
+        return callUnary(Library.COSF, x);
     }
 
     static float librarySin(float x) {
-        try {
-            return (float) Library.SINF.invokeExact(x);
-        } catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
+        return callUnary(Library.SINF, x);
+    }
+
+    static float libraryExp(float x) {
+        return callUnary(Library.EXPF, x);
     }
 
     static float libraryPow(float x, float y) {
         try {
             return (float) Library.POWF.invokeExact(x, y);
         } catch (Throwable e) {
-            throw new IllegalStateException(e);
+            throw new IllegalStateException("powf", e);
         }
     }
 
-    static float libraryExp(float x) {
+    private static float callUnary(java.lang.invoke.MethodHandle function, float x) {
         try {
-            return (float) Library.EXPF.invokeExact(x);
+            return (float) function.invokeExact(x);
         } catch (Throwable e) {
-            throw new IllegalStateException(e);
+            throw new IllegalStateException(function.toString(), e);
         }
     }
 
