@@ -5,18 +5,20 @@
 # teacher-forced along the same ids and each step's logits are compared bit for bit with llama.cpp's. --tensors STEP
 # also compares every layer's named tensors at that step (llama.cpp's eval callback against the node's
 # -Dinference.probe dumps), which finds the first operation that parts. The node runs in ggml's float order unless
-# --fast. Needs: g++, python3, inference-node/target/classes (mvnw compile), and llama.cpp's headers: LLAMA_CPP_SOURCE,
-# else the source of node-llama-cpp 3.22.1 (npm pack, as .ci/llama-cpp.sh) cached beside the binaries.
+# --fast. --no-repack: llama.cpp keeps Q4_K weights as they are (its --no-repack), and so does the node
+# (-Dinference.ggmlRepack=false); by default both follow llama.cpp's repacked 8x8 order. Needs: g++, python3,
+# inference-node/target/classes (mvnw compile), and llama.cpp's headers: LLAMA_CPP_SOURCE, else the source of
+# node-llama-cpp 3.22.1 (npm pack, as .ci/llama-cpp.sh) cached beside the binaries.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${MACFLEET_LLAMA_CPP_BIN:?set MACFLEET_LLAMA_CPP_BIN to the directory of llama-server and its libraries}
 model=${1:?usage: ggml-parity.sh MODEL [STEPS] [--tensors STEP] [--no-repack] [--fast]}
 shift
-steps=32 tensors="" order=true
+steps=32 tensors="" order=true repack=true
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --tensors) tensors=$2; shift 2 ;;
-    --no-repack) export NO_REPACK=1; shift ;;
+    --no-repack) export NO_REPACK=1; repack=false; shift ;;
     --fast) order=false; shift ;;
     *) steps=$1; shift ;;
   esac
@@ -37,7 +39,7 @@ node() {
   local properties=()
   while [[ $1 == -D* ]]; do properties+=("$1"); shift; done
   "$JAVA" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Dinference.ggmlOrder=$order \
-    "${properties[@]}" -cp inference-node/target/classes inference-node/tools/ggml-parity/NodeLogits.java "$@" 2>/dev/null
+    -Dinference.ggmlRepack=$repack "${properties[@]}" -cp inference-node/target/classes inference-node/tools/ggml-parity/NodeLogits.java "$@" 2>/dev/null
 }
 prompt=$(node prompt "$model" "Once upon a time in a quiet workshop")
 count=$(wc -w <<< "$prompt")

@@ -22,6 +22,12 @@ import java.lang.foreign.ValueLayout;
  */
 final class GgmlOrderKernels {
     static final boolean ENABLED = "true".equals(System.getProperty("inference.ggmlOrder"));
+    /**
+     * Whether Q4_K weights with a multiple of 8 rows are multiplied as llama.cpp multiplies them after repacking them
+     * into interleaved 8x8 tiles, its default on AVX2 ({@link #dotQ4KRepacked}); {@code -Dinference.ggmlRepack=false}
+     * for a llama.cpp started with {@code --no-repack}.
+     */
+    static final boolean REPACK = !"false".equals(System.getProperty("inference.ggmlRepack"));
     private static final int QK = 256;
     private static final ThreadLocal<int[]> Q8 = ThreadLocal.withInitial(() -> new int[QK]);
 
@@ -112,6 +118,54 @@ final class GgmlOrderKernels {
         }
         float minimums = (accMin[0] + accMin[2]) + (accMin[1] + accMin[3]);
         return hsum8(acc) + minimums;
+    }
+
+    /**
+     * Q4_K as ggml-cpu's AVX2 {@code ggml_gemv_q4_K_8x8_q8_K} computes it on weights repacked into 8x8 tiles
+     * (arch/x86/repack.cpp; decode, experts' rows, and the prompt rows left over from groups of four): each output is
+     * one lane, so per super-block one exact integer sum of the scaled products and one of the minimums against the
+     * activations' sub-block sums, each added with one fused multiply-add by {@code x.d * y.d} and {@code x.dmin * y.d};
+     * at the end the minimums' sum subtracted.
+     */
+    static float dotQ4KRepacked(MemorySegment data, long base, float[] x, int offset, int n) {
+        return dotQ4KRepacked(data, base, x, offset, n, 8);
+    }
+
+    /**
+     * {@link #dotQ4KRepacked} as {@code ggml_gemm_q4_K_8x8_q8_K} computes it for a prompt's groups of four rows: the
+     * same sums, but added to the accumulators after every pair of sub-blocks (64 values) instead of every super-block.
+     */
+    static float dotQ4KRepackedTiles(MemorySegment data, long base, float[] x, int offset, int n) {
+        return dotQ4KRepacked(data, base, x, offset, n, 2);
+    }
+
+    private static float dotQ4KRepacked(MemorySegment data, long base, float[] x, int offset, int n, int subBlocksPerAdd) {
+        float acc = 0, accMin = 0;
+        int[] scales = new int[8], mins = new int[8];
+        int[] q8 = Q8.get();
+        for (int b = 0; b < n / QK; b++) {
+            long block = base + (long) b * KQuantKernels.Q4_K_BYTES;
+            float yd = recover(x, offset + b * QK, q8);
+            float d = Float.float16ToFloat(data.get(Kernels.SHORT, block)) * yd;
+            float dmin = Float.float16ToFloat(data.get(Kernels.SHORT, block + 2)) * yd;
+            KQuantKernels.scalesAndMins(data, block + 4, scales, mins);
+            int sum = 0, minimums = 0;
+            for (int subBlock = 0; subBlock < 8; subBlock++) {
+                minimums += mins[subBlock] * sum32(q8, subBlock);
+                // sub-block 2j takes the low nibbles of bytes 32j .. 32j + 31, sub-block 2j + 1 their high nibbles
+                for (int l = 0; l < 32; l++) {
+                    int packed = data.get(ValueLayout.JAVA_BYTE, block + 16 + 32L * (subBlock / 2) + l) & 0xFF;
+                    sum += scales[subBlock] * ((subBlock & 1) == 0 ? packed & 0x0F : packed >> 4) * q8[32 * subBlock + l];
+                }
+                if ((subBlock + 1) % subBlocksPerAdd == 0) {
+                    acc = Math.fma((float) sum, d, acc);
+                    accMin = Math.fma((float) minimums, dmin, accMin);
+                    sum = 0;
+                    minimums = 0;
+                }
+            }
+        }
+        return acc - accMin;
     }
 
     /** As Q4_K, but the minimums go straight to one float ({@code summs += dmin * sum}, contracted to a fused multiply-add). */

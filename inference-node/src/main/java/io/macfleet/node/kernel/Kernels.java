@@ -33,7 +33,16 @@ public final class Kernels {
 
     /** Dot product of row {@code row} of {@code matrix} with {@code x[offset .. offset + columns)}. */
     public static float dot(WeightMatrix matrix, int row, float[] x, int offset) {
+        if (repackedQ4K(matrix)) {
+            return GgmlOrderKernels.dotQ4KRepacked(matrix.data(), matrix.rowOffset(row), x, offset, matrix.columns());
+        }
         return QuantizationTypes.of(matrix.type()).dot().dot(matrix.data(), matrix.rowOffset(row), x, offset, matrix.columns());
+    }
+
+    /** Whether llama.cpp repacks this matrix (ggml_repack_get_optimal_repack_type: Q4_K, rows a multiple of 8, AVX2). */
+    private static boolean repackedQ4K(WeightMatrix matrix) {
+        return GgmlOrderKernels.ENABLED && GgmlOrderKernels.REPACK && matrix.type() == io.macfleet.node.gguf.GgmlType.Q4_K
+                && matrix.rows() % 8 == 0;
     }
 
     static float dotF32(MemorySegment data, long base, float[] x, int offset, int n) {
@@ -786,13 +795,17 @@ public final class Kernels {
         int columns = matrix.columns();
         // ggml's order needs the products one row and token at a time (its vec_dot), not dequantized float tiles
         if (GgmlOrderKernels.ENABLED) {
-            // F32 prompt products go through llamafile's tinyBLAS in llama.cpp, whose order differs from its vec_dot
+            // F32 prompt products go through llamafile's tinyBLAS in llama.cpp, whose order differs from its vec_dot;
+            // repacked Q4_K weights through its gemm for each group of four tokens and its gemv for the rest
             boolean f32 = matrix.type() == io.macfleet.node.gguf.GgmlType.F32;
+            int tiledTokens = repackedQ4K(matrix) ? tokens - tokens % 4 : 0;
             pool.parallelFor(rows, (start, end, worker) -> {
                 for (int r = start; r < end; r++) {
                     for (int t = 0; t < tokens; t++) {
                         out[t * rows + r] = f32
                                 ? GgmlOrderKernels.dotF32Tiled(matrix.data(), matrix.rowOffset(r), x, t * columns, columns)
+                                : t < tiledTokens
+                                ? GgmlOrderKernels.dotQ4KRepackedTiles(matrix.data(), matrix.rowOffset(r), x, t * columns, columns)
                                 : dot(matrix, r, x, t * columns);
                     }
                 }

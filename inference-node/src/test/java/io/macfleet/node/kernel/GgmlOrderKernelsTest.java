@@ -165,4 +165,27 @@ class GgmlOrderKernelsTest {
         }
         assertThat(GgmlOrderKernels.dotF16(keys, 0, query, 0, 576)).isCloseTo((float) expected, within(1e-4f));
     }
+
+    @Test
+    void repackedQ4KOrdersMatchTheScalarReferenceAndDifferFromEachOther() {
+        // llama.cpp's repacked Q4_K: gemv adds once per super-block, gemm once per 64 values; both the same sum
+        WeightMatrix matrix = KQuantKernelsTest.matrix(GgmlType.Q4_K, NibbleKernelsTest.values(64 * COLUMNS, 18), 64, COLUMNS);
+        float[] w = ScalarReference.dequantize(GgmlType.Q4_K, matrix.data(), 64 * COLUMNS);
+        float[] x = new float[COLUMNS];
+        ActivationRounding.Q8_K.round(NibbleKernelsTest.values(COLUMNS, 19), 0, COLUMNS, x, 0);
+        int differ = 0;
+        for (int r = 0; r < 64; r++) {
+            double expected = 0;
+            for (int c = 0; c < COLUMNS; c++) {
+                expected += (double) w[r * COLUMNS + c] * x[c];
+            }
+            float tolerance = 1e-4f * (float) Math.max(1, Math.abs(expected));
+            float vector = GgmlOrderKernels.dotQ4KRepacked(matrix.data(), matrix.rowOffset(r), x, 0, COLUMNS);
+            float tiles = GgmlOrderKernels.dotQ4KRepackedTiles(matrix.data(), matrix.rowOffset(r), x, 0, COLUMNS);
+            assertThat(vector).as("gemv order, row %d", r).isCloseTo((float) expected, within(tolerance));
+            assertThat(tiles).as("gemm order, row %d", r).isCloseTo((float) expected, within(tolerance));
+            differ += Float.floatToRawIntBits(vector) != Float.floatToRawIntBits(tiles) ? 1 : 0;
+        }
+        assertThat(differ).as("rows whose two orders differ in their last bits").isGreaterThan(0);
+    }
 }

@@ -38,9 +38,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * x86 CPU, so the logits are bit-identical to llama.cpp's at every step (inference-node/tools/ggml-parity compares
  * them, and every named tensor of every layer; docs/inference-node-kernels.md). On these small random models the
  * activations' 8-bit rounding turns any last-bit difference into a visible one, so nothing short of that agrees for
- * long (the fast kernels, which sum in other orders, part after about 8 to 16 tokens). llama.cpp runs with
- * {@code --no-repack}: by default it repacks Q4_K weights into interleaved 8x8 tiles whose order the node does not
- * follow (the same products, summed differently).
+ * long (the fast kernels, which sum in other orders, part after about 6 to 16 tokens). llama.cpp runs with its
+ * defaults, so its Q4_K weights are repacked into interleaved 8x8 tiles and multiplied in that layout's order, which
+ * the node follows too ({@code GgmlOrderKernels.dotQ4KRepacked}).
  * <p>
  * The binary: {@code MACFLEET_LLAMA_CPP_BIN} (the directory), else the cache {@code .ci/llama-cpp.sh} fills. Absent:
  * skipped with a message, but a failure when {@code CI=true}.
@@ -160,9 +160,7 @@ class LlamaCppGreedyTest {
         }
         Path log = Files.createTempFile("llama-server", ".log");
         ProcessBuilder builder = new ProcessBuilder(server.toString(), "-m", model.toString(), "--host", "127.0.0.1",
-                "--port", Integer.toString(port), "-t", "2", "-c", "256", "-np", "1", "--no-warmup",
-                // ggml repacks Q4_K weights into interleaved 8x8 tiles whose product order the node does not follow
-                "--no-repack")
+                "--port", Integer.toString(port), "-t", "2", "-c", "256", "-np", "1", "--no-warmup")
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         // The binary's RUNPATH names the build directory .ci/llama-cpp.sh removes; its libraries sit beside it.
         String libraries = builder.environment().get("LD_LIBRARY_PATH");
