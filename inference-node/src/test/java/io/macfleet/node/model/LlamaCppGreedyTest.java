@@ -35,12 +35,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * <p>
  * That holds because the node runs in ggml's float order ({@code -Dinference.ggmlOrder=true}, this test's own surefire
  * execution): every product, reduction, exp, RoPE angle and rounding as this llama.cpp build computes them on this
- * x86 CPU, so the logits are bit-identical to llama.cpp's at every step (inference-node/tools/ggml-parity compares
- * them, and every named tensor of every layer; docs/inference-node-kernels.md). On these small random models the
+ * x86 CPU, so the logits are bit-identical to llama.cpp's at every step (inference-node/tools/ggml-parity.sh compares
+ * them, and every named tensor of every layer; docs/inference-node-formats.md). On these small random models the
  * activations' 8-bit rounding turns any last-bit difference into a visible one, so nothing short of that agrees for
- * long (the fast kernels, which sum in other orders, part after about 6 to 16 tokens). llama.cpp runs with its
- * defaults, so its Q4_K weights are repacked into interleaved 8x8 tiles and multiplied in that layout's order, which
- * the node follows too ({@code GgmlOrderKernels.dotQ4KRepacked}).
+ * long (the fast kernels, which sum in other orders, parted after 11 to 16 tokens on the K-quant files). llama.cpp
+ * runs with its defaults, so its Q4_K weights are repacked into interleaved 8x8 tiles and multiplied in that layout's
+ * order, which the node follows too ({@code GgmlOrderKernels.dotQ4KRepacked}).
  * <p>
  * The binary: {@code MACFLEET_LLAMA_CPP_BIN} (the directory), else the cache {@code .ci/llama-cpp.sh} fills. Absent:
  * skipped with a message, but a failure when {@code CI=true}.
