@@ -12,8 +12,10 @@ JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -O1 -o "$work/ggml_dots" inference-node/tools/ggml-order-check/ggml_dots.c -L"$bin" -lggml-cpu -lggml-base -Wl,-rpath,"$bin"
+# ggml_dots.c calls the plain ggml_vec_dot_*_q8_K, so the node must not take llama.cpp's repacked Q4_K order here
 for order in true false; do
-  "$JAVA" --add-modules jdk.incubator.vector -Dinference.ggmlOrder=$order -cp inference-node/target/classes \
+  "$JAVA" --add-modules jdk.incubator.vector -Dinference.ggmlOrder=$order -Dinference.ggmlRepack=false \
+    -cp inference-node/target/classes \
     inference-node/tools/ggml-order-check/NodeDots.java "$work" 2>/dev/null > "$work/node-$order.txt"
 done
 "$work/ggml_dots" "$work" > "$work/ggml.txt"
