@@ -88,18 +88,29 @@ final class GgmlOrderKernels {
         return true;
     }
 
+    /**
+     * The start of every Q4_K/Q5_K super-block product: the activations' Q8_K integers into {@code q8}, the six-bit
+     * scales and minimums, and into {@code scale} the two float factors {@code x.d * y.d} and {@code x.dmin * y.d}.
+     */
+    private static void readSuperBlock(MemorySegment data, long block, float[] x, int activations, int[] q8, int[] scales,
+                                       int[] mins, float[] scale) {
+        float yd = recover(x, activations, q8);
+        scale[0] = yd * Float.float16ToFloat(data.get(Kernels.SHORT, block));
+        scale[1] = yd * Float.float16ToFloat(data.get(Kernels.SHORT, block + 2));
+        KQuantKernels.scalesAndMins(data, block + 4, scales, mins);
+    }
+
     static float dotQ4K(MemorySegment data, long base, float[] x, int offset, int n) {
         float[] acc = new float[8];
         float[] accMin = new float[4];
         int[] lanes = new int[8];
         int[] scales = new int[8], mins = new int[8];
+        float[] scale = new float[2];
         int[] q8 = Q8.get();
         for (int b = 0; b < n / QK; b++) {
             long block = base + (long) b * KQuantKernels.Q4_K_BYTES;
-            float yd = recover(x, offset + b * QK, q8);
-            float d = yd * Float.float16ToFloat(data.get(Kernels.SHORT, block));
-            float dmin = -yd * Float.float16ToFloat(data.get(Kernels.SHORT, block + 2));
-            KQuantKernels.scalesAndMins(data, block + 4, scales, mins);
+            readSuperBlock(data, block, x, offset + b * QK, q8, scales, mins, scale);
+            float d = scale[0], dmin = -scale[1];
             for (int m = 0; m < 4; m++) {
                 int product = mins[2 * m] * sum32(q8, 2 * m) + mins[2 * m + 1] * sum32(q8, 2 * m + 1);
                 accMin[m] = Math.fma(dmin, (float) product, accMin[m]);
@@ -142,13 +153,12 @@ final class GgmlOrderKernels {
     private static float dotQ4KRepacked(MemorySegment data, long base, float[] x, int offset, int n, int subBlocksPerAdd) {
         float acc = 0, accMin = 0;
         int[] scales = new int[8], mins = new int[8];
+        float[] scale = new float[2];
         int[] q8 = Q8.get();
         for (int b = 0; b < n / QK; b++) {
             long block = base + (long) b * KQuantKernels.Q4_K_BYTES;
-            float yd = recover(x, offset + b * QK, q8);
-            float d = Float.float16ToFloat(data.get(Kernels.SHORT, block)) * yd;
-            float dmin = Float.float16ToFloat(data.get(Kernels.SHORT, block + 2)) * yd;
-            KQuantKernels.scalesAndMins(data, block + 4, scales, mins);
+            readSuperBlock(data, block, x, offset + b * QK, q8, scales, mins, scale);
+            float d = scale[0], dmin = scale[1];
             int sum = 0, minimums = 0;
             for (int subBlock = 0; subBlock < 8; subBlock++) {
                 minimums += mins[subBlock] * sum32(q8, subBlock);
@@ -174,13 +184,12 @@ final class GgmlOrderKernels {
         float minimums = 0;
         int[] lanes = new int[8];
         int[] scales = new int[8], mins = new int[8];
+        float[] scale = new float[2];
         int[] q8 = Q8.get();
         for (int b = 0; b < n / QK; b++) {
             long block = base + (long) b * KQuantKernels.Q5_K_BYTES;
-            float yd = recover(x, offset + b * QK, q8);
-            float d = yd * Float.float16ToFloat(data.get(Kernels.SHORT, block));
-            float dmin = -yd * Float.float16ToFloat(data.get(Kernels.SHORT, block + 2));
-            KQuantKernels.scalesAndMins(data, block + 4, scales, mins);
+            readSuperBlock(data, block, x, offset + b * QK, q8, scales, mins, scale);
+            float d = scale[0], dmin = -scale[1];
             int total = 0;
             for (int m = 0; m < 8; m++) {
                 total += mins[m] * sum32(q8, m);
@@ -402,7 +411,9 @@ final class GgmlOrderKernels {
 
         private static java.lang.invoke.MethodHandle function(String name, int arguments) {
             java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
-            return linker.downcallHandle(linker.defaultLookup().find(name).orElseThrow(), arguments == 1
+            return linker.downcallHandle(linker.defaultLookup().find(name).orElseThrow(() -> new IllegalStateException(
+                    "-Dinference.ggmlOrder=true needs the C library's " + name + ", which this platform's default lookup"
+                            + " does not find; run without it")), arguments == 1
                     ? java.lang.foreign.FunctionDescriptor.of(ValueLayout.JAVA_FLOAT, ValueLayout.JAVA_FLOAT)
                     : java.lang.foreign.FunctionDescriptor.of(ValueLayout.JAVA_FLOAT, ValueLayout.JAVA_FLOAT, ValueLayout.JAVA_FLOAT));
         }
@@ -453,7 +464,7 @@ final class GgmlOrderKernels {
     }
 
     /** ggml's hsum_float_8: upper half onto lower, then lanes 2-3 onto 0-1, then lane 1 onto 0. */
-    private static float hsum8(float[] v) {
+    static float hsum8(float[] v) {
         float r0 = v[4] + v[0], r1 = v[5] + v[1], r2 = v[6] + v[2], r3 = v[7] + v[3];
         return (r0 + r2) + (r1 + r3);
     }

@@ -454,8 +454,7 @@ public final class Kernels {
             for (int l = 0; l < 8; l++) {
                 lanes[l] = y[i + l] = GgmlOrderKernels.vectorExp(x[offset + i + l] - max);
             }
-            float r0 = lanes[4] + lanes[0], r1 = lanes[5] + lanes[1], r2 = lanes[6] + lanes[2], r3 = lanes[7] + lanes[3];
-            sum += (r0 + r2) + (r1 + r3);
+            sum += GgmlOrderKernels.hsum8(lanes);
         }
         for (int i = whole; i < n; i++) {
             y[i] = exp(x[offset + i] - max);
@@ -778,12 +777,29 @@ public final class Kernels {
             matmul(pool, matrix, x, tokens, out);
             return;
         }
+        ggmlOrderProducts(pool, matrix, ROUND_ACTIVATIONS && pool.roundsActivations()
+                ? rounded(rounding(matrix), x, matrix.columns(), tokens) : x, tokens, out, true);
+    }
+
+    /**
+     * A batch's products one row and token at a time, in ggml's order ({@code x} already rounded). A plain mul_mat
+     * sends F32 weights through llamafile's tinyBLAS, whose order differs from vec_dot's, and repacked Q4_K weights
+     * through the gemm for each group of four tokens (gemv for the rest); an indexed one ({@code indexed}: experts)
+     * uses vec_dot and gemv throughout.
+     */
+    private static void ggmlOrderProducts(WorkerPool pool, WeightMatrix matrix, float[] x, int tokens, float[] out,
+                                          boolean indexed) {
         int rows = matrix.rows(), columns = matrix.columns();
-        float[] input = ROUND_ACTIVATIONS && pool.roundsActivations() ? rounded(rounding(matrix), x, columns, tokens) : x;
+        boolean f32Tiled = !indexed && matrix.type() == io.macfleet.node.gguf.GgmlType.F32;
+        int tiledTokens = !indexed && repackedQ4K(matrix) ? tokens - tokens % 4 : 0;
         pool.parallelFor(rows, (start, end, worker) -> {
             for (int r = start; r < end; r++) {
                 for (int t = 0; t < tokens; t++) {
-                    out[t * rows + r] = dot(matrix, r, input, t * columns);
+                    out[t * rows + r] = f32Tiled
+                            ? GgmlOrderKernels.dotF32Tiled(matrix.data(), matrix.rowOffset(r), x, t * columns, columns)
+                            : t < tiledTokens
+                            ? GgmlOrderKernels.dotQ4KRepackedTiles(matrix.data(), matrix.rowOffset(r), x, t * columns, columns)
+                            : dot(matrix, r, x, t * columns);
                 }
             }
         });
@@ -795,21 +811,7 @@ public final class Kernels {
         int columns = matrix.columns();
         // ggml's order needs the products one row and token at a time (its vec_dot), not dequantized float tiles
         if (GgmlOrderKernels.ENABLED) {
-            // F32 prompt products go through llamafile's tinyBLAS in llama.cpp, whose order differs from its vec_dot;
-            // repacked Q4_K weights through its gemm for each group of four tokens and its gemv for the rest
-            boolean f32 = matrix.type() == io.macfleet.node.gguf.GgmlType.F32;
-            int tiledTokens = repackedQ4K(matrix) ? tokens - tokens % 4 : 0;
-            pool.parallelFor(rows, (start, end, worker) -> {
-                for (int r = start; r < end; r++) {
-                    for (int t = 0; t < tokens; t++) {
-                        out[t * rows + r] = f32
-                                ? GgmlOrderKernels.dotF32Tiled(matrix.data(), matrix.rowOffset(r), x, t * columns, columns)
-                                : t < tiledTokens
-                                ? GgmlOrderKernels.dotQ4KRepackedTiles(matrix.data(), matrix.rowOffset(r), x, t * columns, columns)
-                                : dot(matrix, r, x, t * columns);
-                    }
-                }
-            });
+            ggmlOrderProducts(pool, matrix, x, tokens, out, false);
             return;
         }
         boolean tiled = columns % L == 0;

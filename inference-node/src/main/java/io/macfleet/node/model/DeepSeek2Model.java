@@ -54,6 +54,8 @@ final class DeepSeek2Model implements DecoderModel {
     private final MixtureOfExperts experts;
     private final MixtureOfExperts.SharedExperts[] sharedExperts;
     private final float[] inverseFrequencies;
+    /** ggml_rope's theta_scale, powf(base, -2 / dims), by which its angle grows pair by pair (ggml order only). */
+    private final float ggmlThetaScale;
     private final float[] ramp;
     private LlamaModel.Collective collective = LlamaModel.Collective.NONE;
     private float[] x, normed, queryLatent, q, kv, attention, projected, gate, up, shared;
@@ -151,6 +153,7 @@ final class DeepSeek2Model implements DecoderModel {
         }
         experts = new MixtureOfExperts(dim, config.expertFeedForward());
         int pairs = hyper.keyRope() / 2;
+        ggmlThetaScale = Kernels.ggmlOrder() ? Kernels.pow((float) config.ropeTheta(), -2.0f / hyper.keyRope()) : 0;
         inverseFrequencies = new float[pairs];
         ramp = new float[pairs];
         for (int i = 0; i < pairs; i++) {
@@ -380,7 +383,7 @@ final class DeepSeek2Model implements DecoderModel {
             for (int t = 0; t < batch; t++) {
                 rmsNorm(x, t * dim, block.attentionNorm(), normed, t * dim, dim);
             }
-            TensorProbe.dump("attn_norm-" + block.index(), normed, 0, batch, dim);
+            TensorProbe.dump("attn_norm", block.index(), normed, 0, batch, dim);
             time = mark(LlamaModel.Phase.ATTENTION_NORM, time);
             if (block.queryA() != null && batch == 1) {
                 // q_a and kv_a share their input: one parallel loop for both
@@ -437,8 +440,8 @@ final class DeepSeek2Model implements DecoderModel {
             Kernels.matmul(pool, block.output(), attention, batch, projected);
             collective.allReduce(projected, batch * dim);
             time = mark(LlamaModel.Phase.ATTENTION_OUTPUT, time);
-            TensorProbe.dump("attn_out-" + block.index(), projected, 0, batch, dim);
-            TensorProbe.dump("kqv_out-" + block.index(), attention, 0, batch, valueWidth);
+            TensorProbe.dump("attn_out", block.index(), projected, 0, batch, dim);
+            TensorProbe.dump("kqv_out", block.index(), attention, 0, batch, valueWidth);
             add(x, projected, batch * dim);
             int ffnRows = batch;
             if (lastOnly && batch > 1 && block.index() == config.layers() - 1) {
@@ -446,11 +449,11 @@ final class DeepSeek2Model implements DecoderModel {
                 ffnRows = 1;
                 outputRow = 0;
             }
-            TensorProbe.dump("ffn_inp-" + block.index(), x, 0, ffnRows, dim);
+            TensorProbe.dump("ffn_inp", block.index(), x, 0, ffnRows, dim);
             for (int t = 0; t < ffnRows; t++) {
                 rmsNorm(x, t * dim, block.ffnNorm(), normed, t * dim, dim);
             }
-            TensorProbe.dump("ffn_norm-" + block.index(), normed, 0, ffnRows, dim);
+            TensorProbe.dump("ffn_norm", block.index(), normed, 0, ffnRows, dim);
             time = mark(LlamaModel.Phase.FFN_NORM, time);
             if (block.experts() == null) {
                 swigluFeedForward(block.gate(), block.up(), block.down(), ffnRows, projected);
@@ -460,9 +463,9 @@ final class DeepSeek2Model implements DecoderModel {
                 time = mark(LlamaModel.Phase.EXPERTS, time);
             }
             collective.allReduce(projected, ffnRows * dim);
-            TensorProbe.dump("ffn_out-" + block.index(), projected, 0, ffnRows, dim);
+            TensorProbe.dump("ffn_out", block.index(), projected, 0, ffnRows, dim);
             add(x, projected, ffnRows * dim);
-            TensorProbe.dump("l_out-" + block.index(), x, 0, ffnRows, dim);
+            TensorProbe.dump("l_out", block.index(), x, 0, ffnRows, dim);
             time = mark(LlamaModel.Phase.RESIDUAL, time);
         }
         TensorProbe.step++;
@@ -491,8 +494,8 @@ final class DeepSeek2Model implements DecoderModel {
         int keyOffset = t * hyper.latentWidth() + hyper.kvRank();
         float scale = hyper.ropeScale(), frequencyScale = hyper.frequencyScale();
         // ggml_rope_cache_init: theta starts at the position and is multiplied by powf(base, -2 / dims) per pair
-        float ggmlTheta = position, thetaScale = Kernels.ggmlOrder() ? Kernels.pow((float) config.ropeTheta(), -2.0f / hyper.keyRope()) : 0;
-        for (int i = 0; i < inverseFrequencies.length; i++, ggmlTheta *= thetaScale) {
+        float ggmlTheta = position;
+        for (int i = 0; i < inverseFrequencies.length; i++, ggmlTheta *= ggmlThetaScale) {
             float extrapolated = Kernels.ggmlOrder() ? ggmlTheta : position * inverseFrequencies[i];
             float interpolated = frequencyScale * extrapolated;
             // llama.cpp's build (GCC contracts a * b + c * d) fuses the first product: fma(interp, 1 - ramp, extrap * ramp)
@@ -574,7 +577,7 @@ final class DeepSeek2Model implements DecoderModel {
             }
         });
         if (probeLatents != null) {
-            TensorProbe.dump("fattn_latent-" + block.index(), probeLatents, 0, batch * heads, kvRank);
+            TensorProbe.dump("fattn_latent", block.index(), probeLatents, 0, batch * heads, kvRank);
         }
     }
 

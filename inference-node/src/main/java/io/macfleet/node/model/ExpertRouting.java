@@ -1,5 +1,7 @@
 package io.macfleet.node.model;
 
+import io.macfleet.node.kernel.Kernels;
+
 /**
  * How a token's experts are chosen and weighted, as llama.cpp's {@code build_moe_ffn} does for DeepSeek: the router's
  * logits through a softmax (V2) or a sigmoid (V3, {@code expert_gating_func} 2); a per-expert selection bias added
@@ -48,11 +50,11 @@ public record ExpertRouting(Gating gating, float[] selectionBias, boolean normal
         float[] probabilities = new float[experts];
         if (gating == Gating.SOFTMAX) {
             // ggml's soft_max: its vectorized exp for each group of eight, the sum in double, then times 1 / sum
-            io.macfleet.node.kernel.Kernels.ggmlSoftmax(logits, offset, experts, probabilities);
+            Kernels.ggmlSoftmax(logits, offset, experts, probabilities);
         } else {
             // ggml's sigmoid in float: 1 / (1 + expf(-x)), two float roundings
             for (int e = 0; e < experts; e++) {
-                probabilities[e] = 1f / (1f + io.macfleet.node.kernel.Kernels.exp(-logits[offset + e]));
+                probabilities[e] = 1f / (1f + Kernels.exp(-logits[offset + e]));
             }
         }
         float[] selection = probabilities.clone();

@@ -20,6 +20,13 @@ final class TensorProbe {
     private TensorProbe() {
     }
 
+    /** {@code name-layer}: the name is built only when the probe is on (decode calls this per layer and token). */
+    static void dump(String name, int layer, float[] data, int offset, int rows, int columns) {
+        if (DIRECTORY != null) {
+            dump(name + "-" + layer, data, offset, rows, columns);
+        }
+    }
+
     static void dump(String name, float[] data, int offset, int rows, int columns) {
         if (DIRECTORY == null) {
             return;
