@@ -81,7 +81,6 @@ public final class MixtureOfExperts {
         if (routed.length < batch * used * dimension) {
             routed = new float[batch * used * dimension];
         }
-        boolean[] filled = new boolean[batch * used];
         for (int e = 0; e < experts; e++) {
             if (!weights.holds(e)) {
                 continue;
@@ -112,12 +111,11 @@ public final class MixtureOfExperts {
                 for (int j = 0; j < dimension; j++) {
                     routed[at + j] = down[i * dimension + j] * tokenWeights[i];
                 }
-                filled[slots[i]] = true;
             }
         }
         for (int t = 0; t < batch; t++) {
             for (int k = 0; k < used; k++) {
-                if (filled[t * used + k]) {
+                if (weights.holds(selected[t * used + k])) { // the slots this rank's experts filled
                     int at = (t * used + k) * dimension;
                     for (int j = 0; j < dimension; j++) {
                         out[t * dimension + j] += routed[at + j];
